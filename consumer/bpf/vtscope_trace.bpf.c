@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vtscope trace: attribute syscall entries of one JVM to the virtual thread mounted on the
+ * carrier at that instant (identity plane) and to that thread's trace record (content plane).
+ *
+ * Identity: HotSpot's JavaThread::_monitor_owner_id (JDK 24+, JEP 491) holds the Java id of the
+ * mounted virtual thread, or the carrier's own id when none is mounted (javaThread.hpp; set by
+ * JVM_SetCurrentThread on the carrier itself). The "threads" map gives each kernel tid its
+ * JavaThread* and the OS thread's own Java id; it is filled synchronously by the uprobe on
+ * JavaThread::run (first code of every new Java thread) and emptied by the uprobe on
+ * Threads::remove (the exiting thread unlinks itself before its JavaThread is freed), so a read
+ * through a stale JavaThread* cannot happen. User space adds the threads that existed at attach.
+ *
+ * Content: the record region (common/vtscope_record.h), looked up by that Java id.
+ *
+ * Every handler runs on the task that issued the syscall: while it runs, that task cannot execute
+ * user code, so the id and the record it owns are stable for the duration of the reads.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "../../common/vtscope_record.h"
+#include "trace_event.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by user space before load. */
+const volatile __u32 target_tgid = 0;
+const volatile __u64 off_monitor_owner_id = 0;   /* JavaThread::_monitor_owner_id */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct vtscope_thread_info);
+} threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vtscope_region_info);
+} region SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 * 1024 * 1024);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, VTSCOPE_COUNTER_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+/* Layout of every syscalls:sys_enter_* tracepoint (see its "format" file in tracefs). */
+struct syscall_enter_args {
+	__u64 common;
+	__s32 syscall_nr;
+	__u32 pad;
+	__u64 args[6];
+};
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *value = bpf_map_lookup_elem(&counters, &which);
+	if (value)
+		*value += 1;
+}
+
+static __always_inline bool is_target(void)
+{
+	return (bpf_get_current_pid_tgid() >> 32) == target_tgid;
+}
+
+/* Java id of the OS thread's mounted thread, read through its JavaThread*. */
+static __always_inline int read_java_id(const struct vtscope_thread_info *info, __s64 *id)
+{
+	return bpf_probe_read_user(id, sizeof(*id),
+				   (const void *)(info->java_thread + off_monitor_owner_id));
+}
+
+SEC("uprobe") /* BPF_KPROBE: libbpf 1.1 has no BPF_UPROBE; the argument access is the same */
+int BPF_KPROBE(on_java_thread_run, void *java_thread)
+{
+	if (!is_target())
+		return 0;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct vtscope_thread_info info = { .java_thread = (__u64)java_thread, .own_id = 0 };
+	/* A new thread has mounted nothing yet: the id is its own (JavaThread::prepare set it). */
+	__s64 id = 0;
+	if (read_java_id(&info, &id) == 0 && id > 0)
+		info.own_id = id;
+	bpf_map_update_elem(&threads, &tid, &info, BPF_ANY);
+	count(VTSCOPE_COUNTER_THREADS_STARTED);
+	return 0;
+}
+
+SEC("uprobe") /* BPF_KPROBE: libbpf 1.1 has no BPF_UPROBE; the argument access is the same */
+int BPF_KPROBE(on_threads_remove, void *java_thread)
+{
+	if (!is_target())
+		return 0;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct vtscope_thread_info *info = bpf_map_lookup_elem(&threads, &tid);
+	if (info && info->java_thread == (__u64)java_thread)
+		bpf_map_delete_elem(&threads, &tid);
+	count(VTSCOPE_COUNTER_THREADS_REMOVED);
+	return 0;
+}
+
+SEC("tracepoint/sched/sched_process_exit")
+int on_task_exit(void *ctx)
+{
+	if (!is_target())
+		return 0;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	bpf_map_delete_elem(&threads, &tid);
+	return 0;
+}
+
+/* Finds the slot owned by java_id; returns its address or 0. Sets *fault on a failed read. */
+static __always_inline __u64 find_slot(const struct vtscope_region_info *rg, __s64 java_id,
+				       struct vtscope_slot_owner *head, bool *fault)
+{
+	for (__u32 i = 0; i < VTSCOPE_MAX_PROBE; i++) {
+		__u64 index = ((__u64)java_id + i) & rg->capacity_mask;
+		__u64 slot = rg->base + VTSCOPE_REGION_HEADER_SIZE + index * VTSCOPE_SLOT_SIZE;
+		if (bpf_probe_read_user(head, 16, (const void *)slot) != 0) {
+			*fault = true;
+			return 0;
+		}
+		if (head->owner == java_id)
+			return slot;
+		if (head->owner == VTSCOPE_OWNER_FREE)
+			return 0;
+	}
+	return 0;
+}
+
+static __always_inline bool all_zero(const __u8 *bytes, int n)
+{
+	__u8 acc = 0;
+	for (int i = 0; i < n; i++)
+		acc |= bytes[i];
+	return acc == 0;
+}
+
+static __always_inline void resolve(struct vtscope_event *e, __u32 tid)
+{
+	struct vtscope_thread_info *info = bpf_map_lookup_elem(&threads, &tid);
+	if (!info) {
+		e->status = VTSCOPE_STATUS_UNMAPPED;
+		e->reason = VTSCOPE_REASON_NOT_JAVA_THREAD;
+		return;
+	}
+	__s64 id = 0;
+	if (read_java_id(info, &id) != 0) {
+		e->status = VTSCOPE_STATUS_UNMAPPED;
+		e->reason = VTSCOPE_REASON_READ_FAULT;
+		return;
+	}
+	if (id <= 0) {
+		e->status = VTSCOPE_STATUS_UNMAPPED;
+		e->reason = VTSCOPE_REASON_BAD_ID;
+		return;
+	}
+
+	__u32 zero = 0;
+	struct vtscope_region_info *rg = bpf_map_lookup_elem(&region, &zero);
+	struct vtscope_slot_owner head = {};
+	bool fault = false;
+	__u64 slot = 0;
+	if (rg && rg->base)
+		slot = find_slot(rg, id, &head, &fault);
+
+	/* Identity: exact when the carrier's own id is known; otherwise the record's kind,
+	 * written by the thread itself, decides; with neither, the event stays unattributed. */
+	if (info->own_id) {
+		e->mounted_virtual = id != info->own_id;
+		if (slot && head.kind != (e->mounted_virtual ? VTSCOPE_KIND_VIRTUAL : VTSCOPE_KIND_PLATFORM)) {
+			e->status = VTSCOPE_STATUS_INVALID;
+			e->reason = VTSCOPE_REASON_KIND_MISMATCH;
+			return;
+		}
+	} else if (slot && (head.kind == VTSCOPE_KIND_VIRTUAL || head.kind == VTSCOPE_KIND_PLATFORM)) {
+		e->mounted_virtual = head.kind == VTSCOPE_KIND_VIRTUAL;
+	} else {
+		e->status = VTSCOPE_STATUS_UNMAPPED;
+		e->reason = VTSCOPE_REASON_AMBIGUOUS;
+		return;
+	}
+	e->java_id = id;
+
+	if (fault) {
+		e->status = VTSCOPE_STATUS_INVALID;
+		e->reason = VTSCOPE_REASON_READ_FAULT;
+		return;
+	}
+	if (!slot) {
+		e->status = VTSCOPE_STATUS_NO_CONTEXT;
+		return;
+	}
+	struct vtscope_record record;
+	if (bpf_probe_read_user(&record, 26, (const void *)(slot + VTSCOPE_RECORD_OFFSET)) != 0) {
+		e->status = VTSCOPE_STATUS_INVALID;
+		e->reason = VTSCOPE_REASON_READ_FAULT;
+		return;
+	}
+	if (record.valid != 1) {
+		if (all_zero(record.trace_id, 16)) {
+			e->status = VTSCOPE_STATUS_NO_CONTEXT;
+		} else {
+			e->status = VTSCOPE_STATUS_INVALID;
+			e->reason = VTSCOPE_REASON_TORN;
+		}
+		return;
+	}
+	/* The owner cannot change while the owning thread is in this syscall; the re-read makes
+	 * the guarantee checked rather than assumed. */
+	__s64 owner_after = 0;
+	if (bpf_probe_read_user(&owner_after, sizeof(owner_after), (const void *)slot) != 0 ||
+	    owner_after != id) {
+		e->status = VTSCOPE_STATUS_INVALID;
+		e->reason = VTSCOPE_REASON_OWNER_CHANGED;
+		return;
+	}
+	__builtin_memcpy(e->trace_id, record.trace_id, 16);
+	__builtin_memcpy(e->span_id, record.span_id, 8);
+	e->trace_flags = record.trace_flags;
+	e->status = VTSCOPE_STATUS_OK;
+}
+
+SEC("tracepoint")
+int on_sys_enter(struct syscall_enter_args *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	if ((pid_tgid >> 32) != target_tgid)
+		return 0;
+	count(VTSCOPE_COUNTER_EVENTS);
+	struct vtscope_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(VTSCOPE_COUNTER_LOST);
+		return 0;
+	}
+	__u32 tid = (__u32)pid_tgid;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->pid = pid_tgid >> 32;
+	e->tid = tid;
+	e->java_id = 0;
+	e->mounted_virtual = 0;
+	e->status = VTSCOPE_STATUS_UNMAPPED;
+	e->reason = VTSCOPE_REASON_NONE;
+	e->trace_flags = 0;
+	e->syscall_index = (__u32)bpf_get_attach_cookie(ctx);
+	__builtin_memset(e->trace_id, 0, sizeof(e->trace_id));
+	__builtin_memset(e->span_id, 0, sizeof(e->span_id));
+	e->args[0] = ctx->args[0];
+	e->args[1] = ctx->args[1];
+	e->args[2] = ctx->args[2];
+	resolve(e, tid);
+	count(VTSCOPE_COUNTER_STATUS0 + (e->status & 3));
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}

@@ -1,0 +1,43 @@
+// Symbol look-up in an ELF file (both .symtab and .dynsym), and virtual address to file offset
+// conversion for uprobes. libjvm.so keeps a full .symtab, so HotSpot's internal functions
+// (JavaThread::run, Threads::remove) are found there.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "expected.h"
+
+namespace vtscope {
+
+struct ElfSymbol {
+    uint64_t value = 0;  // link-time virtual address
+    uint64_t size = 0;
+};
+
+struct ElfSegment {
+    uint64_t vaddr = 0;
+    uint64_t offset = 0;
+    uint64_t filesz = 0;
+};
+
+class ElfFile {
+public:
+    // Loads the named symbols (others are not kept) and the PT_LOAD segments.
+    static Expected<ElfFile> load(const std::string& path, const std::vector<std::string>& names);
+
+    const ElfSymbol* find(const std::string& name) const;
+    // File offset of a link-time address, as uprobes want it; 0 when outside every segment.
+    uint64_t file_offset(uint64_t vaddr) const;
+    // Link-time address of the first PT_LOAD with file offset 0 (the load bias reference).
+    uint64_t first_load_vaddr() const { return first_load_vaddr_; }
+
+private:
+    std::unordered_map<std::string, ElfSymbol> symbols_;
+    std::vector<ElfSegment> segments_;
+    uint64_t first_load_vaddr_ = 0;
+};
+
+}  // namespace vtscope

@@ -1,0 +1,107 @@
+#include "event_format.h"
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+
+namespace vtscope {
+
+const char* status_name(unsigned status) {
+    switch (status) {
+        case VTSCOPE_STATUS_OK: return "ok";
+        case VTSCOPE_STATUS_NO_CONTEXT: return "no_context";
+        case VTSCOPE_STATUS_INVALID: return "invalid";
+        case VTSCOPE_STATUS_UNMAPPED: return "unmapped";
+        default: return "unknown";
+    }
+}
+
+const char* reason_name(unsigned reason) {
+    switch (reason) {
+        case VTSCOPE_REASON_NOT_JAVA_THREAD: return "not_java_thread";
+        case VTSCOPE_REASON_READ_FAULT: return "read_fault";
+        case VTSCOPE_REASON_BAD_ID: return "bad_id";
+        case VTSCOPE_REASON_AMBIGUOUS: return "ambiguous_identity";
+        case VTSCOPE_REASON_TORN: return "torn_record";
+        case VTSCOPE_REASON_OWNER_CHANGED: return "owner_changed";
+        case VTSCOPE_REASON_KIND_MISMATCH: return "kind_mismatch";
+        default: return nullptr;
+    }
+}
+
+bool syscall_has_fd(std::string_view name) {
+    static constexpr std::array<std::string_view, 26> kNames = {
+        "read",    "write",   "pread64",  "pwrite64", "readv",     "writev",   "preadv",
+        "pwritev", "preadv2", "pwritev2", "sendto",   "recvfrom",  "sendmsg",  "recvmsg",
+        "close",   "fsync",   "fdatasync", "fstat",   "lseek",     "ioctl",    "fcntl",
+        "connect", "accept",  "accept4",  "shutdown", "getdents64"};
+    for (auto n : kNames)
+        if (n == name) return true;
+    return false;
+}
+
+bool syscall_has_count(std::string_view name) {
+    static constexpr std::array<std::string_view, 7> kNames = {"read",   "write",    "pread64",   "pwrite64",
+                                                               "sendto", "recvfrom", "getdents64"};
+    for (auto n : kNames)
+        if (n == name) return true;
+    return false;
+}
+
+namespace {
+void append_hex(std::string& out, const unsigned char* bytes, size_t n) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    out.push_back('"');
+    for (size_t i = 0; i < n; i++) {
+        out.push_back(kDigits[bytes[i] >> 4]);
+        out.push_back(kDigits[bytes[i] & 15]);
+    }
+    out.push_back('"');
+}
+}  // namespace
+
+std::string format_event(const vtscope_event& e, std::string_view syscall) {
+    std::string out;
+    out.reserve(320);
+    char buf[96];
+    std::snprintf(buf, sizeof(buf), "{\"ts_ns\":%llu,\"pid\":%u,\"tid\":%u,\"vthread\":",
+                  static_cast<unsigned long long>(e.ts_ns), e.pid, e.tid);
+    out += buf;
+    bool identity = e.status == VTSCOPE_STATUS_OK || e.status == VTSCOPE_STATUS_NO_CONTEXT ||
+                    (e.status == VTSCOPE_STATUS_INVALID && e.java_id > 0);
+    if (identity && e.mounted_virtual) {
+        out += std::to_string(e.java_id);
+    } else {
+        out += "null";
+    }
+    out += ",\"java_thread\":";
+    out += identity ? std::to_string(e.java_id) : std::string("null");
+    out += ",\"trace_id\":";
+    bool context = e.status == VTSCOPE_STATUS_OK;
+    if (context) {
+        append_hex(out, e.trace_id, sizeof(e.trace_id));
+        out += ",\"span_id\":";
+        append_hex(out, e.span_id, sizeof(e.span_id));
+        out += ",\"trace_flags\":" + std::to_string(e.trace_flags);
+    } else {
+        out += "null,\"span_id\":null,\"trace_flags\":null";
+    }
+    out += ",\"status\":\"";
+    out += status_name(e.status);
+    out += '"';
+    if (const char* reason = reason_name(e.reason)) {
+        out += ",\"reason\":\"";
+        out += reason;
+        out += '"';
+    }
+    out += ",\"syscall\":\"";
+    out += syscall;  // validated [a-z0-9_] by the option parser
+    out += "\",\"fd\":";
+    out += syscall_has_fd(syscall) ? std::to_string(static_cast<int32_t>(static_cast<uint32_t>(e.args[0]))) : std::string("null");
+    out += ",\"count\":";
+    out += syscall_has_count(syscall) ? std::to_string(e.args[2]) : std::string("null");
+    out += '}';
+    return out;
+}
+
+}  // namespace vtscope

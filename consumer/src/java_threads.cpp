@@ -1,0 +1,63 @@
+#include "java_threads.h"
+
+namespace vtscope {
+
+namespace {
+constexpr uint32_t kMaxThreads = 1u << 20;
+constexpr uint32_t kNotTerminated = 0xDEAD - 3;  // JavaThread::_not_terminated (javaThread.hpp)
+
+bool read_oop(const MemoryReader& memory, uint64_t handle_field, uint64_t& oop) {
+    uint64_t slot = 0;  // OopHandle is one pointer to an OopStorage slot holding the oop
+    return memory.read_value(handle_field, slot) && slot != 0 && memory.read_value(slot, oop);
+}
+}  // namespace
+
+Expected<std::vector<JavaThreadInfo>> walk_java_threads(const MemoryReader& memory, const HotSpotLayout& layout) {
+    for (int attempt = 0; attempt < 20; attempt++) {
+        uint64_t list = 0;
+        if (!memory.read_value(layout.java_thread_list_address, list) || list == 0)
+            return make_error("cannot read ThreadsSMRSupport::_java_thread_list");
+        uint32_t length = 0;
+        uint64_t threads = 0;
+        if (!memory.read_value(list + layout.threads_list_length, length) ||
+            !memory.read_value(list + layout.threads_list_threads, threads))
+            continue;
+        if (length > kMaxThreads || (length > 0 && threads == 0)) continue;
+        std::vector<uint64_t> pointers(length);
+        if (length > 0 && !memory.read(threads, pointers.data(), length * sizeof(uint64_t))) continue;
+
+        std::vector<JavaThreadInfo> result;
+        result.reserve(length);
+        for (uint64_t jt : pointers) {
+            if (jt == 0 || jt % 8 != 0) continue;
+            if (layout.java_thread_terminated) {
+                uint32_t terminated = 0;
+                if (!memory.read_value(jt + *layout.java_thread_terminated, terminated) || terminated != kNotTerminated)
+                    continue;
+            }
+            uint64_t osthread = 0;
+            uint32_t tid = 0;
+            if (!memory.read_value(jt + layout.thread_osthread, osthread) || osthread == 0 ||
+                !memory.read_value(osthread + layout.osthread_thread_id, tid) || tid == 0)
+                continue;
+            result.push_back({tid, jt, sample_own_id(memory, layout, jt)});
+        }
+        uint64_t list_after = 0;
+        if (memory.read_value(layout.java_thread_list_address, list_after) && list_after == list) return result;
+    }
+    return make_error("the JVM's thread list kept changing; could not read a consistent snapshot");
+}
+
+int64_t sample_own_id(const MemoryReader& memory, const HotSpotLayout& layout, uint64_t jt) {
+    int64_t before = 0, after = 0;
+    uint64_t vthread = 0, thread_obj = 0;
+    if (!memory.read_value(jt + layout.java_thread_monitor_owner_id, before) || before <= 0) return 0;
+    if (!read_oop(memory, jt + layout.java_thread_vthread, vthread) ||
+        !read_oop(memory, jt + layout.java_thread_thread_obj, thread_obj))
+        return 0;
+    if (!memory.read_value(jt + layout.java_thread_monitor_owner_id, after)) return 0;
+    if (before != after || vthread == 0 || vthread != thread_obj) return 0;
+    return before;
+}
+
+}  // namespace vtscope

@@ -1,0 +1,33 @@
+// The target JVM's live JavaThreads, read through ThreadsSMRSupport::_java_thread_list.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "expected.h"
+#include "process_memory.h"
+#include "vmstructs.h"
+
+namespace vtscope {
+
+struct JavaThreadInfo {
+    uint32_t tid = 0;             // kernel tid (OSThread::_thread_id)
+    uint64_t java_thread = 0;     // JavaThread*
+    int64_t own_id = 0;           // the OS thread's own Java id, 0 when not determined
+};
+
+// One consistent snapshot of the thread list. The list is replaced (not edited) on every thread
+// start and exit (ThreadsSMRSupport), so the list pointer is read before and after the walk and
+// the walk is retried if it changed. Threads whose OSThread has no tid yet are skipped: they
+// will pass through JavaThread::run, where the uprobe records them.
+Expected<std::vector<JavaThreadInfo>> walk_java_threads(const MemoryReader& memory, const HotSpotLayout& layout);
+
+// The OS thread's own Java id, when it can be proven from one sample: _vthread and _threadObj
+// hold the same object exactly when no virtual thread is mounted (javaThread.hpp), and then
+// _monitor_owner_id is the thread's own id. Reading the id before and after the two handles
+// rejects a sample that overlapped a mount or unmount. Returns 0 when not proven.
+int64_t sample_own_id(const MemoryReader& memory, const HotSpotLayout& layout, uint64_t java_thread);
+
+}  // namespace vtscope

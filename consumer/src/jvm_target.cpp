@@ -1,0 +1,63 @@
+#include "jvm_target.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "elf_symbols.h"
+#include "proc_maps.h"
+
+namespace vtscope {
+
+namespace {
+// Mangled names, as in libjvm.so's .symtab.
+constexpr const char* kJavaThreadRun = "_ZN10JavaThread3runEv";
+constexpr const char* kThreadsRemove = "_ZN7Threads6removeEP10JavaThreadb";
+}  // namespace
+
+bool process_alive(pid_t pid) {
+    struct stat st;
+    return stat(("/proc/" + std::to_string(pid)).c_str(), &st) == 0;
+}
+
+Expected<JvmTarget> inspect_jvm(pid_t pid, const MemoryReader& memory) {
+    if (pid <= 0) return make_error("invalid pid " + std::to_string(pid));
+    if (kill(pid, 0) != 0 && errno == ESRCH) return make_error("no process with pid " + std::to_string(pid));
+    auto maps = read_maps(pid);
+    if (!maps) return maps.error();
+    const Mapping* jvm = find_libjvm(*maps);
+    if (!jvm) return make_error("process " + std::to_string(pid) + " is not a JVM (no libjvm.so mapped)");
+
+    JvmTarget target;
+    target.pid = pid;
+    target.libjvm_path = jvm->path;
+    target.libjvm_host_path = "/proc/" + std::to_string(pid) + "/root" + jvm->path;
+    std::vector<std::string> names = vmstructs_symbol_names();
+    names.push_back(kJavaThreadRun);
+    names.push_back(kThreadsRemove);
+    auto elf = ElfFile::load(target.libjvm_host_path, names);
+    if (!elf) return elf.error();
+    target.load_bias = jvm->start - elf->first_load_vaddr();
+
+    auto symbols = vmstructs_symbols(*elf, target.load_bias);
+    if (!symbols) return symbols.error();
+    auto structs = VMStructs::read(memory, *symbols);
+    if (!structs) return structs.error();
+    auto layout = resolve_layout(*structs, memory);
+    if (!layout) return layout.error();
+    target.layout = std::move(*layout);
+
+    const ElfSymbol* run = elf->find(kJavaThreadRun);
+    const ElfSymbol* remove = elf->find(kThreadsRemove);
+    if (!run || !remove)
+        return make_error("libjvm.so has no symbols for JavaThread::run / Threads::remove (stripped .symtab?)");
+    target.java_thread_run_offset = elf->file_offset(run->value);
+    target.threads_remove_offset = elf->file_offset(remove->value);
+    if (!target.java_thread_run_offset || !target.threads_remove_offset)
+        return make_error("libjvm.so: thread start/exit functions lie outside its loadable segments");
+    return target;
+}
+
+}  // namespace vtscope

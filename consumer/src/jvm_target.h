@@ -1,0 +1,31 @@
+// Everything vtscope learns about a target JVM before tracing it: that the pid exists, that it
+// runs HotSpot 24+, where libjvm.so is, and the VMStructs layout.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+#include "expected.h"
+#include "process_memory.h"
+#include "vmstructs.h"
+
+namespace vtscope {
+
+struct JvmTarget {
+    pid_t pid = 0;
+    std::string libjvm_path;      // as the target sees it (from its maps)
+    std::string libjvm_host_path; // the same file through /proc/PID/root, for this process
+    uint64_t load_bias = 0;
+    uint64_t java_thread_run_offset = 0;   // file offset of JavaThread::run()
+    uint64_t threads_remove_offset = 0;    // file offset of Threads::remove(JavaThread*, bool)
+    HotSpotLayout layout;
+};
+
+// One-line errors: no such process, not a JVM, unsupported JVM, missing symbols.
+Expected<JvmTarget> inspect_jvm(pid_t pid, const MemoryReader& memory);
+
+bool process_alive(pid_t pid);
+
+}  // namespace vtscope

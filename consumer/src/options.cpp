@@ -1,0 +1,168 @@
+#include "options.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <set>
+
+namespace vtscope {
+
+const std::vector<std::string>& default_syscalls() {
+    static const std::vector<std::string> names = {"read",   "write",    "pread64", "pwrite64", "readv",
+                                                   "writev", "sendto",   "recvfrom", "sendmsg", "recvmsg"};
+    return names;
+}
+
+std::string usage() {
+    return R"(usage: vtscope COMMAND [OPTIONS]
+
+Attributes OS events of a JVM to the Java virtual thread mounted at that instant and to its
+OpenTelemetry trace context, on a stock JDK 24+ (HotSpot), with no agent in the target.
+
+Commands:
+  trace --pid PID [options]   trace syscall entries of a running JVM, one JSON object per line
+      --syscalls LIST         comma-separated syscall names (default: read,write,pread64,
+                              pwrite64,readv,writev,sendto,recvfrom,sendmsg,recvmsg)
+      --duration SEC          stop after SEC seconds (default: until SIGINT/SIGTERM or the
+                              target exits)
+      --output FILE           write JSON lines to FILE (default: standard output)
+      --ready-file FILE       create FILE once every probe is attached and the JVM was read
+  report FILE [--top N]       summarise a trace file per trace id (syscalls, bytes, top N)
+  --help, -h                  show this help
+  --version                   show the version
+
+trace needs root (or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE). It only reads the target.
+A summary of counters (events, ok, no_context, invalid, unmapped, lost) goes to stderr.
+)";
+}
+
+namespace {
+
+Expected<long> parse_int(const std::string& text, const std::string& what, long min, long max) {
+    if (text.empty()) return make_error(what + " needs a value");
+    errno = 0;
+    char* end = nullptr;
+    long value = std::strtol(text.c_str(), &end, 10);
+    if (errno != 0 || *end != '\0' || value < min || value > max)
+        return make_error("invalid " + what + ": '" + text + "'");
+    return value;
+}
+
+Expected<std::vector<std::string>> parse_syscall_list(const std::string& text) {
+    std::vector<std::string> names;
+    std::set<std::string> seen;
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t comma = text.find(',', start);
+        std::string name = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (name.empty()) return make_error("empty syscall name in --syscalls '" + text + "'");
+        if (name.size() > 48) return make_error("syscall name too long: '" + name + "'");
+        for (char c : name) {
+            if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+                return make_error("invalid syscall name '" + name + "'");
+        }
+        if (seen.insert(name).second) names.push_back(name);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return names;
+}
+
+Expected<Options> parse_trace(const std::vector<std::string>& args) {
+    Options options;
+    options.command = Command::kTrace;
+    TraceOptions& t = options.trace;
+    bool have_pid = false;
+    for (size_t i = 0; i < args.size(); i++) {
+        const std::string& arg = args[i];
+        if (arg == "--help" || arg == "-h") {
+            options.command = Command::kHelp;
+            return options;
+        }
+        std::string value;
+        std::string name = arg;
+        if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+            name = arg.substr(0, eq);
+            value = arg.substr(eq + 1);
+        } else if (arg == "--pid" || arg == "--syscalls" || arg == "--duration" || arg == "--output" ||
+                   arg == "--ready-file") {
+            if (i + 1 >= args.size()) return make_error(arg + " needs a value");
+            value = args[++i];
+        } else {
+            return make_error("unknown option for trace: '" + arg + "'");
+        }
+        if (name == "--pid") {
+            auto pid = parse_int(value, "pid", 1, 0x7fffffff);
+            if (!pid) return pid.error();
+            t.pid = static_cast<pid_t>(*pid);
+            have_pid = true;
+        } else if (name == "--syscalls") {
+            auto list = parse_syscall_list(value);
+            if (!list) return list.error();
+            t.syscalls = std::move(*list);
+        } else if (name == "--duration") {
+            errno = 0;
+            char* end = nullptr;
+            double d = std::strtod(value.c_str(), &end);
+            if (value.empty() || errno != 0 || *end != '\0' || !std::isfinite(d) || d <= 0 || d > 1e7)
+                return make_error("invalid duration: '" + value + "' (seconds, > 0)");
+            t.duration_seconds = d;
+        } else if (name == "--output") {
+            if (value.empty()) return make_error("--output needs a file name");
+            t.output = value;
+        } else if (name == "--ready-file") {
+            if (value.empty()) return make_error("--ready-file needs a file name");
+            t.ready_file = value;
+        } else {
+            return make_error("unknown option for trace: '" + name + "'");
+        }
+    }
+    if (!have_pid) return make_error("trace needs --pid PID");
+    if (t.syscalls.empty()) t.syscalls = default_syscalls();
+    return options;
+}
+
+Expected<Options> parse_report(const std::vector<std::string>& args) {
+    Options options;
+    options.command = Command::kReport;
+    for (size_t i = 0; i < args.size(); i++) {
+        const std::string& arg = args[i];
+        if (arg == "--help" || arg == "-h") {
+            options.command = Command::kHelp;
+            return options;
+        }
+        if (arg == "--top") {
+            if (i + 1 >= args.size()) return make_error("--top needs a value");
+            auto top = parse_int(args[++i], "--top", 1, 1000000);
+            if (!top) return top.error();
+            options.report.top = static_cast<int>(*top);
+        } else if (arg.rfind("-", 0) == 0 && arg != "-") {
+            return make_error("unknown option for report: '" + arg + "'");
+        } else if (options.report.input.empty()) {
+            options.report.input = arg;
+        } else {
+            return make_error("report takes one file, got '" + arg + "' too");
+        }
+    }
+    if (options.report.input.empty()) return make_error("report needs a trace file (vtscope report FILE)");
+    return options;
+}
+
+}  // namespace
+
+Expected<Options> parse_options(const std::vector<std::string>& args) {
+    if (args.empty()) return make_error("missing command (try 'vtscope --help')");
+    const std::string& command = args[0];
+    std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (command == "--help" || command == "-h" || command == "help") return Options{};
+    if (command == "--version") {
+        Options o;
+        o.command = Command::kVersion;
+        return o;
+    }
+    if (command == "trace") return parse_trace(rest);
+    if (command == "report") return parse_report(rest);
+    return make_error("unknown command '" + command + "' (try 'vtscope --help')");
+}
+
+}  // namespace vtscope

@@ -1,0 +1,39 @@
+// Command-line parsing, kept free of any BPF or JVM dependency so it is unit-tested on its own.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "expected.h"
+
+namespace vtscope {
+
+enum class Command { kHelp, kVersion, kTrace, kReport };
+
+struct TraceOptions {
+    pid_t pid = 0;
+    std::vector<std::string> syscalls;
+    std::optional<double> duration_seconds;
+    std::string output = "-";  // "-" is standard output
+    std::string ready_file;
+};
+
+struct ReportOptions {
+    std::string input;
+    int top = 10;
+};
+
+struct Options {
+    Command command = Command::kHelp;
+    TraceOptions trace;
+    ReportOptions report;
+};
+
+const std::vector<std::string>& default_syscalls();
+Expected<Options> parse_options(const std::vector<std::string>& args);  // args without argv[0]
+std::string usage();
+
+}  // namespace vtscope

@@ -1,0 +1,142 @@
+#include "report.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <vector>
+
+namespace vtscope {
+
+namespace {
+
+// The raw text of a top-level value: a quoted string without quotes, a number, or "null".
+std::optional<std::string_view> raw_field(std::string_view line, std::string_view key) {
+    std::string pattern = "\"" + std::string(key) + "\":";
+    size_t at = line.find(pattern);
+    if (at == std::string_view::npos) return std::nullopt;
+    size_t start = at + pattern.size();
+    if (start < line.size() && line[start] == '"') {
+        size_t end = line.find('"', start + 1);
+        if (end == std::string_view::npos) return std::nullopt;
+        return line.substr(start + 1, end - start - 1);
+    }
+    size_t end = line.find_first_of(",}", start);
+    if (end == std::string_view::npos) return std::nullopt;
+    return line.substr(start, end - start);
+}
+
+template <typename T>
+std::optional<T> number_field(std::string_view line, std::string_view key) {
+    auto raw = raw_field(line, key);
+    if (!raw || *raw == "null") return std::nullopt;
+    T value{};
+    auto [ptr, ec] = std::from_chars(raw->data(), raw->data() + raw->size(), value);
+    if (ec != std::errc() || ptr != raw->data() + raw->size()) return std::nullopt;
+    return value;
+}
+
+}  // namespace
+
+std::optional<ParsedEvent> parse_event_line(std::string_view line) {
+    if (line.empty() || line.front() != '{' || line.back() != '}') return std::nullopt;
+    auto status = raw_field(line, "status");
+    auto syscall = raw_field(line, "syscall");
+    if (!status || !syscall) return std::nullopt;
+    ParsedEvent e;
+    e.status = std::string(*status);
+    e.syscall = std::string(*syscall);
+    if (auto trace = raw_field(line, "trace_id"); trace && *trace != "null") e.trace_id = std::string(*trace);
+    e.vthread = number_field<int64_t>(line, "vthread");
+    e.count = number_field<uint64_t>(line, "count");
+    return e;
+}
+
+ReportData collect_report(std::istream& in) {
+    ReportData data;
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.empty()) continue;
+        data.lines++;
+        auto e = parse_event_line(line);
+        if (!e) {
+            data.malformed++;
+            continue;
+        }
+        data.by_status[e->status]++;
+        if (e->trace_id.empty()) continue;
+        TraceTotals& t = data.traces[e->trace_id];
+        t.syscalls++;
+        if (e->count) t.bytes += *e->count;
+        if (e->vthread) t.vthreads.insert(*e->vthread);
+        t.by_syscall[e->syscall]++;
+    }
+    return data;
+}
+
+std::string render_report(const ReportData& data, int top) {
+    std::ostringstream out;
+    uint64_t events = data.lines - data.malformed;
+    out << "events: " << events;
+    for (const char* status : {"ok", "no_context", "invalid", "unmapped"}) {
+        auto it = data.by_status.find(status);
+        uint64_t n = it == data.by_status.end() ? 0 : it->second;
+        char pct[32];
+        std::snprintf(pct, sizeof(pct), "%.1f", events ? 100.0 * n / events : 0.0);
+        out << ", " << status << ' ' << n << " (" << pct << "%)";
+    }
+    out << '\n';
+    if (data.malformed) out << "skipped " << data.malformed << " lines that are not vtscope events\n";
+    uint64_t total_bytes = 0;
+    for (const auto& [id, t] : data.traces) total_bytes += t.bytes;
+    out << "traces: " << data.traces.size() << " distinct trace ids, " << total_bytes
+        << " bytes in attributed syscalls with a byte count\n";
+    if (data.traces.empty()) return out.str();
+
+    std::vector<const std::pair<const std::string, TraceTotals>*> order;
+    for (const auto& entry : data.traces) order.push_back(&entry);
+    std::sort(order.begin(), order.end(), [](auto* a, auto* b) {
+        if (a->second.bytes != b->second.bytes) return a->second.bytes > b->second.bytes;
+        if (a->second.syscalls != b->second.syscalls) return a->second.syscalls > b->second.syscalls;
+        return a->first < b->first;
+    });
+    size_t shown = std::min<size_t>(order.size(), static_cast<size_t>(top));
+    out << "top " << shown << " traces by bytes:\n";
+    char header[160];
+    std::snprintf(header, sizeof(header), "  %-32s %9s %11s %9s  %s\n", "trace_id", "syscalls", "bytes", "vthreads",
+                  "syscalls by name");
+    out << header;
+    for (size_t i = 0; i < shown; i++) {
+        const auto& [id, t] = *order[i];
+        std::string names;
+        for (const auto& [name, n] : t.by_syscall) names += (names.empty() ? "" : ", ") + name + ' ' + std::to_string(n);
+        char row[200];
+        std::snprintf(row, sizeof(row), "  %-32s %9llu %11llu %9zu  ", id.c_str(),
+                      static_cast<unsigned long long>(t.syscalls), static_cast<unsigned long long>(t.bytes),
+                      t.vthreads.size());
+        out << row << names << '\n';
+    }
+    return out.str();
+}
+
+int run_report(const ReportOptions& options) {
+    std::ifstream file;
+    std::istream* in = &std::cin;
+    if (options.input != "-") {
+        file.open(options.input);
+        if (!file) {
+            std::fprintf(stderr, "vtscope: error: cannot read %s: %s\n", options.input.c_str(), std::strerror(errno));
+            return 1;
+        }
+        in = &file;
+    }
+    ReportData data = collect_report(*in);
+    std::fputs(render_report(data, options.top).c_str(), stdout);
+    return 0;
+}
+
+}  // namespace vtscope

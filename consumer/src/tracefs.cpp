@@ -1,0 +1,33 @@
+#include "tracefs.h"
+
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace vtscope {
+
+namespace {
+bool is_dir(const std::string& path) {
+    struct stat st;
+    return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+}  // namespace
+
+Expected<std::string> find_tracefs() {
+    for (const char* root : {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}) {
+        if (is_dir(std::string(root) + "/events/syscalls")) return std::string(root);
+    }
+    if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, nullptr) == 0 &&
+        is_dir("/sys/kernel/tracing/events/syscalls"))
+        return std::string("/sys/kernel/tracing");
+    return make_error(std::string("tracefs is not mounted and could not be mounted at /sys/kernel/tracing (") +
+                      std::strerror(errno) + "); syscall tracepoints need it");
+}
+
+bool syscall_tracepoint_exists(const std::string& tracefs, const std::string& syscall) {
+    return is_dir(tracefs + "/events/syscalls/sys_enter_" + syscall);
+}
+
+}  // namespace vtscope

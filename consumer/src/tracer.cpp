@@ -1,0 +1,359 @@
+#include "tracer.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <set>
+
+#include "event_format.h"
+#include "java_threads.h"
+#include "jvm_target.h"
+#include "proc_maps.h"
+#include "record_region.h"
+#include "tracefs.h"
+#include "vtscope_trace.skel.h"
+
+namespace vtscope {
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+void on_signal(int) { g_stop.store(true); }
+
+void error_line(const std::string& message) { std::fprintf(stderr, "vtscope: error: %s\n", message.c_str()); }
+
+// CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN) load and attach the programs (kernel 5.8+).
+bool have_bpf_privilege() {
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct data[2] = {};
+    if (syscall(SYS_capget, &header, data) != 0) return false;
+    auto has = [&](int cap) { return (data[cap / 32].effective >> (cap % 32)) & 1u; };
+    return has(CAP_SYS_ADMIN) || (has(CAP_BPF) && has(CAP_PERFMON));
+}
+
+int libbpf_quiet(enum libbpf_print_level level, const char* format, va_list args) {
+    if (level == LIBBPF_WARN && std::getenv("VTSCOPE_DEBUG")) return std::vfprintf(stderr, format, args);
+    return 0;
+}
+
+struct SkeletonDeleter {
+    void operator()(vtscope_trace_bpf* skel) const { vtscope_trace_bpf__destroy(skel); }
+};
+struct LinkDeleter {
+    void operator()(bpf_link* link) const { bpf_link__destroy(link); }
+};
+struct RingBufferDeleter {
+    void operator()(ring_buffer* rb) const { ring_buffer__free(rb); }
+};
+using LinkPtr = std::unique_ptr<bpf_link, LinkDeleter>;
+
+struct Counts {
+    uint64_t delivered[VTSCOPE_STATUS_COUNT] = {};
+};
+
+class Session {
+public:
+    Session(const TraceOptions& options, JvmTarget target, ProcessMemory memory, FILE* out)
+        : options_(options), target_(std::move(target)), memory_(memory), out_(out) {}
+
+    Status load_and_attach(const std::string& tracefs);
+    void sync_threads(bool at_attach);
+    void sync_region();
+    int run();
+
+private:
+    static int on_event(void* ctx, void* data, size_t size);
+    Status attach_syscalls(const std::string& tracefs);
+    void detach() { links_.clear(); }
+    void print_summary() const;
+
+    const TraceOptions& options_;
+    JvmTarget target_;
+    ProcessMemory memory_;
+    FILE* out_;
+    std::unique_ptr<vtscope_trace_bpf, SkeletonDeleter> skel_;
+    std::unique_ptr<ring_buffer, RingBufferDeleter> ring_;
+    std::vector<LinkPtr> links_;
+    Counts counts_;
+    bool write_failed_ = false;
+    bool region_found_ = false;
+    RecordRegion region_{};
+    std::set<uint64_t> warned_regions_;
+    size_t threads_at_attach_ = 0;
+    size_t own_ids_learned_ = 0;
+    std::string stop_reason_ = "stopped";
+};
+
+Status Session::load_and_attach(const std::string& tracefs) {
+    skel_.reset(vtscope_trace_bpf__open());
+    if (!skel_) return make_error(std::string("cannot open the BPF object: ") + std::strerror(errno));
+    skel_->rodata->target_tgid = static_cast<__u32>(target_.pid);
+    skel_->rodata->off_monitor_owner_id = target_.layout.java_thread_monitor_owner_id;
+    if (int err = vtscope_trace_bpf__load(skel_.get())) {
+        if (err == -EPERM || err == -EACCES)
+            return make_error("no BPF privilege: loading the BPF programs was refused (run as root)");
+        return make_error(std::string("cannot load the BPF programs: ") + std::strerror(-err));
+    }
+
+    // Thread start and exit first, then the walk (in sync_threads): a thread that starts after
+    // this point is caught by the uprobe, one that started before is in the list.
+    LIBBPF_OPTS(bpf_uprobe_opts, uprobe_opts);
+    struct {
+        bpf_program* program;
+        uint64_t offset;
+        const char* what;
+    } uprobes[] = {{skel_->progs.on_java_thread_run, target_.java_thread_run_offset, "JavaThread::run"},
+                   {skel_->progs.on_threads_remove, target_.threads_remove_offset, "Threads::remove"}};
+    for (auto& u : uprobes) {
+        bpf_link* link = bpf_program__attach_uprobe_opts(u.program, target_.pid, target_.libjvm_host_path.c_str(),
+                                                         u.offset, &uprobe_opts);
+        if (!link) return make_error(std::string("cannot attach uprobe on ") + u.what + ": " + std::strerror(errno));
+        links_.emplace_back(link);
+    }
+    bpf_link* exit_link = bpf_program__attach(skel_->progs.on_task_exit);
+    if (!exit_link) return make_error(std::string("cannot attach sched_process_exit: ") + std::strerror(errno));
+    links_.emplace_back(exit_link);
+
+    ring_.reset(ring_buffer__new(bpf_map__fd(skel_->maps.events), &Session::on_event, this, nullptr));
+    if (!ring_) return make_error(std::string("cannot create the ring buffer reader: ") + std::strerror(errno));
+    return attach_syscalls(tracefs);
+}
+
+Status Session::attach_syscalls(const std::string&) {
+    for (size_t i = 0; i < options_.syscalls.size(); i++) {
+        LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = i);
+        std::string name = "sys_enter_" + options_.syscalls[i];
+        bpf_link* link = bpf_program__attach_tracepoint_opts(skel_->progs.on_sys_enter, "syscalls", name.c_str(), &opts);
+        if (!link) return make_error("cannot attach tracepoint syscalls:" + name + ": " + std::strerror(errno));
+        links_.emplace_back(link);
+    }
+    return ok_status();
+}
+
+void Session::sync_threads(bool at_attach) {
+    auto threads = walk_java_threads(memory_, target_.layout);
+    if (!threads) return;  // the target may be exiting; the next round retries
+    int map_fd = bpf_map__fd(skel_->maps.threads);
+    for (const JavaThreadInfo& t : *threads) {
+        vtscope_thread_info current{};
+        bool present = bpf_map_lookup_elem(map_fd, &t.tid, &current) == 0;
+        if (present && (current.java_thread != t.java_thread || current.own_id != 0)) continue;
+        vtscope_thread_info info{t.java_thread, t.own_id};
+        // BPF_NOEXIST for new entries: never overwrite what the JavaThread::run uprobe wrote.
+        if (bpf_map_update_elem(map_fd, &t.tid, &info, present ? BPF_EXIST : BPF_NOEXIST) == 0) {
+            if (!present && at_attach) threads_at_attach_++;
+            if (t.own_id) own_ids_learned_++;
+        }
+    }
+    // A thread may have exited between the walk and the insert; its exit hooks then ran before
+    // the insert and left a stale entry. Drop entries whose JavaThread left the list.
+    auto after = walk_java_threads(memory_, target_.layout);
+    if (!after) return;
+    std::set<std::pair<uint32_t, uint64_t>> live;
+    for (const auto& t : *after) live.emplace(t.tid, t.java_thread);
+    for (const auto& t : *threads) {
+        vtscope_thread_info current{};
+        if (!live.count({t.tid, t.java_thread}) && bpf_map_lookup_elem(map_fd, &t.tid, &current) == 0 &&
+            current.java_thread == t.java_thread)
+            bpf_map_delete_elem(map_fd, &t.tid);
+    }
+}
+
+void Session::sync_region() {
+    if (region_found_) return;
+    auto maps = read_maps(target_.pid);
+    if (!maps) return;
+    auto candidates = find_region_mappings(*maps);
+    for (const Mapping* m : candidates) {
+        auto region = validate_region(memory_, *m, target_.pid);
+        if (!region) {
+            if (warned_regions_.insert(m->start).second && region.error().message.find("magic") == std::string::npos)
+                std::fprintf(stderr, "vtscope: warning: ignoring record region at %#llx: %s\n",
+                             static_cast<unsigned long long>(m->start), region.error().message.c_str());
+            continue;
+        }
+        if (candidates.size() > 1 && warned_regions_.insert(0).second)
+            std::fprintf(stderr,
+                         "vtscope: warning: %zu record regions in the target (vtscope-java loaded by several class "
+                         "loaders?); using the first valid one\n",
+                         candidates.size());
+        vtscope_region_info info{region->base, uint64_t{region->capacity} - 1};
+        uint32_t zero = 0;
+        if (bpf_map_update_elem(bpf_map__fd(skel_->maps.region), &zero, &info, BPF_ANY) == 0) {
+            region_ = *region;
+            region_found_ = true;
+        }
+        return;
+    }
+}
+
+int Session::on_event(void* ctx, void* data, size_t size) {
+    auto* self = static_cast<Session*>(ctx);
+    if (size < sizeof(vtscope_event)) return 0;
+    vtscope_event event;
+    std::memcpy(&event, data, sizeof(event));
+    const std::string& name =
+        event.syscall_index < self->options_.syscalls.size() ? self->options_.syscalls[event.syscall_index] : "?";
+    self->counts_.delivered[event.status < VTSCOPE_STATUS_COUNT ? event.status : unsigned{VTSCOPE_STATUS_INVALID}]++;
+    std::string line = format_event(event, name);
+    line.push_back('\n');
+    if (std::fwrite(line.data(), 1, line.size(), self->out_) != line.size()) self->write_failed_ = true;
+    return 0;
+}
+
+int Session::run() {
+    using Clock = std::chrono::steady_clock;
+    auto start = Clock::now();
+    auto next_sync = start;
+    while (!g_stop.load()) {
+        int n = ring_buffer__poll(ring_.get(), 50);
+        if (n < 0 && n != -EINTR) {
+            error_line(std::string("reading the ring buffer failed: ") + std::strerror(-n));
+            break;
+        }
+        auto now = Clock::now();
+        if (options_.duration_seconds &&
+            std::chrono::duration<double>(now - start).count() >= *options_.duration_seconds) {
+            stop_reason_ = "duration reached";
+            break;
+        }
+        if (!process_alive(target_.pid)) {
+            stop_reason_ = "target exited";
+            break;
+        }
+        if (now >= next_sync) {
+            // Catches JNI-attached threads and learns own ids of carriers that were busy.
+            sync_threads(false);
+            sync_region();
+            next_sync = now + std::chrono::milliseconds(250);
+        }
+        if (write_failed_) break;
+    }
+    if (g_stop.load()) stop_reason_ = "signal";
+    // Detach first so no event arrives after the drain; then nothing collected is lost.
+    detach();
+    while (ring_buffer__consume(ring_.get()) > 0) {
+    }
+    if (std::fflush(out_) != 0) write_failed_ = true;
+    print_summary();
+    if (write_failed_) {
+        error_line(std::string("writing the output failed: ") + std::strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+void Session::print_summary() const {
+    uint64_t totals[VTSCOPE_COUNTER_COUNT] = {};
+    int ncpu = libbpf_num_possible_cpus();
+    std::vector<uint64_t> per_cpu(ncpu > 0 ? ncpu : 1);
+    for (uint32_t key = 0; key < VTSCOPE_COUNTER_COUNT; key++) {
+        if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.counters), &key, per_cpu.data()) != 0) continue;
+        for (uint64_t v : per_cpu) totals[key] += v;
+    }
+    std::fprintf(stderr,
+                 "vtscope: %s; events %llu: ok %llu, no_context %llu, invalid %llu, unmapped %llu, lost %llu\n",
+                 stop_reason_.c_str(), static_cast<unsigned long long>(totals[VTSCOPE_COUNTER_EVENTS]),
+                 static_cast<unsigned long long>(counts_.delivered[VTSCOPE_STATUS_OK]),
+                 static_cast<unsigned long long>(counts_.delivered[VTSCOPE_STATUS_NO_CONTEXT]),
+                 static_cast<unsigned long long>(counts_.delivered[VTSCOPE_STATUS_INVALID]),
+                 static_cast<unsigned long long>(counts_.delivered[VTSCOPE_STATUS_UNMAPPED]),
+                 static_cast<unsigned long long>(totals[VTSCOPE_COUNTER_LOST]));
+    std::fprintf(stderr, "vtscope: threads: %zu at attach, %llu started, %llu exited during the trace\n",
+                 threads_at_attach_, static_cast<unsigned long long>(totals[VTSCOPE_COUNTER_THREADS_STARTED]),
+                 static_cast<unsigned long long>(totals[VTSCOPE_COUNTER_THREADS_REMOVED]));
+    if (!region_found_) {
+        std::fprintf(stderr, "vtscope: no record region found: the target publishes no trace context "
+                             "(put vtscope-java.jar on its class path)\n");
+    } else if (auto stats = read_writer_stats(memory_, region_)) {
+        std::fprintf(stderr, "vtscope: writer records: %llu claimed, %llu released, %llu unavailable%s\n",
+                     static_cast<unsigned long long>(stats->claimed), static_cast<unsigned long long>(stats->released),
+                     static_cast<unsigned long long>(stats->unavailable),
+                     stats->unavailable ? " (record table full: raise -Dvtscope.records.capacity)" : "");
+    }
+}
+
+Status write_ready_file(const std::string& path) {
+    std::string tmp = path + ".tmp";
+    {
+        std::ofstream f(tmp);
+        if (!f || !(f << getpid() << '\n')) return make_error("cannot write ready file " + path);
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0)
+        return make_error("cannot write ready file " + path + ": " + std::strerror(errno));
+    return ok_status();
+}
+
+}  // namespace
+
+int run_trace(const TraceOptions& options) {
+    FILE* out = stdout;
+    std::unique_ptr<FILE, int (*)(FILE*)> file(nullptr, &std::fclose);
+    if (options.output != "-") {
+        file.reset(std::fopen(options.output.c_str(), "w"));
+        if (!file) {
+            error_line("cannot write output " + options.output + ": " + std::strerror(errno));
+            return 1;
+        }
+        out = file.get();
+    }
+    if (kill(options.pid, 0) != 0 && errno == ESRCH) {
+        error_line("no process with pid " + std::to_string(options.pid));
+        return 1;
+    }
+    if (!have_bpf_privilege()) {
+        error_line("no BPF privilege: vtscope trace needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)");
+        return 1;
+    }
+    ProcessMemory memory(options.pid);
+    auto target = inspect_jvm(options.pid, memory);
+    if (!target) {
+        error_line(target.error().message);
+        return 1;
+    }
+    auto tracefs = find_tracefs();
+    if (!tracefs) {
+        error_line(tracefs.error().message);
+        return 1;
+    }
+    for (const std::string& name : options.syscalls) {
+        if (!syscall_tracepoint_exists(*tracefs, name)) {
+            error_line("unknown syscall '" + name + "' (no tracepoint syscalls:sys_enter_" + name + ")");
+            return 1;
+        }
+    }
+
+    libbpf_set_print(libbpf_quiet);
+    struct sigaction sa{};
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+
+    Session session(options, std::move(*target), memory, out);
+    if (auto status = session.load_and_attach(*tracefs); !status) {
+        error_line(status.error().message);
+        return 1;
+    }
+    session.sync_threads(true);
+    session.sync_region();
+    if (!options.ready_file.empty()) {
+        if (auto status = write_ready_file(options.ready_file); !status) {
+            error_line(status.error().message);
+            return 1;
+        }
+    }
+    return session.run();
+}
+
+}  // namespace vtscope
