@@ -14,7 +14,12 @@ bool MemoryReader::read_string(uint64_t address, std::string& out, size_t max_le
         // mapping is still readable.
         size_t to_page_end = 4096 - (address % 4096);
         size_t n = std::min({sizeof(chunk), to_page_end, max_len - out.size()});
-        if (!read(address, chunk, n)) return false;
+        // A string may end just before an unreadable byte inside the chunk: fall back to
+        // single bytes rather than fail.
+        if (!read(address, chunk, n)) {
+            if (!read(address, chunk, 1)) return false;
+            n = 1;
+        }
         for (size_t i = 0; i < n; i++) {
             if (chunk[i] == '\0') return true;
             out.push_back(chunk[i]);

@@ -12,14 +12,12 @@
 
 namespace vtscope {
 
-namespace {
-
-// The raw text of a top-level value: a quoted string without quotes, a number, or "null".
-std::optional<std::string_view> raw_field(std::string_view line, std::string_view key) {
+std::optional<std::string_view> json_raw_field(std::string_view line, std::string_view key) {
     std::string pattern = "\"" + std::string(key) + "\":";
     size_t at = line.find(pattern);
     if (at == std::string_view::npos) return std::nullopt;
     size_t start = at + pattern.size();
+    while (start < line.size() && line[start] == ' ') start++;
     if (start < line.size() && line[start] == '"') {
         size_t end = line.find('"', start + 1);
         if (end == std::string_view::npos) return std::nullopt;
@@ -27,32 +25,42 @@ std::optional<std::string_view> raw_field(std::string_view line, std::string_vie
     }
     size_t end = line.find_first_of(",}", start);
     if (end == std::string_view::npos) return std::nullopt;
-    return line.substr(start, end - start);
+    std::string_view raw = line.substr(start, end - start);
+    while (!raw.empty() && raw.back() == ' ') raw.remove_suffix(1);
+    return raw;
 }
 
-template <typename T>
-std::optional<T> number_field(std::string_view line, std::string_view key) {
-    auto raw = raw_field(line, key);
-    if (!raw || *raw == "null") return std::nullopt;
-    T value{};
+std::optional<int64_t> json_int_field(std::string_view line, std::string_view key) {
+    auto raw = json_raw_field(line, key);
+    if (!raw || raw->empty() || *raw == "null") return std::nullopt;
+    int64_t value = 0;
     auto [ptr, ec] = std::from_chars(raw->data(), raw->data() + raw->size(), value);
     if (ec != std::errc() || ptr != raw->data() + raw->size()) return std::nullopt;
     return value;
 }
 
-}  // namespace
+
 
 std::optional<ParsedEvent> parse_event_line(std::string_view line) {
     if (line.empty() || line.front() != '{' || line.back() != '}') return std::nullopt;
-    auto status = raw_field(line, "status");
-    auto syscall = raw_field(line, "syscall");
-    if (!status || !syscall) return std::nullopt;
+    auto status = json_raw_field(line, "status");
+    auto syscall = json_raw_field(line, "syscall");
+    auto pid = json_int_field(line, "pid");
+    auto tid = json_int_field(line, "tid");
+    if (!status || !syscall || !pid || !tid) return std::nullopt;
     ParsedEvent e;
+    e.pid = static_cast<uint32_t>(*pid);
+    e.tid = static_cast<uint32_t>(*tid);
     e.status = std::string(*status);
     e.syscall = std::string(*syscall);
-    if (auto trace = raw_field(line, "trace_id"); trace && *trace != "null") e.trace_id = std::string(*trace);
-    e.vthread = number_field<int64_t>(line, "vthread");
-    e.count = number_field<uint64_t>(line, "count");
+    if (auto reason = json_raw_field(line, "reason")) e.reason = std::string(*reason);
+    if (auto trace = json_raw_field(line, "trace_id"); trace && *trace != "null") e.trace_id = std::string(*trace);
+    if (auto span = json_raw_field(line, "span_id"); span && *span != "null") e.span_id = std::string(*span);
+    e.vthread = json_int_field(line, "vthread");
+    e.java_thread = json_int_field(line, "java_thread");
+    if (auto flags = json_int_field(line, "trace_flags")) e.trace_flags = static_cast<int>(*flags);
+    e.fd = json_int_field(line, "fd");
+    if (auto count = json_int_field(line, "count"); count && *count >= 0) e.count = static_cast<uint64_t>(*count);
     return e;
 }
 

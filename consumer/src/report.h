@@ -15,12 +15,25 @@ namespace vtscope {
 
 // The fields of one JSON line that the report uses; missing or null fields are empty.
 struct ParsedEvent {
+    uint32_t pid = 0;
+    uint32_t tid = 0;
     std::string status;
+    std::string reason;
     std::string trace_id;
+    std::string span_id;
     std::string syscall;
     std::optional<int64_t> vthread;
+    std::optional<int64_t> java_thread;
+    std::optional<int> trace_flags;
+    std::optional<int64_t> fd;
     std::optional<uint64_t> count;
 };
+
+// The raw text of a top-level field of a flat JSON object: a string without its quotes (no
+// escapes: vtscope writes none), a number, true/false or null. nullopt when absent.
+std::optional<std::string_view> json_raw_field(std::string_view line, std::string_view key);
+// A numeric field; nullopt when absent, null or not a number.
+std::optional<int64_t> json_int_field(std::string_view line, std::string_view key);
 
 // Parses one line written by `vtscope trace`; nullopt when it is not such a line.
 std::optional<ParsedEvent> parse_event_line(std::string_view line);

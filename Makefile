@@ -1,0 +1,48 @@
+# vtscope: thin wrapper over CMake (C++ consumer and native library) and Maven (Java side).
+#   make          build everything: build/bin/vtscope and build/java/*.jar
+#   make test     set up, build, run all tests (C++ unit and integration tests, Java tests)
+#   make demo     set up, build, trace the bundled sample service and summarise per trace
+JAVA_HOME ?= /usr/lib/jvm/temurin-25-jdk-amd64
+export JAVA_HOME
+BUILD     ?= build
+MVN       := mvn -B -q -f java/pom.xml
+CMAKE_BUILD_TYPE ?= RelWithDebInfo
+
+.PHONY: all setup configure native java test test-native test-java demo clean
+
+all: native java
+
+setup: $(BUILD)/.setup-done
+$(BUILD)/.setup-done: scripts/setup.sh
+	scripts/setup.sh
+	mkdir -p $(BUILD) && touch $@
+
+configure: setup
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(CMAKE_BUILD_TYPE) $(CMAKE_ARGS) >/dev/null
+
+native: configure
+	cmake --build $(BUILD)
+
+java: setup
+	$(MVN) package -DskipTests
+	mkdir -p $(BUILD)/java/lib
+	cp java/vtscope-java/target/vtscope-java.jar java/vtscope-otel/target/vtscope-otel.jar \
+	   java/vtscope-workloads/target/vtscope-workloads.jar $(BUILD)/java/
+	rm -f $(BUILD)/java/lib/*.jar
+	cp java/vtscope-workloads/target/lib/*.jar $(BUILD)/java/lib/
+	rm -f $(BUILD)/java/lib/vtscope-*.jar
+
+test: all test-java test-native
+
+test-java: setup
+	$(MVN) test
+
+test-native: native java
+	cd $(BUILD) && ctest --output-on-failure
+
+demo: all
+	scripts/demo.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)
+	$(MVN) clean

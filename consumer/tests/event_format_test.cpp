@@ -1,0 +1,68 @@
+#include "event_format.h"
+
+#include <gtest/gtest.h>
+
+#include "report.h"
+
+namespace {
+vtscope_event base_event() {
+    vtscope_event e{};
+    e.ts_ns = 123;
+    e.pid = 10;
+    e.tid = 11;
+    e.args[0] = 5;
+    e.args[2] = 1007;
+    return e;
+}
+}  // namespace
+
+TEST(EventFormat, AttributedVirtualThread) {
+    vtscope_event e = base_event();
+    e.status = VTSCOPE_STATUS_OK;
+    e.java_id = 77;
+    e.mounted_virtual = 1;
+    e.trace_flags = 1;
+    for (int i = 0; i < 16; i++) e.trace_id[i] = static_cast<__u8>(0xa0 + i);
+    for (int i = 0; i < 8; i++) e.span_id[i] = static_cast<__u8>(i);
+    EXPECT_EQ(vtscope::format_event(e, "write"),
+              "{\"ts_ns\":123,\"pid\":10,\"tid\":11,\"vthread\":77,\"java_thread\":77,"
+              "\"trace_id\":\"a0a1a2a3a4a5a6a7a8a9aaabacadaeaf\",\"span_id\":\"0001020304050607\","
+              "\"trace_flags\":1,\"status\":\"ok\",\"syscall\":\"write\",\"fd\":5,\"count\":1007}");
+}
+
+TEST(EventFormat, PlatformThreadWithoutContext) {
+    vtscope_event e = base_event();
+    e.status = VTSCOPE_STATUS_NO_CONTEXT;
+    e.java_id = 3;
+    e.mounted_virtual = 0;
+    std::string line = vtscope::format_event(e, "futex");
+    auto parsed = vtscope::parse_event_line(line);
+    ASSERT_TRUE(parsed);
+    EXPECT_FALSE(parsed->vthread.has_value());
+    EXPECT_EQ(parsed->java_thread, 3);
+    EXPECT_TRUE(parsed->trace_id.empty());
+    EXPECT_EQ(parsed->status, "no_context");
+    EXPECT_FALSE(parsed->fd.has_value());  // futex's first argument is not a descriptor
+    EXPECT_FALSE(parsed->count.has_value());
+}
+
+TEST(EventFormat, UnmappedCarriesReasonAndNoIdentity) {
+    vtscope_event e = base_event();
+    e.status = VTSCOPE_STATUS_UNMAPPED;
+    e.reason = VTSCOPE_REASON_AMBIGUOUS;
+    e.java_id = 99;  // never shown for an unmapped event
+    e.mounted_virtual = 1;
+    auto parsed = vtscope::parse_event_line(vtscope::format_event(e, "read"));
+    ASSERT_TRUE(parsed);
+    EXPECT_EQ(parsed->status, "unmapped");
+    EXPECT_EQ(parsed->reason, "ambiguous_identity");
+    EXPECT_FALSE(parsed->vthread.has_value());
+    EXPECT_FALSE(parsed->java_thread.has_value());
+}
+
+TEST(EventFormat, NegativeDescriptor) {
+    vtscope_event e = base_event();
+    e.status = VTSCOPE_STATUS_NO_CONTEXT;
+    e.args[0] = 0xffffffffu;
+    EXPECT_EQ(vtscope::parse_event_line(vtscope::format_event(e, "close"))->fd, -1);
+}

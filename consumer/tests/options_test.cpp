@@ -1,0 +1,73 @@
+#include "options.h"
+
+#include <gtest/gtest.h>
+
+using vtscope::Command;
+using vtscope::parse_options;
+
+TEST(Options, TraceWithAllOptions) {
+    auto o = parse_options({"trace", "--pid", "42", "--syscalls", "write,read,write", "--duration", "2.5",
+                            "--output", "/tmp/x.jsonl", "--ready-file=/tmp/ready"});
+    ASSERT_TRUE(o.ok()) << o.error().message;
+    EXPECT_EQ(o->command, Command::kTrace);
+    EXPECT_EQ(o->trace.pid, 42);
+    EXPECT_EQ(o->trace.syscalls, (std::vector<std::string>{"write", "read"}));
+    EXPECT_DOUBLE_EQ(*o->trace.duration_seconds, 2.5);
+    EXPECT_EQ(o->trace.output, "/tmp/x.jsonl");
+    EXPECT_EQ(o->trace.ready_file, "/tmp/ready");
+}
+
+TEST(Options, TraceDefaults) {
+    auto o = parse_options({"trace", "--pid=7"});
+    ASSERT_TRUE(o.ok());
+    EXPECT_EQ(o->trace.output, "-");
+    EXPECT_FALSE(o->trace.duration_seconds.has_value());
+    EXPECT_EQ(o->trace.syscalls, vtscope::default_syscalls());
+}
+
+TEST(Options, Errors) {
+    struct Case {
+        std::vector<std::string> args;
+        std::string message;
+    } cases[] = {
+        {{}, "missing command"},
+        {{"frobnicate"}, "unknown command 'frobnicate'"},
+        {{"trace"}, "trace needs --pid PID"},
+        {{"trace", "--pid"}, "--pid needs a value"},
+        {{"trace", "--pid", "abc"}, "invalid pid: 'abc'"},
+        {{"trace", "--pid", "0"}, "invalid pid: '0'"},
+        {{"trace", "--pid", "-5"}, "invalid pid: '-5'"},
+        {{"trace", "--pid", "1", "--syscalls", "write,,read"}, "empty syscall name"},
+        {{"trace", "--pid", "1", "--syscalls", "Write"}, "invalid syscall name 'Write'"},
+        {{"trace", "--pid", "1", "--syscalls", "a;b"}, "invalid syscall name 'a;b'"},
+        {{"trace", "--pid", "1", "--duration", "0"}, "invalid duration: '0'"},
+        {{"trace", "--pid", "1", "--duration", "nan"}, "invalid duration: 'nan'"},
+        {{"trace", "--pid", "1", "--duration", "3s"}, "invalid duration: '3s'"},
+        {{"trace", "--pid", "1", "--output="}, "--output needs a file name"},
+        {{"trace", "--pid", "1", "--bogus"}, "unknown option for trace: '--bogus'"},
+        {{"report"}, "report needs a trace file"},
+        {{"report", "a", "b"}, "report takes one file"},
+        {{"report", "a", "--top", "0"}, "invalid --top: '0'"},
+    };
+    for (const auto& c : cases) {
+        auto o = parse_options(c.args);
+        ASSERT_FALSE(o.ok()) << "accepted: " << ::testing::PrintToString(c.args);
+        EXPECT_NE(o.error().message.find(c.message), std::string::npos)
+            << "message '" << o.error().message << "' lacks '" << c.message << "'";
+    }
+}
+
+TEST(Options, HelpAndVersion) {
+    EXPECT_EQ(parse_options({"--help"})->command, Command::kHelp);
+    EXPECT_EQ(parse_options({"trace", "--help"})->command, Command::kHelp);
+    EXPECT_EQ(parse_options({"--version"})->command, Command::kVersion);
+    EXPECT_NE(vtscope::usage().find("--ready-file"), std::string::npos);
+}
+
+TEST(Options, Report) {
+    auto o = parse_options({"report", "events.jsonl", "--top", "3"});
+    ASSERT_TRUE(o.ok());
+    EXPECT_EQ(o->command, Command::kReport);
+    EXPECT_EQ(o->report.input, "events.jsonl");
+    EXPECT_EQ(o->report.top, 3);
+}

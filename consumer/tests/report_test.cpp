@@ -1,0 +1,38 @@
+#include "report.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+TEST(Report, AggregatesPerTrace) {
+    std::istringstream in(
+        R"({"ts_ns":1,"pid":1,"tid":2,"vthread":30,"java_thread":30,"trace_id":"aa","span_id":"01","trace_flags":1,"status":"ok","syscall":"write","fd":4,"count":100}
+{"ts_ns":2,"pid":1,"tid":2,"vthread":30,"java_thread":30,"trace_id":"aa","span_id":"02","trace_flags":1,"status":"ok","syscall":"read","fd":4,"count":50}
+{"ts_ns":3,"pid":1,"tid":3,"vthread":31,"java_thread":31,"trace_id":"bb","span_id":"03","trace_flags":1,"status":"ok","syscall":"write","fd":4,"count":500}
+{"ts_ns":4,"pid":1,"tid":3,"vthread":null,"java_thread":5,"trace_id":null,"span_id":null,"trace_flags":null,"status":"no_context","syscall":"write","fd":1,"count":9}
+not json
+)");
+    vtscope::ReportData data = vtscope::collect_report(in);
+    EXPECT_EQ(data.lines, 5u);
+    EXPECT_EQ(data.malformed, 1u);
+    EXPECT_EQ(data.by_status["ok"], 3u);
+    EXPECT_EQ(data.by_status["no_context"], 1u);
+    ASSERT_EQ(data.traces.size(), 2u);
+    EXPECT_EQ(data.traces["aa"].syscalls, 2u);
+    EXPECT_EQ(data.traces["aa"].bytes, 150u);
+    EXPECT_EQ(data.traces["bb"].bytes, 500u);
+    std::string text = vtscope::render_report(data, 1);
+    EXPECT_NE(text.find("top 1 traces by bytes"), std::string::npos) << text;
+    EXPECT_NE(text.find("bb"), std::string::npos);
+    EXPECT_EQ(text.find("  aa "), std::string::npos) << "only the top trace is listed:\n" << text;
+    EXPECT_NE(text.find("ok 3 (75.0%)"), std::string::npos) << text;
+}
+
+TEST(Report, JsonFields) {
+    std::string_view line = R"({"a": 12, "b":"x y","c":null,"d":-3})";
+    EXPECT_EQ(vtscope::json_int_field(line, "a"), 12);
+    EXPECT_EQ(vtscope::json_raw_field(line, "b"), "x y");
+    EXPECT_FALSE(vtscope::json_int_field(line, "c").has_value());
+    EXPECT_EQ(vtscope::json_int_field(line, "d"), -3);
+    EXPECT_FALSE(vtscope::json_raw_field(line, "e").has_value());
+}

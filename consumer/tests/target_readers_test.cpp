@@ -1,0 +1,228 @@
+// VMStructs, thread-list and record-region readers against a fake target address space.
+#include <gtest/gtest.h>
+
+#include "../../common/vtscope_record.h"
+#include "fake_memory.h"
+#include "java_threads.h"
+#include "proc_maps.h"
+#include "record_region.h"
+#include "vmstructs.h"
+
+using vtscope::testing::FakeMemory;
+
+namespace {
+
+// Lays out a VMStructs table like HotSpot's: six-word entries ending with a null type name.
+struct FakeVMStructs {
+    struct Entry {
+        std::string type, field, type_string;
+        bool is_static;
+        uint64_t offset, address;
+    };
+    static constexpr uint64_t kSymbols = 0x1000, kTable = 0x10000, kStrings = 0x50000;
+
+    static vtscope::VMStructsSymbols symbols() {
+        vtscope::VMStructsSymbols s;
+        s.entries_pointer = kSymbols;
+        s.type_name_offset = kSymbols + 8;
+        s.field_name_offset = kSymbols + 16;
+        s.type_string_offset = kSymbols + 24;
+        s.is_static_offset = kSymbols + 32;
+        s.offset_offset = kSymbols + 40;
+        s.address_offset = kSymbols + 48;
+        s.array_stride = kSymbols + 56;
+        return s;
+    }
+
+    static void install(FakeMemory& mem, const std::vector<Entry>& entries) {
+        uint64_t descriptors[8] = {kTable, 0, 8, 16, 24, 32, 40, 48};
+        mem.put(kSymbols, descriptors, sizeof(descriptors));
+        std::vector<uint64_t> table((entries.size() + 1) * 6, 0);
+        uint64_t str = kStrings;
+        auto add_string = [&](const std::string& s) {
+            mem.put_string(str, s);
+            uint64_t at = str;
+            str += s.size() + 1;
+            return at;
+        };
+        for (size_t i = 0; i < entries.size(); i++) {
+            const Entry& e = entries[i];
+            table[i * 6 + 0] = add_string(e.type);
+            table[i * 6 + 1] = add_string(e.field);
+            table[i * 6 + 2] = add_string(e.type_string);
+            table[i * 6 + 3] = e.is_static ? 1 : 0;
+            table[i * 6 + 4] = e.offset;
+            table[i * 6 + 5] = e.address;
+        }
+        mem.put(kTable, table.data(), table.size() * sizeof(uint64_t));
+    }
+
+    static std::vector<Entry> jdk25_like(bool with_owner_id = true) {
+        std::vector<Entry> e = {
+            {"ThreadsSMRSupport", "_java_thread_list", "ThreadsList*", true, 0, 0x9000},
+            {"ThreadsList", "_length", "const uint", false, 4, 0},
+            {"ThreadsList", "_threads", "JavaThread*const*const", false, 16, 0},
+            {"Thread", "_osthread", "OSThread*", false, 1016, 0},
+            {"OSThread", "_thread_id", "pid_t", false, 12, 0},
+            {"JavaThread", "_threadObj", "OopHandle", false, 1120, 0},
+            {"JavaThread", "_vthread", "OopHandle", false, 1128, 0},
+            {"JavaThread", "_terminated", "JavaThread::TerminatedTypes", false, 1344, 0},
+        };
+        if (with_owner_id) e.push_back({"JavaThread", "_monitor_owner_id", "int64_t", false, 1312, 0});
+        return e;
+    }
+};
+
+}  // namespace
+
+TEST(VMStructs, ReadsTableAndResolvesLayout) {
+    FakeMemory mem;
+    FakeVMStructs::install(mem, FakeVMStructs::jdk25_like());
+    auto structs = vtscope::VMStructs::read(mem, FakeVMStructs::symbols());
+    ASSERT_TRUE(structs.ok()) << structs.error().message;
+    EXPECT_EQ(structs->size(), 9u);
+    auto layout = vtscope::resolve_layout(*structs, mem);
+    ASSERT_TRUE(layout.ok()) << layout.error().message;
+    EXPECT_EQ(layout->java_thread_monitor_owner_id, 1312u);
+    EXPECT_EQ(layout->java_thread_list_address, 0x9000u);
+    EXPECT_EQ(layout->osthread_thread_id, 12u);
+    EXPECT_EQ(*layout->java_thread_terminated, 1344u);
+}
+
+TEST(VMStructs, OldJdkWithoutMonitorOwnerIdIsRejected) {
+    FakeMemory mem;
+    FakeVMStructs::install(mem, FakeVMStructs::jdk25_like(false));
+    auto structs = vtscope::VMStructs::read(mem, FakeVMStructs::symbols());
+    ASSERT_TRUE(structs.ok());
+    auto layout = vtscope::resolve_layout(*structs, mem);
+    ASSERT_FALSE(layout.ok());
+    EXPECT_NE(layout.error().message.find("JDK 24 or later"), std::string::npos) << layout.error().message;
+}
+
+TEST(VMStructs, ImplausibleDescriptorsAndMissingEndAreErrors) {
+    FakeMemory mem;
+    uint64_t descriptors[8] = {FakeVMStructs::kTable, 0, 8, 16, 24, 32, 40, 4096};  // absurd stride
+    mem.put(FakeVMStructs::kSymbols, descriptors, sizeof(descriptors));
+    EXPECT_FALSE(vtscope::VMStructs::read(mem, FakeVMStructs::symbols()).ok());
+    FakeMemory empty;
+    EXPECT_FALSE(vtscope::VMStructs::read(empty, FakeVMStructs::symbols()).ok());
+}
+
+namespace {
+// A two-thread JVM: thread A runs nothing (its handles hold the same oop), thread B has a
+// virtual thread mounted (the handles differ).
+struct FakeThreads {
+    vtscope::HotSpotLayout layout;
+    FakeMemory mem;
+    static constexpr uint64_t kList = 0x20000, kArray = 0x21000, kA = 0x30000, kB = 0x40000;
+
+    FakeThreads() {
+        layout.java_thread_list_address = 0x9000;
+        layout.threads_list_length = 4;
+        layout.threads_list_threads = 16;
+        layout.thread_osthread = 1016;
+        layout.osthread_thread_id = 12;
+        layout.java_thread_monitor_owner_id = 1312;
+        layout.java_thread_thread_obj = 1120;
+        layout.java_thread_vthread = 1128;
+        layout.java_thread_terminated = 1344;
+        mem.put_value<uint64_t>(0x9000, kList);
+        std::vector<char> list(24, 0);
+        uint32_t length = 2;
+        uint64_t array = kArray;
+        std::memcpy(list.data() + 4, &length, 4);
+        std::memcpy(list.data() + 16, &array, 8);
+        mem.put(kList, list.data(), list.size());
+        uint64_t threads[2] = {kA, kB};
+        mem.put(kArray, threads, sizeof(threads));
+        add_thread(kA, 101, 5, 0xaaa0, 0xaaa0);
+        add_thread(kB, 102, 40, 0xbbb0, 0xccc0);
+    }
+
+    void add_thread(uint64_t jt, uint32_t tid, int64_t monitor_owner_id, uint64_t thread_oop, uint64_t vthread_oop) {
+        std::vector<char> bytes(2048, 0);
+        uint64_t osthread = jt + 0x5000;
+        uint64_t thread_obj_slot = jt + 0x6000, vthread_slot = jt + 0x6008;
+        uint32_t not_terminated = 0xDEAD - 3;
+        std::memcpy(bytes.data() + 1016, &osthread, 8);
+        std::memcpy(bytes.data() + 1120, &thread_obj_slot, 8);
+        std::memcpy(bytes.data() + 1128, &vthread_slot, 8);
+        std::memcpy(bytes.data() + 1312, &monitor_owner_id, 8);
+        std::memcpy(bytes.data() + 1344, &not_terminated, 4);
+        mem.put(jt, bytes.data(), bytes.size());
+        std::vector<char> os(16, 0);
+        std::memcpy(os.data() + 12, &tid, 4);
+        mem.put(osthread, os.data(), os.size());
+        uint64_t slots[2] = {thread_oop, vthread_oop};
+        mem.put(thread_obj_slot, slots, sizeof(slots));
+    }
+};
+}  // namespace
+
+TEST(JavaThreads, WalkFindsThreadsAndProvesOwnIdOnlyWhenNothingIsMounted) {
+    FakeThreads f;
+    auto threads = vtscope::walk_java_threads(f.mem, f.layout);
+    ASSERT_TRUE(threads.ok()) << threads.error().message;
+    ASSERT_EQ(threads->size(), 2u);
+    EXPECT_EQ((*threads)[0].tid, 101u);
+    EXPECT_EQ((*threads)[0].java_thread, FakeThreads::kA);
+    EXPECT_EQ((*threads)[0].own_id, 5);
+    EXPECT_EQ((*threads)[1].tid, 102u);
+    EXPECT_EQ((*threads)[1].own_id, 0) << "a carrier with a mounted virtual thread must not be given an own id";
+}
+
+TEST(JavaThreads, SkipsTerminatedThreads) {
+    FakeThreads f;
+    f.add_thread(FakeThreads::kB, 102, 40, 0xbbb0, 0xccc0);
+    std::vector<char> bytes(2048);
+    ASSERT_TRUE(f.mem.read(FakeThreads::kB, bytes.data(), bytes.size()));
+    uint32_t exiting = 0xDEAD - 2;  // JavaThread::_thread_exiting
+    std::memcpy(bytes.data() + 1344, &exiting, 4);
+    f.mem.put(FakeThreads::kB, bytes.data(), bytes.size());
+    auto threads = vtscope::walk_java_threads(f.mem, f.layout);
+    ASSERT_TRUE(threads.ok());
+    ASSERT_EQ(threads->size(), 1u);
+    EXPECT_EQ((*threads)[0].tid, 101u);
+}
+
+TEST(RecordRegion, FindsAndValidatesHeader) {
+    std::string maps_text =
+        "7f0000000000-7f0000201000 rw-s 00000000 00:01 1234 /memfd:vtscope-records (deleted)\n"
+        "7f1000000000-7f1000001000 rw-s 00000000 00:01 1235 /memfd:vtscope-records-other (deleted)\n"
+        "7f2000000000-7f2000100000 r-xp 00000000 08:01 99 /usr/lib/jvm/x/lib/server/libjvm.so\n";
+    auto maps = vtscope::parse_maps(maps_text);
+    ASSERT_EQ(maps.size(), 3u);
+    auto regions = vtscope::find_region_mappings(maps);
+    ASSERT_EQ(regions.size(), 1u);
+    ASSERT_NE(vtscope::find_libjvm(maps), nullptr);
+    EXPECT_EQ(vtscope::find_libjvm(maps)->start, 0x7f2000000000u);
+
+    FakeMemory mem;
+    vtscope_region_header h{};
+    h.magic = VTSCOPE_REGION_MAGIC;
+    h.version = VTSCOPE_REGION_VERSION;
+    h.header_size = VTSCOPE_REGION_HEADER_SIZE;
+    h.slot_size = VTSCOPE_SLOT_SIZE;
+    h.capacity = 16384;
+    h.max_probe = VTSCOPE_MAX_PROBE;
+    h.writer_pid = 77;
+    h.record_offset = VTSCOPE_RECORD_OFFSET;
+    h.records_claimed = 5;
+    mem.put_value(0x7f0000000000, h);
+    auto region = vtscope::validate_region(mem, *regions[0], 77);
+    ASSERT_TRUE(region.ok()) << region.error().message;
+    EXPECT_EQ(region->capacity, 16384u);
+    EXPECT_EQ(vtscope::read_writer_stats(mem, *region)->claimed, 5u);
+
+    EXPECT_FALSE(vtscope::validate_region(mem, *regions[0], 78).ok()) << "another process's region";
+    h.capacity = 1000;
+    mem.put_value(0x7f0000000000, h);
+    EXPECT_FALSE(vtscope::validate_region(mem, *regions[0], 77).ok()) << "capacity not a power of two";
+    h.capacity = 1 << 20;  // larger than the 2 MiB mapping
+    mem.put_value(0x7f0000000000, h);
+    EXPECT_FALSE(vtscope::validate_region(mem, *regions[0], 77).ok());
+    h.capacity = 16384;
+    h.magic = 1;
+    mem.put_value(0x7f0000000000, h);
+    EXPECT_FALSE(vtscope::validate_region(mem, *regions[0], 77).ok());
+}

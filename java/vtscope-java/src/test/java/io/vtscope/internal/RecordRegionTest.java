@@ -1,0 +1,153 @@
+package io.vtscope.internal;
+
+import static io.vtscope.internal.RecordLayout.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** Slot claiming, collisions, exhaustion and release, on small private regions. */
+class RecordRegionTest {
+    private static long header(RecordRegion r, long offset) {
+        return r.segment().get(ValueLayout.JAVA_LONG, offset);
+    }
+
+    private static long slotIndex(RecordRegion r, MemorySegment record) {
+        return (record.address() - r.segment().address() - HEADER_SIZE - RECORD_OFFSET) / SLOT_SIZE;
+    }
+
+    private static long owner(RecordRegion r, long slot) {
+        return r.segment().get(ValueLayout.JAVA_LONG, HEADER_SIZE + slot * SLOT_SIZE);
+    }
+
+    private static byte kind(RecordRegion r, long slot) {
+        return r.segment().get(ValueLayout.JAVA_BYTE, HEADER_SIZE + slot * SLOT_SIZE + S_KIND);
+    }
+
+    @Test
+    void capacityIsNormalized() {
+        assertEquals(64, normalizeCapacity(1));
+        assertEquals(64, normalizeCapacity(64));
+        assertEquals(128, normalizeCapacity(65));
+        assertEquals(16384, normalizeCapacity(16384));
+        assertEquals(1 << 22, normalizeCapacity(Long.MAX_VALUE));
+        RecordRegion r = new RecordRegion(100);
+        assertEquals(128, r.capacity());
+        assertEquals(128, r.segment().get(ValueLayout.JAVA_INT, H_CAPACITY));
+        assertEquals(regionSize(128), r.segment().byteSize());
+    }
+
+    @Test
+    void claimWritesOwnerAndKindAndCountsClaims() throws Exception {
+        RecordRegion r = new RecordRegion(64);
+        MemorySegment platform = r.currentRecord();
+        long pslot = slotIndex(r, platform);
+        assertEquals(Thread.currentThread().threadId(), owner(r, pslot));
+        assertEquals(KIND_PLATFORM, kind(r, pslot));
+        assertEquals(platform.address(), r.currentRecord().address(), "one claim per thread");
+        assertEquals(1, header(r, H_RECORDS_CLAIMED));
+
+        AtomicReference<Long> vslot = new AtomicReference<>();
+        Thread v = Thread.ofVirtual().start(() -> vslot.set(slotIndex(r, r.currentRecord())));
+        v.join();
+        assertEquals(v.threadId(), owner(r, vslot.get()));
+        assertEquals(KIND_VIRTUAL, kind(r, vslot.get()));
+        assertEquals(2, header(r, H_RECORDS_CLAIMED));
+    }
+
+    @Test
+    void collidingThreadIdsGetDifferentSlots() throws Exception {
+        RecordRegion r = new RecordRegion(64);
+        CountDownLatch done = new CountDownLatch(1);
+        AtomicReference<MemorySegment> first = new AtomicReference<>();
+        AtomicReference<MemorySegment> second = new AtomicReference<>();
+        Thread a = Thread.ofPlatform().unstarted(() -> {
+            first.set(r.currentRecord());
+            awaitQuietly(done);
+        });
+        Thread b;
+        do { // thread ids are handed out sequentially at construction, so this takes < 64 tries
+            b = Thread.ofPlatform().unstarted(() -> second.set(r.currentRecord()));
+        } while (((b.threadId() ^ a.threadId()) & 63) != 0);
+        a.start();
+        while (first.get() == null) {
+            Thread.onSpinWait();
+        }
+        b.start();
+        b.join();
+        done.countDown();
+        a.join();
+        long home = a.threadId() & 63;
+        assertEquals(home, slotIndex(r, first.get()));
+        assertEquals((home + 1) & 63, slotIndex(r, second.get()), "linear probing takes the next slot");
+        assertEquals(a.threadId(), owner(r, home));
+        assertEquals(b.threadId(), owner(r, (home + 1) & 63));
+    }
+
+    @Test
+    void fullRegionCountsUnavailableAndPublishFails() throws Exception {
+        RecordRegion r = new RecordRegion(64);
+        CountDownLatch done = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        List<Boolean> results = java.util.Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch published = new CountDownLatch(65);
+        for (int i = 0; i < 65; i++) { // more live threads than slots: at least one must fail
+            threads.add(Thread.ofVirtual().start(() -> {
+                results.add(r.publish(1, 2, 3, 1));
+                published.countDown();
+                awaitQuietly(done);
+            }));
+        }
+        published.await();
+        done.countDown();
+        for (Thread t : threads) {
+            t.join();
+        }
+        long failed = results.stream().filter(ok -> !ok).count();
+        assertTrue(failed >= 1);
+        assertEquals(failed, header(r, H_RECORDS_UNAVAILABLE));
+        assertEquals(65 - failed, header(r, H_RECORDS_CLAIMED));
+    }
+
+    @Test
+    void slotIsReleasedAfterThreadEndsAndIsCollected() throws Exception {
+        RecordRegion r = new RecordRegion(64);
+        AtomicReference<Long> slot = new AtomicReference<>();
+        for (Thread t : List.of(Thread.ofPlatform().unstarted(() -> {
+            r.publish(0x0af7651916cd43ddL, 0x8448eb211c80319cL, 0xb7ad6b7169203331L, 1);
+            slot.set(slotIndex(r, r.currentRecord()));
+        }), Thread.ofVirtual().unstarted(() -> r.publish(1, 2, 3, 1)))) {
+            t.start();
+            t.join();
+        }
+        long s = slot.get();
+        assertNotEquals(OWNER_RELEASED, owner(r, s));
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (header(r, H_RECORDS_RELEASED) < 2 && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertEquals(2, header(r, H_RECORDS_RELEASED));
+        assertEquals(OWNER_RELEASED, owner(r, s));
+        assertEquals(KIND_NONE, kind(r, s));
+        MemorySegment rec = r.segment().asSlice(HEADER_SIZE + s * SLOT_SIZE + RECORD_OFFSET, RECORD_SIZE);
+        assertArrayEquals(new byte[RECORD_SIZE], rec.toArray(ValueLayout.JAVA_BYTE));
+
+        // A released slot is reusable: a thread with the same home slot may claim it again.
+        MemorySegment mine = r.currentRecord();
+        assertEquals(Thread.currentThread().threadId(), owner(r, slotIndex(r, mine)));
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,189 @@
+package io.vtscope.otel;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.ContextKey;
+import io.opentelemetry.context.ContextStorage;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.sdk.trace.ReadWriteSpan;
+import io.opentelemetry.sdk.trace.ReadableSpan;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.SpanProcessor;
+import io.vtscope.VtScope;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.HexFormat;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/** Drives the real SDK through the service-loaded storage and reads the record as a reader would. */
+@SuppressWarnings({"restricted", "try"}) // scopes are opened only for their effect
+class VtScopeContextStorageTest {
+    /** SDK 1.68 hands out a no-op tracer (invalid spans) when no span processor is registered. */
+    private static final SdkTracerProvider PROVIDER = SdkTracerProvider.builder()
+            .addSpanProcessor(new SpanProcessor() {
+                @Override
+                public void onStart(Context parentContext, ReadWriteSpan span) {}
+
+                @Override
+                public boolean isStartRequired() {
+                    return false;
+                }
+
+                @Override
+                public void onEnd(ReadableSpan span) {}
+
+                @Override
+                public boolean isEndRequired() {
+                    return false;
+                }
+            })
+            .build();
+    private static final Tracer TRACER = PROVIDER.get("vtscope-test");
+    private static final byte KIND_VIRTUAL = 1;
+    private static final byte KIND_PLATFORM = 2;
+
+    @AfterAll
+    static void shutdown() {
+        PROVIDER.close();
+    }
+
+    private static MemorySegment record() {
+        return MemorySegment.ofAddress(VtScope.recordAddress()).reinterpret(64);
+    }
+
+    private static byte kind() {
+        return MemorySegment.ofAddress(VtScope.recordAddress() - 64).reinterpret(128).get(ValueLayout.JAVA_BYTE, 8);
+    }
+
+    private static void assertRecord(Span span) {
+        SpanContext sc = span.getSpanContext();
+        assertTrue(sc.isValid());
+        MemorySegment r = record();
+        assertEquals(1, r.get(ValueLayout.JAVA_BYTE, 24), "valid");
+        assertArrayEquals(HexFormat.of().parseHex(sc.getTraceId()), r.asSlice(0, 16).toArray(ValueLayout.JAVA_BYTE));
+        assertArrayEquals(HexFormat.of().parseHex(sc.getSpanId()), r.asSlice(16, 8).toArray(ValueLayout.JAVA_BYTE));
+        assertEquals(sc.getTraceFlags().asByte(), r.get(ValueLayout.JAVA_BYTE, 25));
+    }
+
+    private static void assertCleared() {
+        MemorySegment r = record();
+        assertEquals(0, r.get(ValueLayout.JAVA_BYTE, 24), "valid");
+        assertArrayEquals(new byte[24], r.asSlice(0, 24).toArray(ValueLayout.JAVA_BYTE));
+    }
+
+    /** Runs the checks on a fresh thread so that every test starts from a thread without a record. */
+    private static void run(Thread.Builder builder, Runnable body) throws InterruptedException {
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread t = builder.start(() -> {
+            try {
+                body.run();
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        });
+        t.join();
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+    }
+
+    @Test
+    void serviceLoaderInstalledTheStorageOnce() {
+        ContextStorage storage = ContextStorage.get();
+        assertInstanceOf(VtScopeContextStorage.class, storage);
+        assertSame(storage, VtScopeContextStorage.wrap(storage));
+        assertSame(ContextStorage.defaultStorage(), VtScopeContextStorage.wrap(ContextStorage.defaultStorage()));
+        VtScopeOtel.install(); // too late and already wrapped: must not change anything
+        assertSame(storage, ContextStorage.get());
+    }
+
+    @Test
+    void nestedScopesInVirtualThread() throws Exception {
+        run(Thread.ofVirtual(), () -> {
+            Span outer = TRACER.spanBuilder("outer").startSpan();
+            try (Scope o = outer.makeCurrent()) {
+                assertRecord(outer);
+                assertEquals(KIND_VIRTUAL, kind());
+                Span inner = TRACER.spanBuilder("inner").startSpan();
+                try (Scope i = inner.makeCurrent()) {
+                    assertRecord(inner);
+                    try (Scope same = Context.current().makeCurrent()) {
+                        assertRecord(inner); // attaching the current context is a no-op
+                    }
+                    assertRecord(inner);
+                } finally {
+                    inner.end();
+                }
+                assertRecord(outer);
+            } finally {
+                outer.end();
+            }
+            assertCleared();
+        });
+    }
+
+    @Test
+    void contextWithoutSpanClears() throws Exception {
+        ContextKey<String> key = ContextKey.named("k");
+        run(Thread.ofVirtual(), () -> {
+            Span span = TRACER.spanBuilder("s").startSpan();
+            try (Scope s = span.makeCurrent()) {
+                assertRecord(span);
+                try (Scope plain = Context.root().with(key, "v").makeCurrent()) {
+                    assertCleared();
+                }
+                assertRecord(span);
+                try (Scope invalid = Span.getInvalid().makeCurrent()) {
+                    assertCleared();
+                }
+                assertRecord(span);
+            } finally {
+                span.end();
+            }
+        });
+    }
+
+    @Test
+    void outOfOrderCloseFollowsCurrentContext() throws Exception {
+        run(Thread.ofVirtual(), () -> {
+            Span a = TRACER.spanBuilder("a").startSpan();
+            Span b = TRACER.spanBuilder("b").startSpan();
+            Scope sa = a.makeCurrent();
+            Scope sb = b.makeCurrent();
+            sa.close(); // ignored by the default storage: b stays current
+            assertSame(b, Span.current());
+            assertRecord(b);
+            sb.close();
+            assertSame(a, Span.current());
+            assertRecord(a);
+            a.end();
+            b.end();
+        });
+    }
+
+    @Test
+    void platformThreadHasItsOwnRecord() throws Exception {
+        AtomicReference<Long> virtualRecord = new AtomicReference<>();
+        Span span = TRACER.spanBuilder("p").startSpan();
+        run(Thread.ofVirtual(), () -> {
+            try (Scope s = span.makeCurrent()) {
+                virtualRecord.set(VtScope.recordAddress());
+            }
+        });
+        run(Thread.ofPlatform(), () -> {
+            try (Scope s = span.makeCurrent()) {
+                assertRecord(span);
+                assertEquals(KIND_PLATFORM, kind());
+                assertNotEquals(virtualRecord.get(), VtScope.recordAddress());
+            }
+            assertCleared();
+        });
+        span.end();
+    }
+}

@@ -1,0 +1,193 @@
+package io.vtscope.workloads;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A small traced HTTP service for {@code make demo}: each request runs on its own virtual thread
+ * under a SERVER span, does file I/O, then socket I/O to an in-process echo "database" under a
+ * nested "db-call" span, so the consumer can attribute those syscalls to the request's trace. A
+ * built-in load generator drives it and prints each request's trace id (returned by the service in
+ * the {@code X-Trace-Id} header) for comparison with the consumer's output.
+ */
+public final class DemoService {
+    private static final String NAME = "DemoService";
+    private static final String USAGE = "[--requests N] [--concurrency C] [--ready-file PATH] [--go-file PATH]";
+    private static final int WARM_UP_REQUESTS = 20;
+
+    private final Tracer tracer;
+    private final Path dataDir;
+    private final InetSocketAddress echo;
+
+    private DemoService(Tracer tracer, Path dataDir, InetSocketAddress echo) {
+        this.tracer = tracer;
+        this.dataDir = dataDir;
+        this.echo = echo;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options o = Options.parse(NAME, USAGE, args, Map.of("requests", "300", "concurrency", "8",
+                "ready-file", "", "go-file", ""), Set.of());
+        int requests = o.getInt("requests", 1, 100_000);
+        int concurrency = o.getInt("concurrency", 1, 1024);
+        Workloads.checkVtScope(NAME);
+        // Everything is bounded: a stuck run must not hang the caller's test.
+        Thread.ofPlatform().daemon().start(() -> {
+            try {
+                Thread.sleep(Duration.ofSeconds(120));
+                System.err.println(NAME + ": overall timeout of 120 s exceeded");
+                Runtime.getRuntime().halt(3);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        Path dataDir = Files.createTempDirectory("vtscope-demo");
+        try (OpenTelemetrySdk sdk = Workloads.sdk();
+                ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
+                ServerSocket echoServer = new ServerSocket(0, 128, loopback)) {
+            workers.submit(() -> acceptEcho(echoServer, workers));
+            DemoService service = new DemoService(sdk.getTracer("io.vtscope.workloads.DemoService"), dataDir,
+                    (InetSocketAddress) echoServer.getLocalSocketAddress());
+            HttpServer server = HttpServer.create(new InetSocketAddress(loopback, 0), 128);
+            server.setExecutor(workers);
+            server.createContext("/order/", service::handle);
+            server.start();
+            URI base = URI.create("http://" + loopback.getHostAddress() + ":" + server.getAddress().getPort());
+            try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(Duration.ofSeconds(10)).build()) {
+                load(client, base, WARM_UP_REQUESTS, concurrency);
+                Workloads.signalReady(o.get("ready-file"));
+                Workloads.awaitGo(NAME, o.get("go-file"));
+                String[] lines = load(client, base, requests, concurrency);
+                for (String line : lines) {
+                    System.out.println(line);
+                }
+            } finally {
+                server.stop(0);
+            }
+        } finally {
+            Files.deleteIfExists(dataDir);
+        }
+        System.err.println(NAME + ": served " + requests + " requests");
+        System.exit(0); // the HttpClient's and the server's helper threads must not keep the JVM up
+    }
+
+    /** One request: SERVER span, file write/read/delete, then a "db-call" span over a loopback socket. */
+    @SuppressWarnings("try") // the scope is held only for its effect on the current context
+    private void handle(HttpExchange exchange) throws IOException {
+        String path = exchange.getRequestURI().getPath();
+        Span span = tracer.spanBuilder("GET /order/{id}").setSpanKind(SpanKind.SERVER)
+                .setAttribute("url.path", path).startSpan();
+        try (Scope scope = span.makeCurrent(); exchange) {
+            String id = path.substring("/order/".length());
+            byte[] data = new byte[4096 + id.length()];
+            Arrays.fill(data, (byte) 'o');
+            Path file = Files.createTempFile(dataDir, "order-", ".bin");
+            Files.write(file, data);
+            byte[] back = Files.readAllBytes(file);
+            Files.delete(file);
+            String db = dbCall("SELECT " + id + " " + back.length);
+            byte[] body = ("order " + id + " " + db + "\n").getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().add("X-Trace-Id", span.getSpanContext().getTraceId());
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+        } finally {
+            span.end();
+        }
+    }
+
+    @SuppressWarnings("try")
+    private String dbCall(String query) throws IOException {
+        Span span = tracer.spanBuilder("db-call").setSpanKind(SpanKind.CLIENT).startSpan();
+        try (Scope scope = span.makeCurrent(); Socket s = new Socket(echo.getAddress(), echo.getPort())) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(query.getBytes(StandardCharsets.UTF_8));
+            s.shutdownOutput();
+            return new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        } finally {
+            span.end();
+        }
+    }
+
+    /** The echo "database": each connection is copied back to the caller until EOF. */
+    private static Void acceptEcho(ServerSocket server, ExecutorService workers) {
+        while (!server.isClosed()) {
+            try {
+                Socket s = server.accept();
+                workers.submit(() -> {
+                    try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
+                        s.setSoTimeout(10_000);
+                        in.transferTo(out);
+                    }
+                    return null;
+                });
+            } catch (IOException e) {
+                if (!server.isClosed()) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Sends GET /order/1..n with {@code concurrency} virtual client threads; returns one line per request. */
+    private static String[] load(HttpClient client, URI base, int n, int concurrency) throws Exception {
+        String[] lines = new String[n];
+        AtomicInteger next = new AtomicInteger();
+        List<Thread> clients = new ArrayList<>();
+        for (int c = 0; c < concurrency; c++) {
+            clients.add(Thread.ofVirtual().name("load-" + c).start(() -> {
+                for (int i; (i = next.getAndIncrement()) < n; ) {
+                    String path = "/order/" + (i + 1);
+                    HttpRequest request = HttpRequest.newBuilder(base.resolve(path))
+                            .timeout(Duration.ofSeconds(10)).GET().build();
+                    try {
+                        HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
+                        lines[i] = "trace_id=" + response.headers().firstValue("X-Trace-Id").orElse("none")
+                                + " path=" + path + " status=" + response.statusCode();
+                    } catch (IOException e) {
+                        lines[i] = "trace_id=none path=" + path + " status=error(" + e + ")";
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+            }));
+        }
+        for (Thread t : clients) {
+            t.join();
+        }
+        return lines;
+    }
+}
