@@ -1,0 +1,259 @@
+// End-to-end tests: a real JDK 25 running the bundled harness, traced by the real vtscope binary
+// with its BPF programs. They need root (BPF); without it every test says SKIPPED loudly.
+#include <gtest/gtest.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "attribution_checker.h"
+#include "process_runner.h"
+
+using namespace std::chrono_literals;
+using vtscope::testing::check_markers;
+using vtscope::testing::CheckResult;
+using vtscope::testing::Child;
+using vtscope::testing::read_file;
+using vtscope::testing::read_lines;
+using vtscope::testing::run_command;
+using vtscope::testing::TempDir;
+using vtscope::testing::wait_for_file;
+
+namespace {
+
+std::string env_or(const char* name, const char* fallback) {
+    const char* v = std::getenv(name);
+    return v && *v ? v : fallback;
+}
+
+const std::string kVtscope = VTSCOPE_BIN;
+const std::string kJavaDir = VTSCOPE_JAVA_DIR;
+std::string java_bin() { return env_or("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64") + "/bin/java"; }
+std::string class_path() { return kJavaDir + "/*:" + kJavaDir + "/lib/*"; }
+
+bool have_bpf_privilege(std::string* why) {
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct data[2] = {};
+    if (syscall(SYS_capget, &header, data) != 0) {
+        *why = "capget failed";
+        return false;
+    }
+    auto has = [&](int cap) { return (data[cap / 32].effective >> (cap % 32)) & 1u; };
+    if (has(CAP_SYS_ADMIN) || (has(CAP_BPF) && has(CAP_PERFMON) && has(CAP_SYS_PTRACE))) return true;
+    *why = "needs root (CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE) to load BPF programs and read the target";
+    return false;
+}
+
+#define REQUIRE_BPF()                                                                  \
+    do {                                                                               \
+        std::string why;                                                               \
+        if (!have_bpf_privilege(&why)) {                                               \
+            std::fprintf(stderr, "\n*** SKIPPED: %s ***\n\n", why.c_str());            \
+            GTEST_SKIP() << "SKIPPED: " << why;                                        \
+        }                                                                              \
+    } while (0)
+
+struct TraceRun {
+    std::vector<std::string> expected;
+    std::vector<std::string> trace;
+    std::string vtscope_stderr;
+    std::string java_stderr;
+    int vtscope_exit = -1;
+    int java_exit = -1;
+};
+
+// Starts the harness, waits until it is set up, attaches vtscope, lets the harness run and
+// lets vtscope stop by itself when the target exits (the "target exits mid-trace" path).
+TraceRun run_harness(const std::vector<std::string>& jvm_options, const std::vector<std::string>& harness_options) {
+    TempDir dir;
+    TraceRun run;
+    std::vector<std::string> java = {java_bin(), "--enable-native-access=ALL-UNNAMED"};
+    java.insert(java.end(), jvm_options.begin(), jvm_options.end());
+    for (const std::string& a : std::vector<std::string>{"-cp", class_path(), "io.vtscope.workloads.MarkerHarness",
+                                                         "--expected", dir.path("expected.jsonl"), "--ready-file",
+                                                         dir.path("java.ready"), "--go-file", dir.path("go")})
+        java.push_back(a);
+    java.insert(java.end(), harness_options.begin(), harness_options.end());
+    Child jvm = Child::start(java, "", dir.path("java.err"));
+    if (!wait_for_file(dir.path("java.ready"), 60s)) {
+        run.java_stderr = read_file(dir.path("java.err"));
+        ADD_FAILURE() << "harness did not become ready: " << run.java_stderr;
+        return run;
+    }
+    Child tracer = Child::start({kVtscope, "trace", "--pid", std::to_string(jvm.pid()), "--syscalls", "write",
+                                 "--output", dir.path("trace.jsonl"), "--ready-file", dir.path("vtscope.ready")},
+                                "", dir.path("vtscope.err"));
+    if (!wait_for_file(dir.path("vtscope.ready"), 30s)) {
+        tracer.wait(1s);
+        ADD_FAILURE() << "vtscope did not become ready: " << read_file(dir.path("vtscope.err"));
+        return run;
+    }
+    std::FILE* go = std::fopen(dir.path("go").c_str(), "w");
+    if (go) std::fclose(go);
+    run.java_exit = jvm.wait(180s).value_or(-1);
+    run.vtscope_exit = tracer.wait(30s).value_or(-1);
+    run.expected = read_lines(dir.path("expected.jsonl"));
+    run.trace = read_lines(dir.path("trace.jsonl"));
+    run.vtscope_stderr = read_file(dir.path("vtscope.err"));
+    run.java_stderr = read_file(dir.path("java.err"));
+    return run;
+}
+
+void expect_clean_run(const TraceRun& run) {
+    EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    EXPECT_NE(run.vtscope_stderr.find("target exited"), std::string::npos) << run.vtscope_stderr;
+    EXPECT_NE(run.vtscope_stderr.find("lost 0"), std::string::npos) << run.vtscope_stderr;
+}
+
+}  // namespace
+
+// The paper's harness (Table 6): 16 virtual threads x 8 markers, each under its own span, parks
+// between markers, the first marker before the first park. Every marker must be attributed to
+// the right virtual thread and the right trace and span, in every run.
+class PaperHarness : public ::testing::TestWithParam<std::vector<std::string>> {};
+
+TEST_P(PaperHarness, EveryMarkerAttributedOnBothPlanes) {
+    REQUIRE_BPF();
+    for (int round = 0; round < 2; round++) {
+        TraceRun run = run_harness({"-Djdk.virtualThreadScheduler.parallelism=2"}, GetParam());
+        expect_clean_run(run);
+        CheckResult r = check_markers(run.expected, run.trace);
+        std::printf("[ harness  ] %s round %d: %s\n", ::testing::PrintToString(GetParam()).c_str(), round,
+                    r.summary().c_str());
+        EXPECT_GE(r.expected, 128);
+        EXPECT_EQ(r.correct, r.expected) << r.summary();
+        EXPECT_EQ(r.misattributed, 0);
+        EXPECT_EQ(r.extra, 0);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Modes, PaperHarness,
+    ::testing::Values(std::vector<std::string>{"--scope", "clean"},
+                      std::vector<std::string>{"--scope", "leaky-final"},
+                      std::vector<std::string>{"--mode", "concurrent", "--scope", "leaky-final", "--platform-threads", "2"},
+                      std::vector<std::string>{"--mode", "concurrent", "--nested", "--yields", "--platform-threads", "2"}));
+
+// Platform threads: their markers carry vthread null and their own context.
+TEST(PlatformThreads, MarkersCarryNullVthreadAndOwnContext) {
+    REQUIRE_BPF();
+    TraceRun run = run_harness({}, {"--threads", "2", "--platform-threads", "6", "--mode", "concurrent"});
+    expect_clean_run(run);
+    CheckResult r = check_markers(run.expected, run.trace);
+    EXPECT_EQ(r.correct, r.expected) << r.summary();
+    int platform_markers = 0;
+    for (const auto& line : run.expected)
+        if (line.find("\"platform\":true") != std::string::npos) platform_markers++;
+    EXPECT_EQ(platform_markers, 6 * 8);
+}
+
+// Stress: 2,000 virtual threads x 10 markers on 2 carriers, nested scopes, parks, yields and
+// allocation in a small heap (many GCs), under each collector. No misattribution on either
+// plane; unattributed markers are printed with their cause.
+class Stress : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Stress, NoMisattributionUnderGcPressure) {
+    REQUIRE_BPF();
+    TraceRun run = run_harness({GetParam(), "-Xmx96m", "-Xlog:gc:stderr", "-Djdk.virtualThreadScheduler.parallelism=2",
+                                "-Djdk.virtualThreadScheduler.maxPoolSize=2"},
+                               {"--mode", "concurrent", "--threads", "2000", "--markers", "10", "--nested", "--yields",
+                                "--gc-pressure", "--platform-threads", "4", "--scope", "leaky-final"});
+    expect_clean_run(run);
+    CheckResult r = check_markers(run.expected, run.trace);
+    int gcs = 0;
+    for (size_t at = 0; (at = run.java_stderr.find("[gc", at)) != std::string::npos; at++) gcs++;
+    std::printf("[ stress   ] %s: %d GC log lines; %s\n", GetParam().c_str(), gcs, r.summary().c_str());
+    EXPECT_EQ(r.expected, 2004 * 10);
+    EXPECT_EQ(r.misattributed, 0) << r.summary();
+    EXPECT_EQ(r.missing, 0) << r.summary();
+    EXPECT_EQ(r.extra, 0) << r.summary();
+    EXPECT_GT(gcs, 10) << "the run should trigger many collections";
+}
+
+INSTANTIATE_TEST_SUITE_P(Collectors, Stress,
+                         ::testing::Values("-XX:+UseG1GC", "-XX:+UseParallelGC", "-XX:+UseSerialGC", "-XX:+UseZGC"),
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                             return param.param.substr(param.param.find("Use") + 3);
+                         });
+
+// Bad input: one line naming the problem, non-zero exit.
+namespace {
+void expect_one_line_error(const std::vector<std::string>& argv, const std::string& needle) {
+    std::string err;
+    int code = run_command(argv, &err, 60s);
+    EXPECT_NE(code, 0) << ::testing::PrintToString(argv);
+    EXPECT_NE(err.find(needle), std::string::npos) << "stderr: " << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "one line expected, got: " << err;
+}
+
+// A JVM that waits; killed when the handle dies.
+struct IdleJvm {
+    TempDir dir;
+    Child child;
+    explicit IdleJvm(const std::string& java, std::vector<std::string> extra = {})
+        : child(start(java, extra, dir)) {}
+    static Child start(const std::string& java, std::vector<std::string> extra, const TempDir& dir) {
+        std::vector<std::string> argv = {java};
+        argv.insert(argv.end(), extra.begin(), extra.end());
+        argv.push_back("-cp");
+        argv.push_back(class_path());
+        argv.push_back("io.vtscope.workloads.MarkerHarness");
+        argv.push_back("--expected");
+        argv.push_back(dir.path("e"));
+        argv.push_back("--ready-file");
+        argv.push_back(dir.path("ready"));
+        argv.push_back("--go-file");
+        argv.push_back(dir.path("never"));
+        return Child::start(argv, "", "");
+    }
+};
+}  // namespace
+
+TEST(BadInput, OptionsAndPids) {
+    expect_one_line_error({kVtscope, "trace"}, "trace needs --pid PID");
+    expect_one_line_error({kVtscope, "trace", "--pid", "abc"}, "invalid pid");
+    expect_one_line_error({kVtscope, "bogus"}, "unknown command 'bogus'");
+    // pid_max is at most 2^22 on Linux, so this pid cannot exist.
+    expect_one_line_error({kVtscope, "trace", "--pid", "99999999"}, "no process with pid 99999999");
+    expect_one_line_error({kVtscope, "trace", "--pid", "1", "--output", "/nonexistent-dir/x.jsonl"},
+                          "cannot write output /nonexistent-dir/x.jsonl");
+}
+
+TEST(BadInput, NotAJvmUnknownSyscallOldJdkNoPrivilege) {
+    REQUIRE_BPF();
+    Child sleeper = Child::start({"sleep", "60"}, "", "");
+    expect_one_line_error({kVtscope, "trace", "--pid", std::to_string(sleeper.pid())}, "is not a JVM");
+
+    IdleJvm jvm(java_bin());
+    TempDir dir;
+    ASSERT_TRUE(wait_for_file(jvm.dir.path("ready"), 60s));
+    std::string pid = std::to_string(jvm.child.pid());
+    expect_one_line_error({kVtscope, "trace", "--pid", pid, "--syscalls", "write,notasyscall"},
+                          "unknown syscall 'notasyscall'");
+    // Without CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (root keeps its uid, loses the capabilities).
+    expect_one_line_error({"setpriv", "--inh-caps=-all", "--bounding-set=-bpf,-perfmon,-sys_admin", kVtscope, "trace",
+                           "--pid", pid},
+                          "no BPF privilege");
+
+    const std::string old_java = "/usr/lib/jvm/java-17-openjdk-amd64/bin/java";
+    if (!std::filesystem::exists(old_java)) {
+        std::fprintf(stderr, "\n*** SKIPPED: old-JDK case: no JDK 17 at %s ***\n\n", old_java.c_str());
+        return;
+    }
+    // A JDK 17 JVM that stays up: the source launcher runs a one-line program that sleeps.
+    std::string source = dir.path("Wait.java");
+    if (std::FILE* f = std::fopen(source.c_str(), "w")) {
+        std::fputs("class Wait { public static void main(String[] a) throws Exception {"
+                   " new java.io.File(a[0]).createNewFile(); Thread.sleep(60000); } }\n", f);
+        std::fclose(f);
+    }
+    Child old = Child::start({old_java, source, dir.path("old.ready")}, "", "");
+    ASSERT_TRUE(wait_for_file(dir.path("old.ready"), 60s));
+    expect_one_line_error({kVtscope, "trace", "--pid", std::to_string(old.pid())}, "JDK 24 or later needed");
+}
