@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <filesystem>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -256,4 +258,65 @@ TEST(BadInput, NotAJvmUnknownSyscallOldJdkNoPrivilege) {
     Child old = Child::start({old_java, source, dir.path("old.ready")}, "", "");
     ASSERT_TRUE(wait_for_file(dir.path("old.ready"), 60s));
     expect_one_line_error({kVtscope, "trace", "--pid", std::to_string(old.pid())}, "JDK 24 or later needed");
+}
+
+// The writer must cost nothing per mount/unmount and create no JVMTI environment. HotSpot takes
+// the notifying transition path (JvmtiVTMSTransitionDisabler::VTMS_vthread_mount/unmount, from
+// the notifyJvmti* natives) only once a JVMTI environment asked for virtual-thread events, and
+// every environment is made by JvmtiEnv::create_a_jvmti (prims/jvmtiEnv.cpp). bpftrace starts
+// the JVM (so start-up is covered) and counts those functions: zero with the writer and
+// OpenTelemetry active; non-zero with the JDWP agent, the control that shows the probes fire.
+namespace {
+struct JvmtiCounts {
+    long mounts = -1, unmounts = -1, environments = -1;
+};
+
+JvmtiCounts count_jvmti_activity(const std::string& extra_jvm_option) {
+    TempDir dir;
+    JvmtiCounts counts;
+    std::string libjvm = env_or("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64") + "/lib/server/libjvm.so";
+    std::string command = java_bin() + " --enable-native-access=ALL-UNNAMED " +
+                          (extra_jvm_option.empty() ? "" : extra_jvm_option + " ") + "-cp " +
+                          class_path() + " io.vtscope.workloads.MarkerHarness --expected " +
+                          dir.path("expected.jsonl") + " --mode concurrent --yields";
+    std::string program =
+        "BEGIN { @mounts = 0; @unmounts = 0; @environments = 0; }\n"
+        "uprobe:" + libjvm + ":_ZN27JvmtiVTMSTransitionDisabler18VTMS_vthread_mountEP8_jobjectb /pid == cpid/ { @mounts++; }\n"
+        "uprobe:" + libjvm + ":_ZN27JvmtiVTMSTransitionDisabler20VTMS_vthread_unmountEP8_jobjectb /pid == cpid/ { @unmounts++; }\n"
+        "uprobe:" + libjvm + ":_ZN8JvmtiEnv14create_a_jvmtiEi /pid == cpid/ { @environments++; }\n";
+    Child tracer = Child::start({"bpftrace", "-c", command, "-e", program}, dir.path("bpftrace.out"),
+                                dir.path("bpftrace.err"));
+    EXPECT_EQ(tracer.wait(180s).value_or(-1), 0) << read_file(dir.path("bpftrace.err"));
+    EXPECT_EQ(read_lines(dir.path("expected.jsonl")).size(), 128u) << "the workload did not run";
+    std::string out = read_file(dir.path("bpftrace.out"));
+    auto value = [&](const std::string& name) {
+        auto at = out.find("@" + name + ": ");
+        return at == std::string::npos ? -1L : std::stol(out.substr(at + name.size() + 3));
+    };
+    counts.mounts = value("mounts");
+    counts.unmounts = value("unmounts");
+    counts.environments = value("environments");
+    return counts;
+}
+}  // namespace
+
+TEST(WriterCost, NoJvmtiEnvironmentAndNoNotifyingTransitions) {
+    REQUIRE_BPF();
+    if (run_command({"bpftrace", "--version"}, nullptr, 30s) != 0) {
+        std::fprintf(stderr, "\n*** SKIPPED: bpftrace is not installed ***\n\n");
+        GTEST_SKIP() << "SKIPPED: bpftrace is not installed";
+    }
+    JvmtiCounts writer = count_jvmti_activity("");
+    std::printf("[ jvmti    ] writer + OpenTelemetry: %ld notifying mounts, %ld unmounts, %ld JVMTI environments\n",
+                writer.mounts, writer.unmounts, writer.environments);
+    EXPECT_EQ(writer.mounts, 0);
+    EXPECT_EQ(writer.unmounts, 0);
+    EXPECT_EQ(writer.environments, 0);
+
+    JvmtiCounts control = count_jvmti_activity("-agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0");
+    std::printf("[ jvmti    ] control, JDWP agent: %ld notifying mounts, %ld unmounts, %ld JVMTI environments\n",
+                control.mounts, control.unmounts, control.environments);
+    EXPECT_GT(control.mounts, 100);
+    EXPECT_GT(control.unmounts, 100);
+    EXPECT_GT(control.environments, 0);
 }
