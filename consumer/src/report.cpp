@@ -102,7 +102,7 @@ std::string render_report(const ReportData& data, int top) {
     uint64_t total_bytes = 0;
     for (const auto& [id, t] : data.traces) total_bytes += t.bytes;
     out << "traces: " << data.traces.size() << " distinct trace ids, " << total_bytes
-        << " bytes in attributed syscalls with a byte count\n";
+        << " bytes requested by attributed syscalls that take a byte count\n";
     if (data.traces.empty()) return out.str();
 
     std::vector<const std::pair<const std::string, TraceTotals>*> order;
@@ -113,7 +113,7 @@ std::string render_report(const ReportData& data, int top) {
         return a->first < b->first;
     });
     size_t shown = std::min<size_t>(order.size(), static_cast<size_t>(top));
-    out << "top " << shown << " traces by bytes:\n";
+    out << "top " << shown << " traces by bytes requested:\n";
     char header[160];
     std::snprintf(header, sizeof(header), "  %-32s %9s %11s %9s  %s\n", "trace_id", "syscalls", "bytes", "vthreads",
                   "syscalls by name");

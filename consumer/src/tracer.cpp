@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "event_format.h"
@@ -76,7 +77,7 @@ private:
     static int on_event(void* ctx, void* data, size_t size);
     Status attach_syscalls(const std::string& tracefs);
     void detach() { links_.clear(); }
-    void print_summary() const;
+    void print_summary();
 
     const TraceOptions& options_;
     JvmTarget target_;
@@ -89,6 +90,7 @@ private:
     bool write_failed_ = false;
     bool region_found_ = false;
     RecordRegion region_{};
+    std::optional<WriterStats> writer_stats_;  // last read, kept for after the target exits
     std::set<uint64_t> warned_regions_;
     size_t threads_at_attach_ = 0;
     size_t own_ids_learned_ = 0;
@@ -236,6 +238,8 @@ int Session::run() {
             // Catches JNI-attached threads and learns own ids of carriers that were busy.
             sync_threads(false);
             sync_region();
+            if (region_found_)
+                if (auto stats = read_writer_stats(memory_, region_)) writer_stats_ = stats;
             next_sync = now + std::chrono::milliseconds(250);
         }
         if (write_failed_) break;
@@ -254,7 +258,7 @@ int Session::run() {
     return 0;
 }
 
-void Session::print_summary() const {
+void Session::print_summary() {
     uint64_t totals[VTSCOPE_COUNTER_COUNT] = {};
     int ncpu = libbpf_num_possible_cpus();
     std::vector<uint64_t> per_cpu(ncpu > 0 ? ncpu : 1);
@@ -276,7 +280,8 @@ void Session::print_summary() const {
     if (!region_found_) {
         std::fprintf(stderr, "vtscope: no record region found: the target publishes no trace context "
                              "(put vtscope-java.jar on its class path)\n");
-    } else if (auto stats = read_writer_stats(memory_, region_)) {
+    } else if (auto stats = read_writer_stats(memory_, region_); stats || writer_stats_) {
+        if (!stats) stats = writer_stats_;
         std::fprintf(stderr, "vtscope: writer records: %llu claimed, %llu released, %llu unavailable%s\n",
                      static_cast<unsigned long long>(stats->claimed), static_cast<unsigned long long>(stats->released),
                      static_cast<unsigned long long>(stats->unavailable),

@@ -22,7 +22,7 @@ not json
     EXPECT_EQ(data.traces["aa"].bytes, 150u);
     EXPECT_EQ(data.traces["bb"].bytes, 500u);
     std::string text = vtscope::render_report(data, 1);
-    EXPECT_NE(text.find("top 1 traces by bytes"), std::string::npos) << text;
+    EXPECT_NE(text.find("top 1 traces by bytes requested"), std::string::npos) << text;
     EXPECT_NE(text.find("bb"), std::string::npos);
     EXPECT_EQ(text.find("  aa "), std::string::npos) << "only the top trace is listed:\n" << text;
     EXPECT_NE(text.find("ok 3 (75.0%)"), std::string::npos) << text;
