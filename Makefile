@@ -18,7 +18,8 @@ $(BUILD)/.setup-done: scripts/setup.sh
 	mkdir -p $(BUILD) && touch $@
 
 configure: setup
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(CMAKE_BUILD_TYPE) $(CMAKE_ARGS) >/dev/null
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(CMAKE_BUILD_TYPE) \
+	      -DVTSCOPE_JAVA_DIR=$(abspath $(BUILD))/java $(CMAKE_ARGS) >/dev/null
 
 native: configure
 	cmake --build $(BUILD)
@@ -35,10 +36,15 @@ java: setup
 test: all test-java test-native
 
 test-java: setup
-	$(MVN) test
+	mvn -B -f java/pom.xml test
 
+# The C++ tests run in a second tree built with AddressSanitizer and UndefinedBehaviorSanitizer;
+# the integration tests there drive the sanitized vtscope against the jars of $(BUILD)/java.
 test-native: native java
-	cd $(BUILD) && ctest --output-on-failure
+	cmake -S . -B $(BUILD)/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVTSCOPE_SANITIZE=ON \
+	      -DVTSCOPE_JAVA_DIR=$(abspath $(BUILD))/java $(CMAKE_ARGS) >/dev/null
+	cmake --build $(BUILD)/asan
+	cd $(BUILD)/asan && ctest --output-on-failure
 
 demo: all
 	scripts/demo.sh $(BUILD)
