@@ -155,6 +155,23 @@ TEST(PlatformThreads, MarkersCarryNullVthreadAndOwnContext) {
     EXPECT_EQ(platform_markers, 6 * 8);
 }
 
+// Carriers created after vtscope attached (no warm-up: the scheduler starts its carriers only
+// when the markers run) are picked up through the JavaThread::run uprobe.
+TEST(NewThreads, CarriersStartedAfterAttachAreAttributed) {
+    REQUIRE_BPF();
+    TraceRun run = run_harness({"-Djdk.virtualThreadScheduler.parallelism=2"},
+                               {"--no-warm-up", "--mode", "concurrent", "--yields"});
+    expect_clean_run(run);
+    CheckResult r = check_markers(run.expected, run.trace);
+    EXPECT_EQ(r.correct, 128) << r.summary();
+    auto at = run.vtscope_stderr.find(" started, ");
+    ASSERT_NE(at, std::string::npos) << run.vtscope_stderr;
+    size_t digits = run.vtscope_stderr.rfind(", ", at) + 2;
+    long started = std::stol(run.vtscope_stderr.substr(digits, at - digits));
+    std::printf("[ threads  ] %ld Java threads started during the trace; %s\n", started, r.summary().c_str());
+    EXPECT_GE(started, 2) << run.vtscope_stderr;
+}
+
 // Stress: 2,000 virtual threads x 10 markers on 2 carriers, nested scopes, parks, yields and
 // allocation in a small heap (many GCs), under each collector. No misattribution on either
 // plane; unattributed markers are printed with their cause.
@@ -319,4 +336,26 @@ TEST(WriterCost, NoJvmtiEnvironmentAndNoNotifyingTransitions) {
     EXPECT_GT(control.mounts, 100);
     EXPECT_GT(control.unmounts, 100);
     EXPECT_GT(control.environments, 0);
+}
+
+// Stopping: at --duration and on SIGINT vtscope flushes, prints its summary and exits 0.
+TEST(Lifecycle, DurationAndSignalStopCleanly) {
+    REQUIRE_BPF();
+    IdleJvm jvm(java_bin());
+    ASSERT_TRUE(wait_for_file(jvm.dir.path("ready"), 60s));
+    std::string pid = std::to_string(jvm.child.pid());
+    std::string err;
+    EXPECT_EQ(run_command({kVtscope, "trace", "--pid", pid, "--duration", "0.5", "--output", "/dev/null"}, &err, 60s), 0)
+        << err;
+    EXPECT_NE(err.find("duration reached"), std::string::npos) << err;
+    EXPECT_NE(err.find("events "), std::string::npos) << err;
+
+    TempDir dir;
+    Child tracer = Child::start({kVtscope, "trace", "--pid", pid, "--output", dir.path("out.jsonl"), "--ready-file",
+                                 dir.path("ready")},
+                                "", dir.path("err"));
+    ASSERT_TRUE(wait_for_file(dir.path("ready"), 30s)) << read_file(dir.path("err"));
+    tracer.signal(SIGINT);
+    EXPECT_EQ(tracer.wait(30s).value_or(-1), 0) << read_file(dir.path("err"));
+    EXPECT_NE(read_file(dir.path("err")).find("vtscope: signal;"), std::string::npos) << read_file(dir.path("err"));
 }
