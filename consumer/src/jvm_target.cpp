@@ -1,10 +1,10 @@
 #include "jvm_target.h"
 
 #include <signal.h>
-#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 
 #include "elf_symbols.h"
 #include "proc_maps.h"
@@ -18,8 +18,15 @@ constexpr const char* kThreadsRemove = "_ZN7Threads6removeEP10JavaThreadb";
 }  // namespace
 
 bool process_alive(pid_t pid) {
-    struct stat st;
-    return stat(("/proc/" + std::to_string(pid)).c_str(), &st) == 0;
+    // A zombie has exited even though /proc/PID stays until its parent reaps it: the state
+    // letter follows the parenthesised command name in /proc/PID/stat (proc(5)).
+    std::ifstream stat_file("/proc/" + std::to_string(pid) + "/stat");
+    std::string text;
+    if (!std::getline(stat_file, text)) return false;
+    size_t paren = text.rfind(')');
+    if (paren == std::string::npos || paren + 2 >= text.size()) return false;
+    char state = text[paren + 2];
+    return state != 'Z' && state != 'X';
 }
 
 Expected<JvmTarget> inspect_jvm(pid_t pid, const MemoryReader& memory) {

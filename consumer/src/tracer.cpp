@@ -2,9 +2,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <linux/capability.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -20,6 +18,7 @@
 #include "event_format.h"
 #include "java_threads.h"
 #include "jvm_target.h"
+#include "privilege.h"
 #include "proc_maps.h"
 #include "record_region.h"
 #include "tracefs.h"
@@ -33,15 +32,6 @@ std::atomic<bool> g_stop{false};
 void on_signal(int) { g_stop.store(true); }
 
 void error_line(const std::string& message) { std::fprintf(stderr, "vtscope: error: %s\n", message.c_str()); }
-
-// CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN) load and attach the programs (kernel 5.8+).
-bool have_bpf_privilege() {
-    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-    __user_cap_data_struct data[2] = {};
-    if (syscall(SYS_capget, &header, data) != 0) return false;
-    auto has = [&](int cap) { return (data[cap / 32].effective >> (cap % 32)) & 1u; };
-    return has(CAP_SYS_ADMIN) || (has(CAP_BPF) && has(CAP_PERFMON));
-}
 
 int libbpf_quiet(enum libbpf_print_level level, const char* format, va_list args) {
     if (level == LIBBPF_WARN && std::getenv("VTSCOPE_DEBUG")) return std::vfprintf(stderr, format, args);
@@ -68,14 +58,14 @@ public:
     Session(const TraceOptions& options, JvmTarget target, ProcessMemory memory, FILE* out)
         : options_(options), target_(std::move(target)), memory_(memory), out_(out) {}
 
-    Status load_and_attach(const std::string& tracefs);
+    Status load_and_attach();
     void sync_threads(bool at_attach);
     void sync_region();
     int run();
 
 private:
     static int on_event(void* ctx, void* data, size_t size);
-    Status attach_syscalls(const std::string& tracefs);
+    Status attach_syscalls();
     void detach() { links_.clear(); }
     void print_summary();
 
@@ -87,7 +77,7 @@ private:
     std::unique_ptr<ring_buffer, RingBufferDeleter> ring_;
     std::vector<LinkPtr> links_;
     Counts counts_;
-    bool write_failed_ = false;
+    int write_errno_ = 0;  // first output error, 0 while writes succeed
     bool region_found_ = false;
     RecordRegion region_{};
     std::optional<WriterStats> writer_stats_;  // last read, kept for after the target exits
@@ -97,7 +87,7 @@ private:
     std::string stop_reason_ = "stopped";
 };
 
-Status Session::load_and_attach(const std::string& tracefs) {
+Status Session::load_and_attach() {
     skel_.reset(vtscope_trace_bpf__open());
     if (!skel_) return make_error(std::string("cannot open the BPF object: ") + std::strerror(errno));
     skel_->rodata->target_tgid = static_cast<__u32>(target_.pid);
@@ -129,10 +119,10 @@ Status Session::load_and_attach(const std::string& tracefs) {
 
     ring_.reset(ring_buffer__new(bpf_map__fd(skel_->maps.events), &Session::on_event, this, nullptr));
     if (!ring_) return make_error(std::string("cannot create the ring buffer reader: ") + std::strerror(errno));
-    return attach_syscalls(tracefs);
+    return attach_syscalls();
 }
 
-Status Session::attach_syscalls(const std::string&) {
+Status Session::attach_syscalls() {
     for (size_t i = 0; i < options_.syscalls.size(); i++) {
         LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = i);
         std::string name = "sys_enter_" + options_.syscalls[i];
@@ -210,7 +200,8 @@ int Session::on_event(void* ctx, void* data, size_t size) {
     self->counts_.delivered[event.status < VTSCOPE_STATUS_COUNT ? event.status : unsigned{VTSCOPE_STATUS_INVALID}]++;
     std::string line = format_event(event, name);
     line.push_back('\n');
-    if (std::fwrite(line.data(), 1, line.size(), self->out_) != line.size()) self->write_failed_ = true;
+    if (std::fwrite(line.data(), 1, line.size(), self->out_) != line.size() && !self->write_errno_)
+        self->write_errno_ = errno ? errno : EIO;
     return 0;
 }
 
@@ -242,17 +233,17 @@ int Session::run() {
                 if (auto stats = read_writer_stats(memory_, region_)) writer_stats_ = stats;
             next_sync = now + std::chrono::milliseconds(250);
         }
-        if (write_failed_) break;
+        if (write_errno_) break;
     }
     if (g_stop.load()) stop_reason_ = "signal";
     // Detach first so no event arrives after the drain; then nothing collected is lost.
     detach();
     while (ring_buffer__consume(ring_.get()) > 0) {
     }
-    if (std::fflush(out_) != 0) write_failed_ = true;
+    if (std::fflush(out_) != 0 && !write_errno_) write_errno_ = errno ? errno : EIO;
     print_summary();
-    if (write_failed_) {
-        error_line(std::string("writing the output failed: ") + std::strerror(errno));
+    if (write_errno_) {
+        error_line(std::string("writing the output failed: ") + std::strerror(write_errno_));
         return 1;
     }
     return 0;
@@ -344,9 +335,11 @@ int run_trace(const TraceOptions& options) {
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
+    // A closed output pipe must end in an error line and the summary, not a silent SIGPIPE death.
+    signal(SIGPIPE, SIG_IGN);
 
     Session session(options, std::move(*target), memory, out);
-    if (auto status = session.load_and_attach(*tracefs); !status) {
+    if (auto status = session.load_and_attach(); !status) {
         error_line(status.error().message);
         return 1;
     }

@@ -1,9 +1,7 @@
 // End-to-end tests: a real JDK 25 running the bundled harness, traced by the real vtscope binary
 // with its BPF programs. They need root (BPF); without it every test says SKIPPED loudly.
 #include <gtest/gtest.h>
-#include <linux/capability.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -14,6 +12,7 @@
 #include <vector>
 
 #include "attribution_checker.h"
+#include "privilege.h"
 #include "process_runner.h"
 
 using namespace std::chrono_literals;
@@ -38,25 +37,14 @@ const std::string kJavaDir = VTSCOPE_JAVA_DIR;
 std::string java_bin() { return env_or("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64") + "/bin/java"; }
 std::string class_path() { return kJavaDir + "/*:" + kJavaDir + "/lib/*"; }
 
-bool have_bpf_privilege(std::string* why) {
-    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-    __user_cap_data_struct data[2] = {};
-    if (syscall(SYS_capget, &header, data) != 0) {
-        *why = "capget failed";
-        return false;
-    }
-    auto has = [&](int cap) { return (data[cap / 32].effective >> (cap % 32)) & 1u; };
-    if (has(CAP_SYS_ADMIN) || (has(CAP_BPF) && has(CAP_PERFMON) && has(CAP_SYS_PTRACE))) return true;
-    *why = "needs root (CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE) to load BPF programs and read the target";
-    return false;
-}
+constexpr const char* kNoPrivilege =
+    "needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN) to load BPF programs and read the target";
 
 #define REQUIRE_BPF()                                                                  \
     do {                                                                               \
-        std::string why;                                                               \
-        if (!have_bpf_privilege(&why)) {                                               \
-            std::fprintf(stderr, "\n*** SKIPPED: %s ***\n\n", why.c_str());            \
-            GTEST_SKIP() << "SKIPPED: " << why;                                        \
+        if (!vtscope::have_bpf_privilege()) {                                          \
+            std::fprintf(stderr, "\n*** SKIPPED: %s ***\n\n", kNoPrivilege);              \
+            GTEST_SKIP() << "SKIPPED: " << kNoPrivilege;                               \
         }                                                                              \
     } while (0)
 
