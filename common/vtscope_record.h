@@ -18,12 +18,13 @@
  *
  * Keys are Java thread ids (Thread.threadId()): positive, never reused within a JVM. The slot
  * for thread id X is found by linear probing from X & (capacity - 1) for at most max_probe slots;
- * owner 0 ends the chain (never used), VTSCOPE_OWNER_RELEASED is a tombstone that is skipped.
- * Only thread X claims a slot for X (CAS of owner from 0 or RELEASED to X) and only thread X
- * writes its record, so a reader that runs synchronously on X's own task (a syscall tracepoint)
- * sees X's record in program order. A slot is released (record cleared, then owner set to the
- * tombstone) only after thread X has terminated and become unreachable, and Java thread ids are
- * never reused, so a record found with owner == X can never belong to another thread.
+ * owner 0 ends the chain (never used); any other owner that is not X (another id,
+ * VTSCOPE_OWNER_RELEASED, VTSCOPE_OWNER_BUSY) is skipped. Only thread X claims a slot for X and
+ * only thread X writes its record, so a reader that runs synchronously on X's own task (a syscall
+ * tracepoint) sees X's record in program order. A claim takes a slot that is free, released, or
+ * owned by a thread that has terminated: CAS of the owner to BUSY, clear the record, then store X.
+ * Java thread ids are never reused and a terminated thread makes no more syscalls, so a record
+ * found with owner == X can never belong to another thread.
  *
  * Record update protocol (OTEP 4947 in-place mutation): valid=0, release fence, payload,
  * release fence, valid=1. A reader that sees valid=0 reports "no context" when the trace id is
@@ -47,6 +48,7 @@
 #define VTSCOPE_MAX_PROBE 32
 #define VTSCOPE_OWNER_FREE 0LL
 #define VTSCOPE_OWNER_RELEASED (-1LL)
+#define VTSCOPE_OWNER_BUSY (-2LL)                        /* changing hands: skipped */
 #define VTSCOPE_KIND_VIRTUAL 1
 #define VTSCOPE_KIND_PLATFORM 2
 
@@ -59,7 +61,7 @@ struct vtscope_region_header {
 	__u32 max_probe;            /* VTSCOPE_MAX_PROBE */
 	__u32 writer_pid;           /* getpid() of the JVM that created the region */
 	__u64 records_claimed;      /* slots claimed so far (atomic add) */
-	__u64 records_released;     /* slots released after their thread ended */
+	__u64 records_released;     /* slots taken over from a terminated thread */
 	__u64 records_unavailable;  /* claims that found no free slot within max_probe */
 	__u32 record_offset;        /* VTSCOPE_RECORD_OFFSET */
 	__u32 reserved;

@@ -31,6 +31,31 @@ public final class Hex {
         return v;
     }
 
+    /** Nibble values of '0'-'9' and 'a'-'f' (index: char & 0x7f); other entries are 0. */
+    private static final byte[] LOWER_HEX = new byte[128];
+
+    static {
+        for (int c = '0'; c <= '9'; c++) {
+            LOWER_HEX[c] = (byte) (c - '0');
+        }
+        for (int c = 'a'; c <= 'f'; c++) {
+            LOWER_HEX[c] = (byte) (c - 'a' + 10);
+        }
+    }
+
+    /**
+     * The 16 lowercase hex digits at {@code offset} without validation: for ids that OpenTelemetry
+     * already validated ({@code SpanContext.isValid()} implies 32/16 lowercase hex digits). A
+     * malformed input yields a wrong value, never an exception.
+     */
+    public static long parseLowerHexUnchecked(String s, int offset) {
+        long v = 0;
+        for (int i = offset; i < offset + 16; i++) {
+            v = (v << 4) | LOWER_HEX[s.charAt(i) & 0x7f];
+        }
+        return v;
+    }
+
     private static int nibble(char c) {
         if (c >= '0' && c <= '9') {
             return c - '0';

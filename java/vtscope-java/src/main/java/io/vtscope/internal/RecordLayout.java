@@ -17,6 +17,8 @@ public final class RecordLayout {
     public static final int MAX_PROBE = 32;
     public static final long OWNER_FREE = 0L;
     public static final long OWNER_RELEASED = -1L;
+    /** A slot changing hands: readers skip it, claimers leave it alone. */
+    public static final long OWNER_BUSY = -2L;
     public static final byte KIND_NONE = 0;
     public static final byte KIND_VIRTUAL = 1;
     public static final byte KIND_PLATFORM = 2;

@@ -11,7 +11,7 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
-import java.lang.ref.Cleaner;
+import java.lang.ref.WeakReference;
 import java.nio.ByteOrder;
 
 /**
@@ -19,18 +19,22 @@ import java.nio.ByteOrder;
  *
  * <p>The region is an anonymous memfd named {@value RecordLayout#REGION_NAME}, mapped once and
  * never unmapped, so an eBPF reader finds it in {@code /proc/PID/maps} without any cooperation.
- * Every thread that publishes owns one slot keyed by its {@link Thread#threadId()}; only that
- * thread writes the slot's record, so updates need no locks, only the OTEP 4947 valid-flag
- * protocol. A slot is returned (tombstoned) by a {@link Cleaner} once its thread is gone: the
- * per-thread holder is only reachable through the thread's thread-local map, which the JDK drops
- * when the thread terminates.
+ * Every thread that publishes owns one slot keyed by its {@link Thread#threadId()}, found by the
+ * same linear probe the readers use; only that thread writes the slot's record, so updates need
+ * no locks, only the OTEP 4947 valid-flag protocol.
+ *
+ * <p>Slots of terminated threads are taken over lazily: a claim that meets a slot whose owner is
+ * no longer alive (a weak reference per slot, checked with {@link Thread#isAlive()}) hands it
+ * over. Nothing is kept per thread on the Java side and nothing runs when a thread ends, so
+ * thread churn costs neither a thread-local map nor reference processing, and the table never
+ * fills with dead threads. A slot changes hands through {@link RecordLayout#OWNER_BUSY}: readers
+ * skip it, and the record is cleared before the new owner's id is published.
  */
 public final class RecordRegion {
     private static final ValueLayout.OfLong BE_LONG =
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     /** Coordinates (MemorySegment, long offset); needs 8-byte alignment, which the layout gives. */
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
-    private static final Cleaner CLEANER = Cleaner.create();
 
     private static final int MFD_CLOEXEC = 1;
     private static final int PROT_READ = 1;
@@ -39,20 +43,16 @@ public final class RecordRegion {
     private static final int MAP_POPULATE = 0x8000;
     private static final long MAP_FAILED = -1L;
 
-    /** Stored in the thread local of a thread that found no free slot, so it never probes again. */
-    private static final Holder NO_SLOT = new Holder(null);
-
     private final MemorySegment segment;
     private final int capacity;
-    private final ThreadLocal<Holder> holders = new ThreadLocal<>();
-
-    /** Per-thread record; the Cleaner watches it, so the release action must not reference it. */
-    private record Holder(MemorySegment record) {}
+    /** The thread that owns each slot, published before its id (see {@link #claim}). */
+    private final WeakReference<?>[] owners;
 
     /** Creates and maps a new region with {@code capacity} slots (normalized); throws on failure. */
     RecordRegion(int capacity) {
         this.capacity = normalizeCapacity(capacity);
         this.segment = mapMemfd(regionSize(this.capacity));
+        this.owners = new WeakReference<?>[this.capacity];
         segment.set(ValueLayout.JAVA_INT, H_VERSION, VERSION);
         segment.set(ValueLayout.JAVA_INT, H_HEADER_SIZE, HEADER_SIZE);
         segment.set(ValueLayout.JAVA_INT, H_SLOT_SIZE, SLOT_SIZE);
@@ -84,14 +84,24 @@ public final class RecordRegion {
         return capacity;
     }
 
+    /**
+     * Offset of the calling thread's record in {@link #segment()}, claiming a slot on the first
+     * call; -1 if every slot of its probe chain belongs to a live thread.
+     */
+    public long currentRecordOffset() {
+        Thread t = Thread.currentThread();
+        long tid = t.threadId();
+        long slot = findSlot(tid);
+        if (slot < 0) {
+            slot = claim(t, tid);
+        }
+        return slot < 0 ? -1 : slot + RECORD_OFFSET;
+    }
+
     /** The calling thread's 64-byte record, claimed on first call; null if no slot was free. */
     public MemorySegment currentRecord() {
-        Holder h = holders.get();
-        if (h == null) {
-            h = claim();
-            holders.set(h);
-        }
-        return h.record;
+        long offset = currentRecordOffset();
+        return offset < 0 ? null : segment.asSlice(offset, RECORD_SIZE);
     }
 
     /**
@@ -99,23 +109,15 @@ public final class RecordRegion {
      * a valid context, so it clears the record instead and returns false.
      */
     public boolean publish(long traceIdHigh, long traceIdLow, long spanId, int traceFlags) {
-        MemorySegment r = currentRecord();
-        if (r == null) {
-            return false;
-        }
         if ((traceIdHigh | traceIdLow) == 0 || spanId == 0) {
-            clear(r);
+            clear();
             return false;
         }
-        r.set(ValueLayout.JAVA_BYTE, R_VALID, (byte) 0);
-        VarHandle.releaseFence();
-        r.set(BE_LONG, R_TRACE_ID, traceIdHigh);
-        r.set(BE_LONG, R_TRACE_ID + 8, traceIdLow);
-        r.set(BE_LONG, R_SPAN_ID, spanId);
-        r.set(ValueLayout.JAVA_BYTE, R_TRACE_FLAGS, (byte) traceFlags);
-        r.set(ValueLayout.JAVA_SHORT, R_ATTRS_SIZE, (short) 0);
-        VarHandle.releaseFence();
-        r.set(ValueLayout.JAVA_BYTE, R_VALID, (byte) 1);
+        long r = currentRecordOffset();
+        if (r < 0) {
+            return false;
+        }
+        write(r, traceIdHigh, traceIdLow, spanId, traceFlags);
         return true;
     }
 
@@ -134,51 +136,139 @@ public final class RecordRegion {
      * report as no context, so this does not claim a slot.
      */
     public void clear() {
-        Holder h = holders.get();
-        if (h != null && h.record != null) {
-            clear(h.record);
+        long slot = findSlot(Thread.currentThread().threadId());
+        if (slot >= 0) {
+            clearRecord(slot + RECORD_OFFSET);
         }
     }
 
-    private static void clear(MemorySegment r) {
-        r.set(ValueLayout.JAVA_BYTE, R_VALID, (byte) 0);
-        VarHandle.releaseFence();
-        // Readers tell "no context" (zero trace id) from "torn update" (valid 0, non-zero id).
-        r.asSlice(R_TRACE_ID, R_TRACE_FLAGS + 1).fill((byte) 0);
+    /** Offset of the calling thread's record if it has claimed one, else -1; never claims. */
+    public long claimedRecordOffset() {
+        long slot = findSlot(Thread.currentThread().threadId());
+        return slot < 0 ? -1 : slot + RECORD_OFFSET;
     }
 
-    private Holder claim() {
-        Thread t = Thread.currentThread();
-        long tid = t.threadId();
-        int mask = capacity - 1;
+    /** Big-endian trace id high half of the record at offset {@code r}. */
+    public long traceIdHigh(long r) {
+        return segment.get(BE_LONG, r + R_TRACE_ID);
+    }
+
+    public long traceIdLow(long r) {
+        return segment.get(BE_LONG, r + R_TRACE_ID + 8);
+    }
+
+    public long spanId(long r) {
+        return segment.get(BE_LONG, r + R_SPAN_ID);
+    }
+
+    /** The valid byte in bit 8 and the trace flags in bits 0-7, as one snapshot value. */
+    public int validAndFlags(long r) {
+        return (segment.get(ValueLayout.JAVA_BYTE, r + R_VALID) == 1 ? 0x100 : 0)
+                | (segment.get(ValueLayout.JAVA_BYTE, r + R_TRACE_FLAGS) & 0xff);
+    }
+
+    /** Puts back a state read with the accessors above (valid, or cleared). */
+    public void restore(long r, long traceIdHigh, long traceIdLow, long spanId, int validAndFlags) {
+        if ((validAndFlags & 0x100) != 0) {
+            write(r, traceIdHigh, traceIdLow, spanId, validAndFlags & 0xff);
+        } else {
+            clearRecord(r);
+        }
+    }
+
+    /** The OTEP 4947 rewrite: valid=0, fence, payload, fence, valid=1. */
+    public void write(long r, long traceIdHigh, long traceIdLow, long spanId, int traceFlags) {
+        segment.set(ValueLayout.JAVA_BYTE, r + R_VALID, (byte) 0);
+        VarHandle.releaseFence();
+        segment.set(BE_LONG, r + R_TRACE_ID, traceIdHigh);
+        segment.set(BE_LONG, r + R_TRACE_ID + 8, traceIdLow);
+        segment.set(BE_LONG, r + R_SPAN_ID, spanId);
+        segment.set(ValueLayout.JAVA_BYTE, r + R_TRACE_FLAGS, (byte) traceFlags);
+        VarHandle.releaseFence();
+        segment.set(ValueLayout.JAVA_BYTE, r + R_VALID, (byte) 1);
+    }
+
+    /** Marks the record at offset {@code r} as holding no context. */
+    public void clearRecord(long r) {
+        segment.set(ValueLayout.JAVA_BYTE, r + R_VALID, (byte) 0);
+        VarHandle.releaseFence();
+        // Readers tell "no context" (zero trace id) from "torn update" (valid 0, non-zero id).
+        segment.set(ValueLayout.JAVA_LONG_UNALIGNED, r + R_TRACE_ID, 0L);
+        segment.set(ValueLayout.JAVA_LONG_UNALIGNED, r + R_TRACE_ID + 8, 0L);
+        segment.set(ValueLayout.JAVA_LONG_UNALIGNED, r + R_SPAN_ID, 0L);
+        segment.set(ValueLayout.JAVA_BYTE, r + R_TRACE_FLAGS, (byte) 0);
+    }
+
+    private long slotOffset(long tid, int i) {
+        return HEADER_SIZE + ((tid + i) & (capacity - 1)) * SLOT_SIZE;
+    }
+
+    /** The slot owned by {@code tid}, probing as the readers do; -1 if it has none. */
+    private long findSlot(long tid) {
         for (int i = 0; i < MAX_PROBE; i++) {
-            long slotOffset = HEADER_SIZE + (long) ((int) (tid + i) & mask) * SLOT_SIZE;
-            long owner = (long) LONG.getVolatile(segment, slotOffset + S_OWNER);
-            if ((owner == OWNER_FREE || owner == OWNER_RELEASED)
-                    && LONG.compareAndSet(segment, slotOffset + S_OWNER, owner, tid)) {
-                MemorySegment slot = segment.asSlice(slotOffset, SLOT_SIZE);
-                slot.set(ValueLayout.JAVA_BYTE, S_KIND, t.isVirtual() ? KIND_VIRTUAL : KIND_PLATFORM);
+            long slot = slotOffset(tid, i);
+            // Only thread tid ever stores tid here, so a plain read sees its own claim.
+            long owner = segment.get(ValueLayout.JAVA_LONG, slot + S_OWNER);
+            if (owner == tid) {
+                return slot;
+            }
+            if (owner == OWNER_FREE) {
+                return -1;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Takes the first slot of tid's chain that is free, released, or owned by a thread that is no
+     * longer alive. Returns the slot offset, or -1 (and counts it) when all are held by live threads.
+     */
+    private long claim(Thread t, long tid) {
+        for (int i = 0; i < MAX_PROBE; i++) {
+            long slot = slotOffset(tid, i);
+            long owner = (long) LONG.getAcquire(segment, slot + S_OWNER);
+            boolean free = owner == OWNER_FREE || owner == OWNER_RELEASED;
+            if ((free || isDeadOwner(slot, owner)) && LONG.compareAndSet(segment, slot + S_OWNER, owner, OWNER_BUSY)) {
+                // The slot is ours but still reads as skipped: clear the previous owner's record
+                // and note who owns it before any reader or claimer can see our id.
+                clearRecord(slot + RECORD_OFFSET);
+                owners[index(slot)] = new WeakReference<>(t);
+                segment.set(ValueLayout.JAVA_BYTE, slot + S_KIND, t.isVirtual() ? KIND_VIRTUAL : KIND_PLATFORM);
+                LONG.setRelease(segment, slot + S_OWNER, tid);
                 LONG.getAndAdd(segment, H_RECORDS_CLAIMED, 1L);
-                Holder h = new Holder(slot.asSlice(RECORD_OFFSET, RECORD_SIZE));
-                CLEANER.register(h, new Release(segment, slot));
-                return h;
+                if (!free) {
+                    LONG.getAndAdd(segment, H_RECORDS_RELEASED, 1L);
+                }
+                return slot;
             }
         }
         LONG.getAndAdd(segment, H_RECORDS_UNAVAILABLE, 1L);
-        return NO_SLOT;
+        return -1;
     }
 
-    /** Runs on the Cleaner thread after the owner thread died: clear, then tombstone the slot. */
-    private record Release(MemorySegment region, MemorySegment slot) implements Runnable {
-        @Override
-        public void run() {
-            slot.set(ValueLayout.JAVA_BYTE, RECORD_OFFSET + R_VALID, (byte) 0);
-            VarHandle.releaseFence();
-            slot.asSlice(RECORD_OFFSET, RECORD_SIZE).fill((byte) 0);
-            slot.set(ValueLayout.JAVA_BYTE, S_KIND, KIND_NONE);
-            LONG.setRelease(slot, S_OWNER, OWNER_RELEASED);
-            LONG.getAndAdd(region, H_RECORDS_RELEASED, 1L);
+    /**
+     * True if the slot's owner {@code owner} has terminated. The owner's reference was stored
+     * before its id was released into the slot, and {@code owner} was read with acquire, so the
+     * reference read here is that owner's (a mismatch means a hand-over in progress: not dead).
+     */
+    private boolean isDeadOwner(long slot, long owner) {
+        if (owner <= 0) {
+            return false; // OWNER_BUSY: being handed over right now
         }
+        WeakReference<?> ref = owners[index(slot)];
+        if (ref == null) {
+            return false; // claimed by another writer of the same region layout (not this JVM's Java side)
+        }
+        Object o = ref.get();
+        if (o == null) {
+            return true; // the Thread object was collected: it has long terminated
+        }
+        Thread owningThread = (Thread) o;
+        return owningThread.threadId() == owner && !owningThread.isAlive();
+    }
+
+    private int index(long slot) {
+        return (int) ((slot - HEADER_SIZE) / SLOT_SIZE);
     }
 
     /** memfd_create + ftruncate + mmap(MAP_SHARED) + close through FFM downcalls into libc. */

@@ -115,32 +115,64 @@ class RecordRegionTest {
     }
 
     @Test
-    void slotIsReleasedAfterThreadEndsAndIsCollected() throws Exception {
+    void slotOfTerminatedThreadIsTakenOverWithoutGc() throws Exception {
         RecordRegion r = new RecordRegion(64);
-        AtomicReference<Long> slot = new AtomicReference<>();
-        for (Thread t : List.of(Thread.ofPlatform().unstarted(() -> {
+        AtomicReference<MemorySegment> first = new AtomicReference<>();
+        AtomicReference<MemorySegment> second = new AtomicReference<>();
+        Thread a = Thread.ofVirtual().unstarted(() -> {
             r.publish(0x0af7651916cd43ddL, 0x8448eb211c80319cL, 0xb7ad6b7169203331L, 1);
-            slot.set(slotIndex(r, r.currentRecord()));
-        }), Thread.ofVirtual().unstarted(() -> r.publish(1, 2, 3, 1)))) {
-            t.start();
-            t.join();
-        }
-        long s = slot.get();
-        assertNotEquals(OWNER_RELEASED, owner(r, s));
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (header(r, H_RECORDS_RELEASED) < 2 && System.nanoTime() < deadline) {
-            System.gc();
-            Thread.sleep(20);
-        }
-        assertEquals(2, header(r, H_RECORDS_RELEASED));
-        assertEquals(OWNER_RELEASED, owner(r, s));
-        assertEquals(KIND_NONE, kind(r, s));
-        MemorySegment rec = r.segment().asSlice(HEADER_SIZE + s * SLOT_SIZE + RECORD_OFFSET, RECORD_SIZE);
-        assertArrayEquals(new byte[RECORD_SIZE], rec.toArray(ValueLayout.JAVA_BYTE));
+            first.set(r.currentRecord());
+        });
+        Thread b;
+        do { // a thread whose home slot is a's
+            b = Thread.ofPlatform().unstarted(() -> {
+                r.publish(5, 6, 7, 1);
+                second.set(r.currentRecord());
+            });
+        } while (((b.threadId() ^ a.threadId()) & 63) != 0);
+        a.start();
+        a.join(); // a has terminated; its Thread object is still strongly reachable here
+        long home = a.threadId() & 63;
+        assertEquals(home, slotIndex(r, first.get()));
+        assertEquals(a.threadId(), owner(r, home), "a terminated thread keeps its slot until it is needed");
+        b.start();
+        b.join();
+        assertEquals(home, slotIndex(r, second.get()), "b takes over the dead thread's slot");
+        assertEquals(b.threadId(), owner(r, home));
+        assertEquals(KIND_PLATFORM, kind(r, home));
+        assertEquals(2, header(r, H_RECORDS_CLAIMED));
+        assertEquals(1, header(r, H_RECORDS_RELEASED));
+        MemorySegment rec = second.get();
+        assertEquals(7, rec.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), R_SPAN_ID));
+        assertEquals(1, rec.get(ValueLayout.JAVA_BYTE, R_VALID));
+    }
 
-        // A released slot is reusable: a thread with the same home slot may claim it again.
-        MemorySegment mine = r.currentRecord();
-        assertEquals(Thread.currentThread().threadId(), owner(r, slotIndex(r, mine)));
+    @Test
+    void clearDoesNotClaimAndRestoreRoundTrips() throws Exception {
+        RecordRegion r = new RecordRegion(64);
+        // Run in a virtual thread and propagate its assertion failures through the future.
+        try (var executor = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+          executor.submit(() -> {
+            r.clear();
+            assertEquals(-1, r.claimedRecordOffset(), "clearing claims nothing");
+            r.publish(1, 2, 3, 1);
+            long rec = r.claimedRecordOffset();
+            long hi = r.traceIdHigh(rec), lo = r.traceIdLow(rec), span = r.spanId(rec);
+            int vf = r.validAndFlags(rec);
+            assertEquals(0x101, vf);
+            r.publish(9, 9, 9, 0);
+            r.restore(rec, hi, lo, span, vf);
+            assertEquals(2, r.traceIdLow(rec));
+            assertEquals(3, r.spanId(rec));
+            r.clear();
+            int cleared = r.validAndFlags(rec);
+            r.publish(4, 4, 4, 1);
+            r.restore(rec, 0, 0, 0, cleared);
+            assertEquals(0, r.validAndFlags(rec));
+            assertEquals(0, r.traceIdHigh(rec));
+            return null;
+          }).get();
+        }
     }
 
     private static void awaitQuietly(CountDownLatch latch) {

@@ -5,7 +5,8 @@ import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.ContextStorage;
 import io.opentelemetry.context.Scope;
-import io.vtscope.VtScope;
+import io.vtscope.internal.Hex;
+import io.vtscope.internal.RecordRegion;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -15,17 +16,20 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * exactly once, on the thread (virtual or platform) that makes it.
  *
  * <p>After each change the record equals the span of the context that is then current (cleared
- * when it has no valid span), including when scopes are closed out of order and the delegate
- * ignores the close: the close path republishes {@code delegate.current()} rather than assuming.
+ * when it has no valid span). A scope remembers the record it replaced and puts it back on close
+ * when the delegate restored the context it replaced, which is the common, well-nested case; any
+ * other close (out of order, a foreign storage) republishes {@code delegate.current()}.
  */
 public final class VtScopeContextStorage implements ContextStorage {
     /** One JVM-wide mirror is enough; a second (service loader plus {@link VtScopeOtel#install()}) would only double the work. */
     private static final AtomicBoolean WRAPPED = new AtomicBoolean();
 
     private final ContextStorage delegate;
+    private final RecordRegion region;
 
-    private VtScopeContextStorage(ContextStorage delegate) {
+    private VtScopeContextStorage(ContextStorage delegate, RecordRegion region) {
         this.delegate = delegate;
+        this.region = region;
     }
 
     /**
@@ -34,23 +38,34 @@ public final class VtScopeContextStorage implements ContextStorage {
      * untouched). Usable as a {@link ContextStorage#addWrapper} function.
      */
     public static ContextStorage wrap(ContextStorage storage) {
-        if (storage instanceof VtScopeContextStorage || !VtScope.isAvailable() || !WRAPPED.compareAndSet(false, true)) {
+        RecordRegion region = RecordRegion.global();
+        if (storage instanceof VtScopeContextStorage || region == null || !WRAPPED.compareAndSet(false, true)) {
             return storage;
         }
-        return new VtScopeContextStorage(storage);
+        return new VtScopeContextStorage(storage, region);
     }
 
     @Override
     public Scope attach(Context toAttach) {
+        Context before = delegate.current();
         Scope scope = delegate.attach(toAttach);
         if (scope == Scope.noop()) {
             return scope; // the delegate changed nothing (same context, or null)
         }
-        publish(toAttach);
-        return () -> {
-            scope.close();
-            publish(delegate.current());
-        };
+        SpanContext sc = validSpanContext(toAttach);
+        // A thread with no record and no span to publish has nothing to write or restore.
+        long r = sc != null ? region.currentRecordOffset() : region.claimedRecordOffset();
+        if (r < 0) {
+            return new RepublishingScope(scope);
+        }
+        RestoringScope restoring = new RestoringScope(scope, before, r, region.traceIdHigh(r),
+                region.traceIdLow(r), region.spanId(r), region.validAndFlags(r));
+        if (sc != null) {
+            write(r, sc);
+        } else {
+            region.clearRecord(r);
+        }
+        return restoring;
     }
 
     @Override
@@ -63,14 +78,80 @@ public final class VtScopeContextStorage implements ContextStorage {
         return delegate.root();
     }
 
-    /** Allocation-free: the ids are cached hex strings, parsed straight into the record. */
-    private static void publish(Context context) {
+    private static SpanContext validSpanContext(Context context) {
         Span span = context == null ? null : Span.fromContextOrNull(context);
         SpanContext sc = span == null ? null : span.getSpanContext();
-        if (sc == null || !sc.isValid()) {
-            VtScope.clear();
+        return sc != null && sc.isValid() ? sc : null;
+    }
+
+    /** Allocation-free: the SDK's ids are cached, validated lowercase hex strings. */
+    private void write(long r, SpanContext sc) {
+        String traceId = sc.getTraceId();
+        region.write(r, Hex.parseLowerHexUnchecked(traceId, 0), Hex.parseLowerHexUnchecked(traceId, 16),
+                Hex.parseLowerHexUnchecked(sc.getSpanId(), 0), sc.getTraceFlags().asByte());
+    }
+
+    /** Publishes whatever is current after the delegate's close. */
+    private void republish() {
+        SpanContext sc = validSpanContext(delegate.current());
+        if (sc != null) {
+            long r = region.currentRecordOffset();
+            if (r >= 0) {
+                write(r, sc);
+            }
         } else {
-            VtScope.publish(sc.getTraceId(), sc.getSpanId(), sc.getTraceFlags().asByte());
+            long r = region.claimedRecordOffset();
+            if (r >= 0) {
+                region.clearRecord(r);
+            }
+        }
+    }
+
+    private final class RestoringScope implements Scope {
+        private final Scope inner;
+        private final Context before;
+        private final long record;
+        private final long traceIdHigh;
+        private final long traceIdLow;
+        private final long spanId;
+        private final int validAndFlags;
+
+        RestoringScope(Scope inner, Context before, long record, long traceIdHigh, long traceIdLow, long spanId,
+                int validAndFlags) {
+            this.inner = inner;
+            this.before = before;
+            this.record = record;
+            this.traceIdHigh = traceIdHigh;
+            this.traceIdLow = traceIdLow;
+            this.spanId = spanId;
+            this.validAndFlags = validAndFlags;
+        }
+
+        @Override
+        public void close() {
+            inner.close();
+            // Only the owning thread closes its scope (OpenTelemetry's contract), so the record
+            // is this thread's and unchanged since attach unless nested scopes are still open,
+            // which the identity check on the restored context catches.
+            if (delegate.current() == before) {
+                region.restore(record, traceIdHigh, traceIdLow, spanId, validAndFlags);
+            } else {
+                republish();
+            }
+        }
+    }
+
+    private final class RepublishingScope implements Scope {
+        private final Scope inner;
+
+        RepublishingScope(Scope inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public void close() {
+            inner.close();
+            republish();
         }
     }
 }
