@@ -2,7 +2,7 @@ package io.vtscope.internal;
 
 /**
  * Byte layout of the trace-record region, mirroring {@code common/vtscope_record.h} constant for
- * constant. The C++ layout test checks both sides against each other, so any change here must be
+ * constant. RecordLayoutTest checks both sides against each other, so any change here must be
  * made in the header too (and the version bumped).
  */
 public final class RecordLayout {
