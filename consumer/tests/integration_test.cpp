@@ -183,6 +183,28 @@ TEST_P(Stress, NoMisattributionUnderGcPressure) {
     EXPECT_GT(gcs, 10) << "the run should trigger many collections";
 }
 
+// Slot hand-over: a region of 256 slots for 2,000 threads in 8 waves of 250, so nearly every
+// claim takes over the slot of a terminated thread while other threads write and syscalls are
+// read. Any mistake in the hand-over would show as a foreign context.
+TEST(Stress, SlotTakeOverUnderChurnIsSound) {
+    REQUIRE_BPF();
+    TraceRun run = run_harness({"-XX:+UseG1GC", "-Xmx96m", "-Dvtscope.records.capacity=256",
+                                "-Djdk.virtualThreadScheduler.parallelism=2", "-Djdk.virtualThreadScheduler.maxPoolSize=2"},
+                               {"--mode", "concurrent", "--waves", "8", "--threads", "2000", "--markers", "6",
+                                "--nested", "--yields", "--gc-pressure", "--scope", "leaky-final"});
+    expect_clean_run(run);
+    CheckResult r = check_markers(run.expected, run.trace);
+    std::printf("[ takeover ] %s\n", r.summary().c_str());
+    auto at = run.vtscope_stderr.find("writer records: ");
+    ASSERT_NE(at, std::string::npos) << run.vtscope_stderr;
+    std::printf("[ takeover ] %s", run.vtscope_stderr.substr(at).c_str());
+    long released = std::stol(run.vtscope_stderr.substr(run.vtscope_stderr.find("claimed, ", at) + 9));
+    EXPECT_GT(released, 1000) << "most claims should take over a dead thread's slot";
+    EXPECT_EQ(r.expected, 2000 * 6);
+    EXPECT_EQ(r.misattributed, 0) << r.summary();
+    EXPECT_EQ(r.missing, 0) << r.summary();
+}
+
 INSTANTIATE_TEST_SUITE_P(Collectors, Stress,
                          ::testing::Values("-XX:+UseG1GC", "-XX:+UseParallelGC", "-XX:+UseSerialGC", "-XX:+UseZGC"),
                          [](const ::testing::TestParamInfo<std::string>& param) {

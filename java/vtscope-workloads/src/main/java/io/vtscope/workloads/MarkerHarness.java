@@ -31,7 +31,7 @@ public final class MarkerHarness {
     private static final String NAME = "MarkerHarness";
     private static final String USAGE = "--expected PATH [--threads N] [--markers M] [--scope clean|leaky-final]"
             + " [--mode sequential|concurrent] [--platform-threads P] [--nested] [--yields] [--gc-pressure]"
-            + " [--no-warm-up] [--marker-file PATH] [--ready-file PATH] [--go-file PATH]";
+            + " [--no-warm-up] [--waves W] [--marker-file PATH] [--ready-file PATH] [--go-file PATH]";
     /** One write below FileOutputStream's 8 KiB stack buffer is exactly one write(2). */
     private static final int BASE_COUNT = 1000;
     private static final int MAX_COUNT = 7999;
@@ -115,9 +115,10 @@ public final class MarkerHarness {
     public static void main(String[] args) throws Exception {
         Options o = Options.parse(NAME, USAGE, args, Map.of(
                 "threads", "16", "markers", "8", "scope", "clean", "mode", "sequential",
-                "platform-threads", "0", "marker-file", "/dev/null", "expected", "",
+                "platform-threads", "0", "waves", "1", "marker-file", "/dev/null", "expected", "",
                 "ready-file", "", "go-file", ""), Set.of("nested", "yields", "gc-pressure", "no-warm-up"));
         int threads = o.getInt("threads", 0, MAX_COUNT - BASE_COUNT + 1);
+        int waves = o.getInt("waves", 1, 1000);
         int platformThreads = o.getInt("platform-threads", 0, MAX_COUNT - BASE_COUNT + 1);
         if (threads + platformThreads > MAX_COUNT - BASE_COUNT + 1) {
             o.fail("--threads + --platform-threads must be at most " + (MAX_COUNT - BASE_COUNT + 1));
@@ -156,11 +157,20 @@ public final class MarkerHarness {
         Workloads.signalReady(o.get("ready-file"));
         Workloads.awaitGo(NAME, o.get("go-file"));
         long t0 = System.nanoTime();
+        // Concurrent mode runs the senders in waves (all of a wave at once, waves one after
+        // another), so later waves' threads reuse record slots of terminated earlier ones.
+        int waveSize = (senders.size() + waves - 1) / waves;
         for (Sender s : senders) {
             Thread t = (s.k < threads ? Thread.ofVirtual() : Thread.ofPlatform()).name("sender-" + s.k).unstarted(s);
             t.start();
             if (concurrent) {
                 started.add(t);
+                if (started.size() == waveSize) {
+                    for (Thread w : started) {
+                        w.join();
+                    }
+                    started.clear();
+                }
             } else {
                 t.join(); // sequential: one sender at a time, like the paper's harness
             }
