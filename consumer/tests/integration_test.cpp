@@ -7,12 +7,16 @@
 #include <cstdio>
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
 #include <thread>
 #include <string>
 #include <vector>
 
 #include "attribution_checker.h"
 #include "privilege.h"
+#include "report.h"
 #include "process_runner.h"
 
 using namespace std::chrono_literals;
@@ -59,7 +63,8 @@ struct TraceRun {
 
 // Starts the harness, waits until it is set up, attaches vtscope, lets the harness run and
 // lets vtscope stop by itself when the target exits (the "target exits mid-trace" path).
-TraceRun run_harness(const std::vector<std::string>& jvm_options, const std::vector<std::string>& harness_options) {
+TraceRun run_harness(const std::vector<std::string>& jvm_options, const std::vector<std::string>& harness_options,
+                     const std::vector<std::string>& trace_options = {}) {
     TempDir dir;
     TraceRun run;
     std::vector<std::string> java = {java_bin(), "--enable-native-access=ALL-UNNAMED"};
@@ -75,9 +80,10 @@ TraceRun run_harness(const std::vector<std::string>& jvm_options, const std::vec
         ADD_FAILURE() << "harness did not become ready: " << run.java_stderr;
         return run;
     }
-    Child tracer = Child::start({kVtscope, "trace", "--pid", std::to_string(jvm.pid()), "--syscalls", "write",
-                                 "--output", dir.path("trace.jsonl"), "--ready-file", dir.path("vtscope.ready")},
-                                "", dir.path("vtscope.err"));
+    std::vector<std::string> trace = {kVtscope, "trace", "--pid", std::to_string(jvm.pid()), "--syscalls", "write",
+                                      "--output", dir.path("trace.jsonl"), "--ready-file", dir.path("vtscope.ready")};
+    trace.insert(trace.end(), trace_options.begin(), trace_options.end());
+    Child tracer = Child::start(trace, "", dir.path("vtscope.err"));
     if (!wait_for_file(dir.path("vtscope.ready"), 30s)) {
         tracer.wait(1s);
         ADD_FAILURE() << "vtscope did not become ready: " << read_file(dir.path("vtscope.err"));
@@ -368,4 +374,86 @@ TEST(Lifecycle, DurationAndSignalStopCleanly) {
     tracer.signal(SIGINT);
     EXPECT_EQ(tracer.wait(30s).value_or(-1), 0) << read_file(dir.path("err"));
     EXPECT_NE(read_file(dir.path("err")).find("vtscope: signal;"), std::string::npos) << read_file(dir.path("err"));
+}
+
+// The lifecycle probes of libvtscope.so (-agentpath:...=probes): bpftrace attaches to the four
+// USDT probes (which enables their semaphores) before the harness runs, prints every event, and
+// the test checks them against the harness's own record of each sender: one start and one end
+// per thread, mounts = unmounts + 1 (the first mount fires with start), and every record
+// argument equal to the address the writer used for that thread.
+TEST(LifecycleProbes, CountsAndRecordAddressesMatchTheWorkload) {
+    REQUIRE_BPF();
+    TempDir dir;
+    const std::string lib = VTSCOPE_NATIVE_LIB;
+    std::vector<std::string> java = {java_bin(), "-agentpath:" + lib + "=probes", "--enable-native-access=ALL-UNNAMED",
+                                     "-Djdk.virtualThreadScheduler.parallelism=2", "-cp", class_path(),
+                                     "io.vtscope.workloads.MarkerHarness", "--expected", dir.path("expected.jsonl"),
+                                     "--ready-file", dir.path("java.ready"), "--go-file", dir.path("go"), "--mode",
+                                     "concurrent", "--yields"};
+    Child jvm = Child::start(java, "", dir.path("java.err"));
+    ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 60s)) << read_file(dir.path("java.err"));
+    std::string probe = "usdt:" + lib + ":vtscope:";
+    std::string program = probe + "vthread__start { printf(\"S %lld %lld\\n\", arg0, arg1); }\n" + probe +
+                          "vthread__end { printf(\"E %lld\\n\", arg0); }\n" + probe +
+                          "vthread__mount { printf(\"M %lld %lld\\n\", arg0, arg1); }\n" + probe +
+                          "vthread__unmount { printf(\"U %lld\\n\", arg0); }\n";
+    Child tracer = Child::start({"bpftrace", "-p", std::to_string(jvm.pid()), "-e", program}, dir.path("events"),
+                                dir.path("bpftrace.err"));
+    auto deadline = std::chrono::steady_clock::now() + 60s;
+    while (read_file(dir.path("events")).find("Attaching") == std::string::npos) {
+        ASSERT_LT(std::chrono::steady_clock::now(), deadline) << read_file(dir.path("bpftrace.err"));
+        ASSERT_FALSE(tracer.wait(10ms).has_value()) << read_file(dir.path("bpftrace.err"));
+    }
+    std::this_thread::sleep_for(300ms);  // "Attaching" precedes the last probe going live
+    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
+    ASSERT_EQ(jvm.wait(120s).value_or(-1), 0) << read_file(dir.path("java.err"));
+    tracer.signal(SIGINT);
+    tracer.wait(30s);
+
+    struct Counts {
+        int starts = 0, ends = 0, mounts = 0, unmounts = 0;
+        std::set<long long> records;
+    };
+    std::map<long long, Counts> by_thread;
+    std::istringstream events(read_file(dir.path("events")));
+    std::string kind;
+    while (events >> kind) {
+        long long vid = 0, record = 0;
+        if (kind == "S" || kind == "M") {
+            events >> vid >> record;
+            Counts& c = by_thread[vid];
+            (kind == "S" ? c.starts : c.mounts)++;
+            c.records.insert(record);
+        } else if (kind == "E" || kind == "U") {
+            events >> vid;
+            (kind == "E" ? by_thread[vid].ends : by_thread[vid].unmounts)++;
+        } else {
+            std::string rest;
+            std::getline(events, rest);  // bpftrace's own lines
+        }
+    }
+    int senders = 0;
+    std::set<long long> seen;
+    for (const std::string& line : read_lines(dir.path("expected.jsonl"))) {
+        long long vid = vtscope::json_int_field(line, "vthread").value_or(-1);
+        long long record = vtscope::json_int_field(line, "record").value_or(0);
+        if (vid < 0 || !seen.insert(vid).second) continue;
+        senders++;
+        const Counts& c = by_thread[vid];
+        EXPECT_EQ(c.starts, 1) << "thread " << vid;
+        EXPECT_EQ(c.ends, 1) << "thread " << vid;
+        EXPECT_EQ(c.mounts, c.unmounts + 1) << "thread " << vid;
+        EXPECT_GE(c.unmounts, 7) << "thread " << vid << " parks between its 8 markers";
+        EXPECT_NE(record, 0) << "thread " << vid;
+        EXPECT_EQ(c.records, std::set<long long>{record}) << "thread " << vid << ": every probe names the writer's record";
+    }
+    EXPECT_EQ(senders, 16);
+    long total_mounts = 0, total_unmounts = 0, threads = 0;
+    for (const auto& [vid, c] : by_thread) {
+        total_mounts += c.mounts;
+        total_unmounts += c.unmounts;
+        threads += c.starts;
+    }
+    std::printf("[ probes   ] %zu threads seen, %ld starts, %ld mounts, %ld unmounts\n", by_thread.size(), threads,
+                total_mounts, total_unmounts);
 }

@@ -6,6 +6,7 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.vtscope.VtScope;
 import java.io.BufferedWriter;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -52,6 +53,8 @@ public final class MarkerHarness {
         final List<Marker> markers = new ArrayList<>();
         volatile long threadId;
         volatile boolean virtual;
+        /** Address of the sender's record while it ran (for the lifecycle-probe checks). */
+        volatile long record;
 
         Sender(int k, Config c) {
             this.k = k;
@@ -86,6 +89,9 @@ public final class MarkerHarness {
                     .setParent(parent == null ? rootContext : Context.current()).startSpan();
             Scope scope = span.makeCurrent();
             c.out.write(c.payload, 0, BASE_COUNT + k);
+            if (i == 0) {
+                record = VtScope.recordAddress();
+            }
             SpanContext sc = span.getSpanContext();
             markers.add(new Marker(i, sc.getTraceId(), sc.getSpanId(), sc.getTraceFlags().asByte()));
             span.end();
@@ -188,7 +194,7 @@ public final class MarkerHarness {
                             + ",\"vthread\":" + (s.virtual ? Long.toString(s.threadId) : "null")
                             + ",\"thread_id\":" + s.threadId + ",\"trace_id\":\"" + m.traceId
                             + "\",\"span_id\":\"" + m.spanId + "\",\"trace_flags\":" + m.flags
-                            + ",\"fd\":" + fd + ",\"count\":" + (BASE_COUNT + s.k) + "}\n");
+                            + ",\"fd\":" + fd + ",\"count\":" + (BASE_COUNT + s.k) + ",\"record\":" + s.record + "}\n");
                     written++;
                 }
             }

@@ -1,0 +1,365 @@
+// The JVM boundary of libvtscope.so: entry points (JNI_OnLoad, Agent_OnLoad, the C ABI of
+// vtscope_native.h) and the JVMTI callbacks. Nothing here throws (the library is built with
+// -fno-exceptions), no callback allocates or locks, and every JVMTI/JNI failure becomes an error
+// value, so the library cannot take the host JVM down.
+//
+// JVMTI facts this relies on (JDK 21+, checked on 25.0.3, see ../shared/FACTS.md):
+// - can_support_virtual_threads enables VirtualThreadStart/End; the mount/unmount extension
+//   events (com.sun.hotspot.events.VirtualThreadMount/Unmount) are found by id through
+//   GetExtensionEvents and fire only after both SetExtensionEventCallback and
+//   SetEventNotificationMode(JVMTI_ENABLE, index).
+// - Those events are posted on the virtual thread itself (VirtualThread.mount/unmount call
+//   notifyJvmtiMount/Unmount while it is the current thread), so "current thread" in a callback
+//   is the virtual thread, and its JVMTI thread-local storage is the virtual thread's.
+// - Enabling them is JVM-wide; per-thread enabling is globally synchronised in JDK 25 and
+//   collapses throughput (../shared/seeds/001_*), so events are enabled once at initialisation.
+#include <dlfcn.h>
+#include <jni.h>
+#include <jvmti.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "agent_options.h"
+#include "otel_ctx.h"
+#include "probes.h"
+#include "record_table.h"
+#include "vtscope_native.h"
+
+extern "C" {
+// USDT semaphores (see probes.h): incremented by tracers through the probe notes.
+__attribute__((visibility("hidden"), section(".probes"))) unsigned short vtscope_vthread__start_semaphore = 0;
+__attribute__((visibility("hidden"), section(".probes"))) unsigned short vtscope_vthread__end_semaphore = 0;
+__attribute__((visibility("hidden"), section(".probes"))) unsigned short vtscope_vthread__mount_semaphore = 0;
+__attribute__((visibility("hidden"), section(".probes"))) unsigned short vtscope_vthread__unmount_semaphore = 0;
+}
+
+namespace vtscope::native {
+namespace {
+
+constexpr uint32_t kDefaultCapacity = 16384;
+constexpr const char* kMountEventId = "com.sun.hotspot.events.VirtualThreadMount";
+constexpr const char* kUnmountEventId = "com.sun.hotspot.events.VirtualThreadUnmount";
+
+// Written once under g_init_mutex during initialisation, read-only afterwards (callbacks are
+// enabled only after every field is set).
+struct Runtime {
+    JavaVM* vm = nullptr;
+    jvmtiEnv* jvmti = nullptr;
+    jfieldID tid_field = nullptr;
+    uint32_t features = 0;
+    RecordTable table;
+};
+
+Runtime g_rt;
+std::mutex g_init_mutex;
+bool g_init_done = false;
+int32_t g_init_result = VTSCOPE_ERR_NOT_INITIALIZED;
+char g_error[512] = "";
+std::atomic<int64_t> g_live_blocks{0};
+
+int32_t fail(int32_t code, const std::string& message) {
+    std::snprintf(g_error, sizeof(g_error), "vtscope: %s", message.c_str());
+    return code;
+}
+
+uint64_t now_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);  // the clock of System.nanoTime() on Linux
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+int64_t thread_id(JNIEnv* jni, jthread thread) { return jni->GetLongField(thread, g_rt.tid_field); }
+
+bool wants_records() { return (g_rt.features & (VTSCOPE_FEATURE_PROBES | VTSCOPE_FEATURE_OTEP)) != 0; }
+
+vtscope_vtt_block* current_block(jvmtiEnv* jvmti) {
+    void* data = nullptr;
+    if (jvmti->GetThreadLocalStorage(nullptr, &data) != JVMTI_ERROR_NONE) return nullptr;
+    return static_cast<vtscope_vtt_block*>(data);
+}
+
+void free_block(jvmtiEnv* jvmti, vtscope_vtt_block* block) {
+    jvmti->SetThreadLocalStorage(nullptr, nullptr);
+    std::free(block);
+    g_live_blocks.fetch_sub(1, std::memory_order_relaxed);
+}
+
+// ---- callbacks: run on the virtual thread; no allocation, no locks ----
+
+void JNICALL on_vthread_start(jvmtiEnv*, JNIEnv* jni, jthread vthread) {
+    if (!wants_records()) return;
+    int64_t vid = thread_id(jni, vthread);
+    // Claimed at start so the address is known to a caching reader from the first mount on,
+    // and stays valid until after vthread__end.
+    uint64_t record = g_rt.table.claim(vid, true);
+    if (VTSCOPE_PROBE_ENABLED(vthread__start)) DTRACE_PROBE2(vtscope, vthread__start, vid, record);
+    // The first mount fires no mount event; the probe protocol counts it (mounts = unmounts + 1).
+    if (VTSCOPE_PROBE_ENABLED(vthread__mount)) DTRACE_PROBE2(vtscope, vthread__mount, vid, record);
+    if (g_rt.features & VTSCOPE_FEATURE_OTEP) set_thread_context(record);
+}
+
+void JNICALL on_vthread_end(jvmtiEnv* jvmti, JNIEnv* jni, jthread vthread) {
+    if (g_rt.features & VTSCOPE_FEATURE_VTT) {
+        if (vtscope_vtt_block* block = current_block(jvmti)) free_block(jvmti, block);
+    }
+    if (!wants_records()) return;
+    int64_t vid = thread_id(jni, vthread);
+    if (VTSCOPE_PROBE_ENABLED(vthread__end)) DTRACE_PROBE1(vtscope, vthread__end, vid);
+    if (g_rt.features & VTSCOPE_FEATURE_OTEP) set_thread_context(0);
+    g_rt.table.release(vid);  // after the probe: the address was valid until vthread__end fired
+}
+
+// Extension event callbacks are declared variadic by jvmti.h; HotSpot calls them with
+// (jvmtiEnv*, JNIEnv*, jthread).
+void JNICALL on_mount(jvmtiEnv* jvmti, ...) {
+    va_list args;
+    va_start(args, jvmti);
+    JNIEnv* jni = va_arg(args, JNIEnv*);
+    jthread vthread = va_arg(args, jthread);
+    va_end(args);
+    if (g_rt.features & VTSCOPE_FEATURE_VTT) {
+        if (vtscope_vtt_block* block = current_block(jvmti)) {
+            block->mount_start_ns = now_ns();
+            block->mounts++;
+        }
+    }
+    bool otep = (g_rt.features & VTSCOPE_FEATURE_OTEP) != 0;
+    if (otep || VTSCOPE_PROBE_ENABLED(vthread__mount)) {
+        int64_t vid = thread_id(jni, vthread);
+        uint64_t record = g_rt.table.find(vid);
+        if (VTSCOPE_PROBE_ENABLED(vthread__mount)) DTRACE_PROBE2(vtscope, vthread__mount, vid, record);
+        if (otep) set_thread_context(record);
+    }
+}
+
+void JNICALL on_unmount(jvmtiEnv* jvmti, ...) {
+    va_list args;
+    va_start(args, jvmti);
+    JNIEnv* jni = va_arg(args, JNIEnv*);
+    jthread vthread = va_arg(args, jthread);
+    va_end(args);
+    if (g_rt.features & VTSCOPE_FEATURE_VTT) {
+        if (vtscope_vtt_block* block = current_block(jvmti)) {
+            block->mounted_ns += now_ns() - block->mount_start_ns;
+            block->unmounts++;
+        }
+    }
+    if (VTSCOPE_PROBE_ENABLED(vthread__unmount)) DTRACE_PROBE1(vtscope, vthread__unmount, thread_id(jni, vthread));
+    if (g_rt.features & VTSCOPE_FEATURE_OTEP) set_thread_context(0);
+}
+
+bool resolve_tid_field(JNIEnv* jni) {
+    jclass thread_class = jni->FindClass("java/lang/Thread");
+    if (!thread_class) {
+        jni->ExceptionClear();
+        return false;
+    }
+    g_rt.tid_field = jni->GetFieldID(thread_class, "tid", "J");  // private final long tid (Thread.java)
+    if (!g_rt.tid_field) jni->ExceptionClear();
+    jni->DeleteLocalRef(thread_class);
+    return g_rt.tid_field != nullptr;
+}
+
+void JNICALL on_vm_init(jvmtiEnv*, JNIEnv* jni, jthread) {
+    // -agentpath: JNI is usable only from VMInit on; no virtual thread can start before it.
+    resolve_tid_field(jni);
+}
+
+// Finds the extension events by id; their indexes differ between builds.
+bool find_extension_events(jvmtiEnv* jvmti, jint* mount_index, jint* unmount_index) {
+    jint count = 0;
+    jvmtiExtensionEventInfo* events = nullptr;
+    if (jvmti->GetExtensionEvents(&count, &events) != JVMTI_ERROR_NONE) return false;
+    *mount_index = *unmount_index = -1;
+    for (jint i = 0; i < count; i++) {
+        if (std::strcmp(events[i].id, kMountEventId) == 0) *mount_index = events[i].extension_event_index;
+        if (std::strcmp(events[i].id, kUnmountEventId) == 0) *unmount_index = events[i].extension_event_index;
+        for (jint p = 0; p < events[i].param_count; p++)
+            jvmti->Deallocate(reinterpret_cast<unsigned char*>(events[i].params[p].name));
+        jvmti->Deallocate(reinterpret_cast<unsigned char*>(events[i].params));
+        jvmti->Deallocate(reinterpret_cast<unsigned char*>(events[i].id));
+        jvmti->Deallocate(reinterpret_cast<unsigned char*>(events[i].short_description));
+    }
+    jvmti->Deallocate(reinterpret_cast<unsigned char*>(events));
+    return *mount_index >= 0 && *unmount_index >= 0;
+}
+
+// Called with g_init_mutex held. in_onload: from Agent_OnLoad (no JNI yet).
+int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, uint64_t region_size,
+                          uint32_t capacity, bool in_onload) {
+    g_rt.vm = vm;
+    jvmtiEnv* jvmti = nullptr;
+    if (vm->GetEnv(reinterpret_cast<void**>(&jvmti), JVMTI_VERSION_21) != JNI_OK || !jvmti)
+        return fail(VTSCOPE_ERR_JVMTI, "no JVMTI 21 environment (JDK 21 or later needed)");
+    g_rt.jvmti = jvmti;
+    jvmtiCapabilities caps{};
+    caps.can_support_virtual_threads = 1;
+    if (jvmti->AddCapabilities(&caps) != JVMTI_ERROR_NONE)
+        return fail(VTSCOPE_ERR_UNSUPPORTED, "the JVM does not grant can_support_virtual_threads");
+
+    if (!in_onload) {
+        JNIEnv* jni = nullptr;
+        if (vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_21) != JNI_OK || !resolve_tid_field(jni))
+            return fail(VTSCOPE_ERR_JVMTI, "cannot resolve java.lang.Thread.tid");
+    }
+    if (features & (VTSCOPE_FEATURE_PROBES | VTSCOPE_FEATURE_OTEP)) {
+        std::string error;
+        bool ok = region_base ? g_rt.table.adopt(region_base, region_size, &error)
+                              : g_rt.table.create(capacity ? capacity : kDefaultCapacity, &error);
+        if (!ok) return fail(VTSCOPE_ERR_REGION, error);
+    }
+    if (features & VTSCOPE_FEATURE_OTEP) {
+        std::string error;
+        if (!publish_process_context(&error)) return fail(VTSCOPE_ERR_REGION, error);
+    }
+
+    jint mount_index = -1, unmount_index = -1;
+    if (!find_extension_events(jvmti, &mount_index, &unmount_index))
+        return fail(VTSCOPE_ERR_UNSUPPORTED, "the JVM has no VirtualThreadMount/Unmount extension events");
+    g_rt.features = features;
+
+    jvmtiEventCallbacks callbacks{};
+    callbacks.VirtualThreadStart = on_vthread_start;
+    callbacks.VirtualThreadEnd = on_vthread_end;
+    callbacks.VMInit = on_vm_init;
+    if (jvmti->SetEventCallbacks(&callbacks, sizeof(callbacks)) != JVMTI_ERROR_NONE ||
+        jvmti->SetExtensionEventCallback(mount_index, reinterpret_cast<jvmtiExtensionEvent>(on_mount)) != JVMTI_ERROR_NONE ||
+        jvmti->SetExtensionEventCallback(unmount_index, reinterpret_cast<jvmtiExtensionEvent>(on_unmount)) != JVMTI_ERROR_NONE)
+        return fail(VTSCOPE_ERR_JVMTI, "setting the JVMTI callbacks failed");
+
+    bool ok = true;
+    if (in_onload) ok &= jvmti->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, nullptr) == JVMTI_ERROR_NONE;
+    if (wants_records())
+        ok &= jvmti->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_VIRTUAL_THREAD_START, nullptr) == JVMTI_ERROR_NONE;
+    ok &= jvmti->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_VIRTUAL_THREAD_END, nullptr) == JVMTI_ERROR_NONE;
+    ok &= jvmti->SetEventNotificationMode(JVMTI_ENABLE, static_cast<jvmtiEvent>(mount_index), nullptr) == JVMTI_ERROR_NONE;
+    ok &= jvmti->SetEventNotificationMode(JVMTI_ENABLE, static_cast<jvmtiEvent>(unmount_index), nullptr) == JVMTI_ERROR_NONE;
+    if (!ok) return fail(VTSCOPE_ERR_JVMTI, "enabling the virtual-thread events failed");
+    return VTSCOPE_OK;
+}
+
+int32_t initialize(JavaVM* vm, uint32_t features, uint64_t region_base, uint64_t region_size, uint32_t capacity,
+                   bool in_onload) {
+    std::lock_guard<std::mutex> lock(g_init_mutex);
+    if (g_init_done) {
+        if (g_init_result == VTSCOPE_OK && (features & ~g_rt.features) != 0)
+            return fail(VTSCOPE_ERR_FEATURES, "features " + feature_names(features) + " requested, but the library was "
+                                              "initialised with " + feature_names(g_rt.features));
+        return g_init_result;
+    }
+    g_init_result = initialize_locked(vm, features, region_base, region_size, capacity, in_onload);
+    g_init_done = true;
+    return g_init_result;
+}
+
+JavaVM* find_java_vm() {
+    if (g_rt.vm) return g_rt.vm;
+    // Loaded through FFM (dlopen) rather than System.load: JNI_OnLoad did not run. libjvm
+    // exports JNI_GetCreatedJavaVMs.
+    using GetVMs = jint (*)(JavaVM**, jsize, jsize*);
+    auto get_vms = reinterpret_cast<GetVMs>(dlsym(RTLD_DEFAULT, "JNI_GetCreatedJavaVMs"));
+    JavaVM* vm = nullptr;
+    jsize count = 0;
+    if (!get_vms || get_vms(&vm, 1, &count) != JNI_OK || count < 1) return nullptr;
+    return vm;
+}
+
+}  // namespace
+}  // namespace vtscope::native
+
+using namespace vtscope::native;
+
+extern "C" {
+
+__attribute__((visibility("default"))) jint JNI_OnLoad(JavaVM* vm, void*) {
+    std::lock_guard<std::mutex> lock(g_init_mutex);
+    if (!g_rt.vm) g_rt.vm = vm;
+    return JNI_VERSION_21;
+}
+
+__attribute__((visibility("default"))) jint Agent_OnLoad(JavaVM* vm, char* options, void*) {
+    AgentOptions parsed;
+    std::string error;
+    if (!parse_agent_options(options ? options : "", &parsed, &error)) {
+        std::fprintf(stderr, "vtscope: -agentpath options: %s\n", error.c_str());
+        return JNI_ERR;
+    }
+    int32_t result = initialize(vm, parsed.features, 0, 0, parsed.capacity, true);
+    if (result != VTSCOPE_OK) {
+        std::fprintf(stderr, "%s\n", g_error);
+        return JNI_ERR;
+    }
+    return JNI_OK;
+}
+
+__attribute__((visibility("default"))) int32_t vtscope_native_init(uint32_t features, uint64_t region_base,
+                                                                   uint64_t region_size) {
+    if (features == 0 || (features & ~(VTSCOPE_FEATURE_VTT | VTSCOPE_FEATURE_PROBES | VTSCOPE_FEATURE_OTEP)) != 0)
+        return fail(VTSCOPE_ERR_FEATURES, "invalid feature bits");
+    JavaVM* vm = find_java_vm();
+    if (!vm) return fail(VTSCOPE_ERR_NO_JVM, "no Java VM in this process");
+    return initialize(vm, features, region_base, region_size, 0, false);
+}
+
+__attribute__((visibility("default"))) const char* vtscope_native_error(void) { return g_error; }
+
+__attribute__((visibility("default"))) uint32_t vtscope_native_features(void) {
+    std::lock_guard<std::mutex> lock(g_init_mutex);
+    return g_init_result == VTSCOPE_OK ? g_rt.features : 0;
+}
+
+__attribute__((visibility("default"))) int32_t vtscope_vtt_register(vtscope_vtt_block** out) {
+    if (!out) return VTSCOPE_ERR_NOT_OWNER;
+    *out = nullptr;
+    if (!(vtscope_native_features() & VTSCOPE_FEATURE_VTT)) return VTSCOPE_ERR_NOT_INITIALIZED;
+    JNIEnv* jni = nullptr;
+    if (g_rt.vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_21) != JNI_OK) return VTSCOPE_ERR_NO_JVM;
+    if (jni->PushLocalFrame(4) != JNI_OK) return VTSCOPE_ERR_JVMTI;
+    int32_t result = VTSCOPE_OK;
+    jthread current = nullptr;
+    if (g_rt.jvmti->GetCurrentThread(&current) != JVMTI_ERROR_NONE || !current) {
+        result = VTSCOPE_ERR_JVMTI;
+    } else if (!jni->IsVirtualThread(current)) {
+        result = VTSCOPE_ERR_NOT_VIRTUAL;
+    } else if (current_block(g_rt.jvmti)) {
+        result = VTSCOPE_ERR_ALREADY;
+    } else {
+        void* memory = std::aligned_alloc(64, sizeof(vtscope_vtt_block));
+        if (!memory) {
+            result = VTSCOPE_ERR_JVMTI;
+        } else {
+            auto* block = static_cast<vtscope_vtt_block*>(std::memset(memory, 0, sizeof(vtscope_vtt_block)));
+            block->thread_id = thread_id(jni, current);
+            block->mount_start_ns = now_ns();  // registering from the thread: it is mounted now
+            if (g_rt.jvmti->SetThreadLocalStorage(nullptr, block) != JVMTI_ERROR_NONE) {
+                std::free(block);
+                result = VTSCOPE_ERR_JVMTI;
+            } else {
+                g_live_blocks.fetch_add(1, std::memory_order_relaxed);
+                *out = block;
+            }
+        }
+    }
+    jni->PopLocalFrame(nullptr);
+    return result;
+}
+
+__attribute__((visibility("default"))) int32_t vtscope_vtt_unregister(vtscope_vtt_block* block) {
+    if (!(vtscope_native_features() & VTSCOPE_FEATURE_VTT)) return VTSCOPE_ERR_NOT_INITIALIZED;
+    if (!block || current_block(g_rt.jvmti) != block) return VTSCOPE_ERR_NOT_OWNER;
+    free_block(g_rt.jvmti, block);
+    return VTSCOPE_OK;
+}
+
+__attribute__((visibility("default"))) int64_t vtscope_vtt_live_blocks(void) {
+    return g_live_blocks.load(std::memory_order_relaxed);
+}
+
+}  // extern "C"

@@ -1,0 +1,62 @@
+#include "agent_options.h"
+
+#include <charconv>
+
+#include "vtscope_native.h"
+
+namespace vtscope::native {
+
+bool parse_agent_options(std::string_view text, AgentOptions* options, std::string* error) {
+    AgentOptions result;
+    if (text.empty()) {
+        result.features = VTSCOPE_FEATURE_VTT;
+        *options = result;
+        return true;
+    }
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t comma = text.find(',', start);
+        std::string_view item = text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+        if (item == "vtt") {
+            result.features |= VTSCOPE_FEATURE_VTT;
+        } else if (item == "probes") {
+            result.features |= VTSCOPE_FEATURE_PROBES;
+        } else if (item == "otep") {
+            result.features |= VTSCOPE_FEATURE_OTEP;
+        } else if (item.substr(0, 9) == "capacity=") {
+            std::string_view digits = item.substr(9);
+            uint32_t value = 0;
+            auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+            if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size() || value < 64 ||
+                value > (1u << 22)) {
+                *error = "invalid capacity '" + std::string(digits) + "' (64 to 4194304 slots)";
+                return false;
+            }
+            result.capacity = value;
+        } else {
+            *error = "unknown option '" + std::string(item) + "' (expected vtt, probes, otep, capacity=N)";
+            return false;
+        }
+        if (comma == std::string_view::npos) break;
+        start = comma + 1;
+    }
+    if (result.features == 0) {
+        *error = "no feature selected (vtt, probes, otep)";
+        return false;
+    }
+    *options = result;
+    return true;
+}
+
+std::string feature_names(uint32_t features) {
+    std::string names;
+    auto add = [&](uint32_t bit, const char* name) {
+        if (features & bit) names += (names.empty() ? "" : ",") + std::string(name);
+    };
+    add(VTSCOPE_FEATURE_VTT, "vtt");
+    add(VTSCOPE_FEATURE_PROBES, "probes");
+    add(VTSCOPE_FEATURE_OTEP, "otep");
+    return names;
+}
+
+}  // namespace vtscope::native

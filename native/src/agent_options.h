@@ -1,0 +1,23 @@
+// Agent options (-agentpath:libvtscope.so=OPTIONS) and feature bits, parsed without a JVM so
+// they are unit-tested on their own.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace vtscope::native {
+
+struct AgentOptions {
+    uint32_t features = 0;       // VTSCOPE_FEATURE_* bits
+    uint32_t capacity = 0;       // record-region slots, 0 = default
+};
+
+// OPTIONS: comma-separated "vtt", "probes", "otep", "capacity=N". Empty means "vtt".
+// Returns false and sets *error for an unknown or malformed option.
+bool parse_agent_options(std::string_view text, AgentOptions* options, std::string* error);
+
+// Human-readable list of feature bits ("vtt,probes").
+std::string feature_names(uint32_t features);
+
+}  // namespace vtscope::native

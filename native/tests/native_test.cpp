@@ -1,0 +1,113 @@
+// The JVM-free parts of libvtscope.so: agent options, the record table's slot protocol and the
+// OTEP 4719 payload encoding.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+
+#include "../../common/vtscope_record.h"
+#include "agent_options.h"
+#include "otel_ctx.h"
+#include "record_table.h"
+#include "vtscope_native.h"
+
+using namespace vtscope::native;
+
+TEST(AgentOptions, ParsesFeaturesAndCapacity) {
+    AgentOptions o;
+    std::string error;
+    ASSERT_TRUE(parse_agent_options("", &o, &error));
+    EXPECT_EQ(o.features, VTSCOPE_FEATURE_VTT);
+    ASSERT_TRUE(parse_agent_options("probes,otep,capacity=1024", &o, &error)) << error;
+    EXPECT_EQ(o.features, VTSCOPE_FEATURE_PROBES | VTSCOPE_FEATURE_OTEP);
+    EXPECT_EQ(o.capacity, 1024u);
+    EXPECT_EQ(feature_names(o.features), "probes,otep");
+    EXPECT_FALSE(parse_agent_options("probes,bogus", &o, &error));
+    EXPECT_NE(error.find("unknown option 'bogus'"), std::string::npos) << error;
+    EXPECT_FALSE(parse_agent_options("capacity=12", &o, &error));
+    EXPECT_FALSE(parse_agent_options("capacity=1024", &o, &error)) << "a capacity alone selects no feature";
+    EXPECT_FALSE(parse_agent_options("vtt,,probes", &o, &error));
+}
+
+TEST(RecordTable, ClaimFindReleaseFollowTheSlotProtocol) {
+    RecordTable table;
+    std::string error;
+    ASSERT_TRUE(table.create(64, &error)) << error;
+    const auto* h = reinterpret_cast<const vtscope_region_header*>(table.base());
+    EXPECT_EQ(h->magic, VTSCOPE_REGION_MAGIC);
+    EXPECT_EQ(h->writer_pid, static_cast<uint32_t>(getpid()));
+
+    // The region is named so readers find it in /proc/PID/maps.
+    std::ifstream maps("/proc/self/maps");
+    std::string line, found;
+    while (std::getline(maps, line))
+        if (line.find("/memfd:vtscope-records") != std::string::npos) found = line;
+    EXPECT_FALSE(found.empty());
+
+    uint64_t a = table.claim(100, true);
+    ASSERT_NE(a, 0u);
+    EXPECT_EQ(table.claim(100, true), a) << "a second claim returns the thread's slot";
+    EXPECT_EQ(table.find(100), a);
+    uint64_t b = table.claim(164, false);  // 164 & 63 == 100 & 63: the next slot
+    EXPECT_EQ(b, a + VTSCOPE_SLOT_SIZE);
+    const auto* slot_b = reinterpret_cast<const vtscope_slot*>(b - VTSCOPE_RECORD_OFFSET);
+    EXPECT_EQ(slot_b->head.owner, 164);
+    EXPECT_EQ(slot_b->head.kind, VTSCOPE_KIND_PLATFORM);
+    EXPECT_EQ(table.find(228), 0u);
+
+    // Releasing 100 leaves a tombstone: 164 is still found past it, and 228 reuses it.
+    auto* record_a = reinterpret_cast<vtscope_record*>(a);
+    record_a->valid = 1;
+    record_a->trace_id[0] = 0xab;
+    table.release(100);
+    const auto* slot_a = reinterpret_cast<const vtscope_slot*>(a - VTSCOPE_RECORD_OFFSET);
+    EXPECT_EQ(slot_a->head.owner, VTSCOPE_OWNER_RELEASED);
+    EXPECT_EQ(record_a->valid, 0);
+    EXPECT_EQ(record_a->trace_id[0], 0);
+    EXPECT_EQ(table.find(100), 0u);
+    EXPECT_EQ(table.find(164), b);
+    EXPECT_EQ(table.claim(228, true), a);
+    EXPECT_EQ(h->records_claimed, 3u);
+    EXPECT_EQ(h->records_released, 1u);
+}
+
+TEST(RecordTable, FullChainAndForeignOwnersAreRespected) {
+    RecordTable table;
+    std::string error;
+    ASSERT_TRUE(table.create(64, &error));
+    for (int i = 0; i < VTSCOPE_MAX_PROBE; i++) ASSERT_NE(table.claim(1 + 64 * i, true), 0u);
+    EXPECT_EQ(table.claim(1 + 64 * VTSCOPE_MAX_PROBE, true), 0u) << "a full chain gives no slot";
+    const auto* h = reinterpret_cast<const vtscope_region_header*>(table.base());
+    EXPECT_EQ(h->records_unavailable, 1u);
+    // A slot being handed over (BUSY) is neither claimed nor matched.
+    auto* slot = reinterpret_cast<vtscope_slot*>(table.base() + VTSCOPE_REGION_HEADER_SIZE + 5 * VTSCOPE_SLOT_SIZE);
+    slot->head.owner = VTSCOPE_OWNER_BUSY;
+    EXPECT_EQ(table.find(5), 0u);
+}
+
+TEST(RecordTable, AdoptValidatesTheHeader) {
+    RecordTable creator;
+    std::string error;
+    ASSERT_TRUE(creator.create(128, &error));
+    RecordTable adopter;
+    EXPECT_TRUE(adopter.adopt(creator.base(), creator.size(), &error)) << error;
+    EXPECT_FALSE(adopter.adopt(creator.base(), 4096, &error)) << "mapping smaller than the capacity";
+    auto* h = reinterpret_cast<vtscope_region_header*>(creator.base());
+    h->writer_pid += 1;
+    EXPECT_FALSE(adopter.adopt(creator.base(), creator.size(), &error));
+    EXPECT_NE(error.find("another process"), std::string::npos);
+}
+
+TEST(ProcessContext, PayloadIsTheResourceWithTheThreadLocalSchema) {
+    std::vector<uint8_t> p = encode_process_context_payload();
+    std::string bytes(p.begin(), p.end());
+    // Resource.attributes (field 1, length-delimited) twice; KeyValue.key first.
+    ASSERT_GE(p.size(), 4u);
+    EXPECT_EQ(p[0], 0x0a);
+    EXPECT_NE(bytes.find("threadlocal.schema_version"), std::string::npos);
+    EXPECT_NE(bytes.find("tlsdesc_v1_dev"), std::string::npos);
+    EXPECT_NE(bytes.find("threadlocal.attribute_key_map"), std::string::npos);
+    // The key map is an AnyValue with an empty array_value: tag 0x2a (field 5, LEN), length 0.
+    EXPECT_NE(bytes.find(std::string("\x2a\x00", 2)), std::string::npos);
+}
