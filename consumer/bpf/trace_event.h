@@ -29,6 +29,14 @@ enum vtscope_reason {
 	VTSCOPE_REASON_TORN = 5,             /* valid flag clear while a rewrite was in progress */
 	VTSCOPE_REASON_OWNER_CHANGED = 6,    /* slot owner changed while the record was read */
 	VTSCOPE_REASON_KIND_MISMATCH = 7,    /* record kind contradicts the carrier's own id */
+	VTSCOPE_REASON_NO_THREAD_CONTEXT = 8, /* otep-tls: otel_thread_ctx_v1 is null on this thread */
+	VTSCOPE_REASON_OUTSIDE_REGION = 9,   /* otep-tls: the pointer is not a record of the region */
+};
+
+/* How the identity plane is resolved (vtscope trace --identity). */
+enum vtscope_identity_mode {
+	VTSCOPE_IDENTITY_VMSTRUCTS = 0,  /* JavaThread::_monitor_owner_id, resolve-at-read */
+	VTSCOPE_IDENTITY_OTEP_TLS = 1,   /* the carrier's otel_thread_ctx_v1 pointer, resolve-at-read */
 };
 
 struct vtscope_event {
@@ -58,6 +66,12 @@ struct vtscope_region_info {
 	__u64 capacity_mask;   /* capacity - 1 */
 };
 
+/* Value of the single-entry "thread_context_tls" map (otep-tls mode). */
+struct vtscope_tls_info {
+	__s64 tp_offset;       /* otel_thread_ctx_v1 = thread pointer + tp_offset */
+	__u64 present;         /* 1 once found in the target */
+};
+
 enum vtscope_counter {
 	VTSCOPE_COUNTER_EVENTS = 0,   /* syscall entries of the target seen */
 	VTSCOPE_COUNTER_LOST = 1,     /* events dropped because the ring buffer was full */
@@ -71,6 +85,7 @@ enum vtscope_counter {
 static_assert(sizeof(struct vtscope_event) == 80, "event layout shared with BPF");
 static_assert(sizeof(struct vtscope_thread_info) == 16, "map value layout shared with BPF");
 static_assert(sizeof(struct vtscope_region_info) == 16, "map value layout shared with BPF");
+static_assert(sizeof(struct vtscope_tls_info) == 16, "map value layout shared with BPF");
 #endif
 
 #endif /* VTSCOPE_TRACE_EVENT_H */

@@ -13,10 +13,15 @@
  *
  * Content: the record region (common/vtscope_record.h), looked up by that Java id.
  *
+ * --identity otep-tls instead reads what a third-party OTEP 4947 reader reads: the carrier's
+ * otel_thread_ctx_v1 thread-local, which libvtscope.so points at the mounted virtual thread's
+ * record; the slot header in front of that record names the owner.
+ *
  * Every handler runs on the task that issued the syscall: while it runs, that task cannot execute
  * user code, so the id and the record it owns are stable for the duration of the reads.
  */
 #include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
@@ -28,6 +33,7 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set by user space before load. */
 const volatile __u32 target_tgid = 0;
 const volatile __u64 off_monitor_owner_id = 0;   /* JavaThread::_monitor_owner_id */
+const volatile __u32 identity_mode = VTSCOPE_IDENTITY_VMSTRUCTS;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -42,6 +48,13 @@ struct {
 	__type(key, __u32);
 	__type(value, struct vtscope_region_info);
 } region SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vtscope_tls_info);
+} thread_context_tls SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -148,6 +161,36 @@ static __always_inline bool all_zero(const __u8 *bytes, int n)
 	return acc == 0;
 }
 
+/* Reads the record and its owner for a slot whose owner is about to be trusted. */
+static __always_inline void read_content(struct vtscope_event *e, __u64 slot, __s64 id)
+{
+	struct vtscope_record record;
+	if (bpf_probe_read_user(&record, 26, (const void *)(slot + VTSCOPE_RECORD_OFFSET)) != 0) {
+		e->status = VTSCOPE_STATUS_INVALID;
+		e->reason = VTSCOPE_REASON_READ_FAULT;
+		return;
+	}
+	if (record.valid != 1) {
+		if (all_zero(record.trace_id, 16)) {
+			e->status = VTSCOPE_STATUS_NO_CONTEXT;
+		} else {
+			e->status = VTSCOPE_STATUS_INVALID;
+			e->reason = VTSCOPE_REASON_TORN;
+		}
+		return;
+	}
+	__s64 owner_after = 0;
+	if (bpf_probe_read_user(&owner_after, sizeof(owner_after), (const void *)slot) != 0 || owner_after != id) {
+		e->status = VTSCOPE_STATUS_INVALID;
+		e->reason = VTSCOPE_REASON_OWNER_CHANGED;
+		return;
+	}
+	__builtin_memcpy(e->trace_id, record.trace_id, 16);
+	__builtin_memcpy(e->span_id, record.span_id, 8);
+	e->trace_flags = record.trace_flags;
+	e->status = VTSCOPE_STATUS_OK;
+}
+
 static __always_inline void resolve(struct vtscope_event *e, __u32 tid)
 {
 	struct vtscope_thread_info *info = bpf_map_lookup_elem(&threads, &tid);
@@ -203,34 +246,56 @@ static __always_inline void resolve(struct vtscope_event *e, __u32 tid)
 		e->status = VTSCOPE_STATUS_NO_CONTEXT;
 		return;
 	}
-	struct vtscope_record record;
-	if (bpf_probe_read_user(&record, 26, (const void *)(slot + VTSCOPE_RECORD_OFFSET)) != 0) {
+	read_content(e, slot, id);
+}
+
+/* otep-tls: resolve-at-read through the carrier's otel_thread_ctx_v1 (x86_64: fs base). */
+static __always_inline void resolve_otep_tls(struct vtscope_event *e)
+{
+	__u32 zero = 0;
+	struct vtscope_tls_info *tls = bpf_map_lookup_elem(&thread_context_tls, &zero);
+	struct vtscope_region_info *rg = bpf_map_lookup_elem(&region, &zero);
+	if (!tls || !tls->present || !rg || !rg->base) {
+		e->status = VTSCOPE_STATUS_UNMAPPED;
+		e->reason = VTSCOPE_REASON_NO_THREAD_CONTEXT;
+		return;
+	}
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u64 fsbase = BPF_CORE_READ(task, thread.fsbase);
+	__u64 record = 0;
+	if (!fsbase || bpf_probe_read_user(&record, sizeof(record), (const void *)(fsbase + tls->tp_offset)) != 0) {
+		e->status = VTSCOPE_STATUS_UNMAPPED;
+		e->reason = VTSCOPE_REASON_READ_FAULT;
+		return;
+	}
+	if (!record) {
+		e->status = VTSCOPE_STATUS_UNMAPPED;
+		e->reason = VTSCOPE_REASON_NO_THREAD_CONTEXT;
+		return;
+	}
+	/* Only a record of the region is read: the pointer must land on a slot's record line. */
+	__u64 first = rg->base + VTSCOPE_REGION_HEADER_SIZE;
+	__u64 span = (rg->capacity_mask + 1) * VTSCOPE_SLOT_SIZE;
+	if (record < first || record - first >= span || (record - first) % VTSCOPE_SLOT_SIZE != VTSCOPE_RECORD_OFFSET) {
+		e->status = VTSCOPE_STATUS_INVALID;
+		e->reason = VTSCOPE_REASON_OUTSIDE_REGION;
+		return;
+	}
+	__u64 slot = record - VTSCOPE_RECORD_OFFSET;
+	struct vtscope_slot_owner head = {};
+	if (bpf_probe_read_user(&head, 16, (const void *)slot) != 0) {
 		e->status = VTSCOPE_STATUS_INVALID;
 		e->reason = VTSCOPE_REASON_READ_FAULT;
 		return;
 	}
-	if (record.valid != 1) {
-		if (all_zero(record.trace_id, 16)) {
-			e->status = VTSCOPE_STATUS_NO_CONTEXT;
-		} else {
-			e->status = VTSCOPE_STATUS_INVALID;
-			e->reason = VTSCOPE_REASON_TORN;
-		}
-		return;
-	}
-	/* The owner cannot change while the owning thread is in this syscall; the re-read makes
-	 * the guarantee checked rather than assumed. */
-	__s64 owner_after = 0;
-	if (bpf_probe_read_user(&owner_after, sizeof(owner_after), (const void *)slot) != 0 ||
-	    owner_after != id) {
+	if (head.owner <= 0) {
 		e->status = VTSCOPE_STATUS_INVALID;
 		e->reason = VTSCOPE_REASON_OWNER_CHANGED;
 		return;
 	}
-	__builtin_memcpy(e->trace_id, record.trace_id, 16);
-	__builtin_memcpy(e->span_id, record.span_id, 8);
-	e->trace_flags = record.trace_flags;
-	e->status = VTSCOPE_STATUS_OK;
+	e->java_id = head.owner;
+	e->mounted_virtual = head.kind == VTSCOPE_KIND_VIRTUAL;
+	read_content(e, slot, head.owner);
 }
 
 SEC("tracepoint")
@@ -260,7 +325,10 @@ int on_sys_enter(struct syscall_enter_args *ctx)
 	e->args[0] = ctx->args[0];
 	e->args[1] = ctx->args[1];
 	e->args[2] = ctx->args[2];
-	resolve(e, tid);
+	if (identity_mode == VTSCOPE_IDENTITY_OTEP_TLS)
+		resolve_otep_tls(e);
+	else
+		resolve(e, tid);
 	count(VTSCOPE_COUNTER_STATUS0 + (e->status & 3));
 	bpf_ringbuf_submit(e, 0);
 	return 0;

@@ -58,7 +58,29 @@ Expected<ElfFile> ElfFile::load(const std::string& path, const std::vector<std::
             if (!gelf_getsym(data, static_cast<int>(i), &sym) || sym.st_shndx == SHN_UNDEF) continue;
             const char* name = elf_strptr(h.elf, shdr.sh_link, sym.st_name);
             if (!name || !wanted.count(name)) continue;
-            file.symbols_.try_emplace(name, ElfSymbol{sym.st_value, sym.st_size});
+            file.symbols_.try_emplace(name, ElfSymbol{sym.st_value, sym.st_size, GELF_ST_TYPE(sym.st_info) == STT_TLS});
+        }
+    }
+
+    // TLS descriptors of the wanted symbols: .rela.dyn entries of type R_X86_64_TLSDESC whose
+    // symbol (an index into the section's linked .dynsym) is one of them.
+    scn = nullptr;
+    while ((scn = elf_nextscn(h.elf, scn)) != nullptr) {
+        GElf_Shdr shdr;
+        if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_RELA || shdr.sh_entsize == 0) continue;
+        Elf_Data* data = elf_getdata(scn, nullptr);
+        Elf_Scn* symtab = elf_getscn(h.elf, shdr.sh_link);
+        GElf_Shdr symtab_header;
+        Elf_Data* symdata = symtab ? elf_getdata(symtab, nullptr) : nullptr;
+        if (!data || !symdata || !gelf_getshdr(symtab, &symtab_header)) continue;
+        size_t count = shdr.sh_size / shdr.sh_entsize;
+        for (size_t i = 0; i < count; i++) {
+            GElf_Rela rela;
+            if (!gelf_getrela(data, static_cast<int>(i), &rela) || GELF_R_TYPE(rela.r_info) != R_X86_64_TLSDESC) continue;
+            GElf_Sym sym;
+            if (!gelf_getsym(symdata, static_cast<int>(GELF_R_SYM(rela.r_info)), &sym)) continue;
+            const char* name = elf_strptr(h.elf, symtab_header.sh_link, sym.st_name);
+            if (name && wanted.count(name)) file.tlsdesc_slots_.try_emplace(name, rela.r_offset);
         }
     }
     return file;
@@ -67,6 +89,11 @@ Expected<ElfFile> ElfFile::load(const std::string& path, const std::vector<std::
 const ElfSymbol* ElfFile::find(const std::string& name) const {
     auto it = symbols_.find(name);
     return it == symbols_.end() ? nullptr : &it->second;
+}
+
+uint64_t ElfFile::tlsdesc_slot(const std::string& name) const {
+    auto it = tlsdesc_slots_.find(name);
+    return it == tlsdesc_slots_.end() ? 0 : it->second;
 }
 
 uint64_t ElfFile::file_offset(uint64_t vaddr) const {

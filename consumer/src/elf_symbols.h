@@ -13,8 +13,9 @@
 namespace vtscope {
 
 struct ElfSymbol {
-    uint64_t value = 0;  // link-time virtual address
+    uint64_t value = 0;  // link-time virtual address (for STT_TLS: offset in the TLS block)
     uint64_t size = 0;
+    bool is_tls = false;
 };
 
 struct ElfSegment {
@@ -33,9 +34,13 @@ public:
     uint64_t file_offset(uint64_t vaddr) const;
     // Link-time address of the first PT_LOAD with file offset 0 (the load bias reference).
     uint64_t first_load_vaddr() const { return first_load_vaddr_; }
+    // Link-time address of the TLS descriptor (GOT slot of an R_X86_64_TLSDESC relocation)
+    // for a loaded symbol, or 0 when the file has none (OTEP 4947's recommended dialect).
+    uint64_t tlsdesc_slot(const std::string& name) const;
 
 private:
     std::unordered_map<std::string, ElfSymbol> symbols_;
+    std::unordered_map<std::string, uint64_t> tlsdesc_slots_;
     std::vector<ElfSegment> segments_;
     uint64_t first_load_vaddr_ = 0;
 };

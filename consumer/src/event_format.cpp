@@ -25,6 +25,8 @@ const char* reason_name(unsigned reason) {
         case VTSCOPE_REASON_TORN: return "torn_record";
         case VTSCOPE_REASON_OWNER_CHANGED: return "owner_changed";
         case VTSCOPE_REASON_KIND_MISMATCH: return "kind_mismatch";
+        case VTSCOPE_REASON_NO_THREAD_CONTEXT: return "no_thread_context";
+        case VTSCOPE_REASON_OUTSIDE_REGION: return "outside_region";
         default: return nullptr;
     }
 }

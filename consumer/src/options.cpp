@@ -27,6 +27,10 @@ Commands:
                               target exits)
       --output FILE           write JSON lines to FILE (default: standard output)
       --ready-file FILE       create FILE once every probe is attached and the JVM was read
+      --identity CHANNEL      how the running thread is resolved: vmstructs (default:
+                              HotSpot's JavaThread::_monitor_owner_id, no agent needed) or
+                              otep-tls (the OTEP 4947 otel_thread_ctx_v1 thread-local that
+                              libvtscope.so keeps on carriers: -agentpath:libvtscope.so=otep)
   report FILE [--top N]       summarise a trace file per trace id (syscalls, bytes, top N)
   --help, -h                  show this help
   --version                   show the version
@@ -85,7 +89,7 @@ Expected<Options> parse_trace(const std::vector<std::string>& args) {
             name = arg.substr(0, eq);
             value = arg.substr(eq + 1);
         } else if (arg == "--pid" || arg == "--syscalls" || arg == "--duration" || arg == "--output" ||
-                   arg == "--ready-file") {
+                   arg == "--ready-file" || arg == "--identity") {
             if (i + 1 >= args.size()) return make_error(arg + " needs a value");
             value = args[++i];
         } else {
@@ -110,6 +114,14 @@ Expected<Options> parse_trace(const std::vector<std::string>& args) {
         } else if (name == "--output") {
             if (value.empty()) return make_error("--output needs a file name");
             t.output = value;
+        } else if (name == "--identity") {
+            if (value == "vmstructs") {
+                t.identity = IdentityChannel::kVmStructs;
+            } else if (value == "otep-tls") {
+                t.identity = IdentityChannel::kOtepTls;
+            } else {
+                return make_error("unknown identity channel '" + value + "' (vmstructs, otep-tls)");
+            }
         } else if (name == "--ready-file") {
             if (value.empty()) return make_error("--ready-file needs a file name");
             t.ready_file = value;

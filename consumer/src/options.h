@@ -13,8 +13,11 @@ namespace vtscope {
 
 enum class Command { kHelp, kVersion, kTrace, kReport };
 
+enum class IdentityChannel { kVmStructs, kOtepTls };
+
 struct TraceOptions {
     pid_t pid = 0;
+    IdentityChannel identity = IdentityChannel::kVmStructs;
     std::vector<std::string> syscalls;
     std::optional<double> duration_seconds;
     std::string output = "-";  // "-" is standard output

@@ -21,6 +21,7 @@
 #include "privilege.h"
 #include "proc_maps.h"
 #include "record_region.h"
+#include "thread_context_tls.h"
 #include "tracefs.h"
 #include "vtscope_trace.skel.h"
 
@@ -61,12 +62,14 @@ public:
     Status load_and_attach();
     void sync_threads(bool at_attach);
     void sync_region();
+    void sync_thread_context_tls();
     int run();
 
 private:
     static int on_event(void* ctx, void* data, size_t size);
     Status attach_syscalls();
     void detach() { links_.clear(); }
+    bool otep_tls() const { return options_.identity == IdentityChannel::kOtepTls; }
     void print_summary();
 
     const TraceOptions& options_;
@@ -81,6 +84,8 @@ private:
     bool region_found_ = false;
     RecordRegion region_{};
     std::optional<WriterStats> writer_stats_;  // last read, kept for after the target exits
+    std::optional<ThreadContextTls> thread_context_tls_;
+    std::string thread_context_tls_error_;
     std::set<uint64_t> warned_regions_;
     size_t threads_at_attach_ = 0;
     size_t own_ids_learned_ = 0;
@@ -92,11 +97,17 @@ Status Session::load_and_attach() {
     if (!skel_) return make_error(std::string("cannot open the BPF object: ") + std::strerror(errno));
     skel_->rodata->target_tgid = static_cast<__u32>(target_.pid);
     skel_->rodata->off_monitor_owner_id = target_.layout.java_thread_monitor_owner_id;
+    skel_->rodata->identity_mode = otep_tls() ? VTSCOPE_IDENTITY_OTEP_TLS : VTSCOPE_IDENTITY_VMSTRUCTS;
     if (int err = vtscope_trace_bpf__load(skel_.get())) {
         if (err == -EPERM || err == -EACCES)
             return make_error("no BPF privilege: loading the BPF programs was refused (run as root)");
         return make_error(std::string("cannot load the BPF programs: ") + std::strerror(-err));
     }
+
+    ring_.reset(ring_buffer__new(bpf_map__fd(skel_->maps.events), &Session::on_event, this, nullptr));
+    if (!ring_) return make_error(std::string("cannot create the ring buffer reader: ") + std::strerror(errno));
+    // otep-tls reads only what a third-party reader reads: no thread map, no uprobes.
+    if (otep_tls()) return attach_syscalls();
 
     // Thread start and exit first, then the walk (in sync_threads): a thread that starts after
     // this point is caught by the uprobe, one that started before is in the list.
@@ -116,9 +127,6 @@ Status Session::load_and_attach() {
     bpf_link* exit_link = bpf_program__attach(skel_->progs.on_task_exit);
     if (!exit_link) return make_error(std::string("cannot attach sched_process_exit: ") + std::strerror(errno));
     links_.emplace_back(exit_link);
-
-    ring_.reset(ring_buffer__new(bpf_map__fd(skel_->maps.events), &Session::on_event, this, nullptr));
-    if (!ring_) return make_error(std::string("cannot create the ring buffer reader: ") + std::strerror(errno));
     return attach_syscalls();
 }
 
@@ -133,7 +141,23 @@ Status Session::attach_syscalls() {
     return ok_status();
 }
 
+void Session::sync_thread_context_tls() {
+    if (!otep_tls() || thread_context_tls_) return;
+    auto maps = read_maps(target_.pid);
+    if (!maps) return;
+    auto tls = find_thread_context_tls(target_.pid, *maps, memory_);
+    if (!tls) {
+        thread_context_tls_error_ = tls.error().message;
+        return;
+    }
+    vtscope_tls_info info{tls->tp_offset, 1};
+    uint32_t zero = 0;
+    if (bpf_map_update_elem(bpf_map__fd(skel_->maps.thread_context_tls), &zero, &info, BPF_ANY) == 0)
+        thread_context_tls_ = *tls;
+}
+
 void Session::sync_threads(bool at_attach) {
+    if (otep_tls()) return;
     auto threads = walk_java_threads(memory_, target_.layout);
     if (!threads) return;  // the target may be exiting; the next round retries
     int map_fd = bpf_map__fd(skel_->maps.threads);
@@ -229,6 +253,7 @@ int Session::run() {
             // Catches JNI-attached threads and learns own ids of carriers that were busy.
             sync_threads(false);
             sync_region();
+            sync_thread_context_tls();
             if (region_found_)
                 if (auto stats = read_writer_stats(memory_, region_)) writer_stats_ = stats;
             next_sync = now + std::chrono::milliseconds(250);
@@ -268,6 +293,8 @@ void Session::print_summary() {
     std::fprintf(stderr, "vtscope: threads: %zu at attach, %llu started, %llu exited during the trace\n",
                  threads_at_attach_, static_cast<unsigned long long>(totals[VTSCOPE_COUNTER_THREADS_STARTED]),
                  static_cast<unsigned long long>(totals[VTSCOPE_COUNTER_THREADS_REMOVED]));
+    if (otep_tls() && !thread_context_tls_)
+        std::fprintf(stderr, "vtscope: otel_thread_ctx_v1 never found: %s\n", thread_context_tls_error_.c_str());
     if (!region_found_) {
         std::fprintf(stderr, "vtscope: no record region found: the target publishes no trace context "
                              "(put vtscope-java.jar on its class path)\n");
@@ -345,6 +372,7 @@ int run_trace(const TraceOptions& options) {
     }
     session.sync_threads(true);
     session.sync_region();
+    session.sync_thread_context_tls();
     if (!options.ready_file.empty()) {
         if (auto status = write_ready_file(options.ready_file); !status) {
             error_line(status.error().message);

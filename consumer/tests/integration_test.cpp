@@ -457,3 +457,22 @@ TEST(LifecycleProbes, CountsAndRecordAddressesMatchTheWorkload) {
     std::printf("[ probes   ] %zu threads seen, %ld starts, %ld mounts, %ld unmounts\n", by_thread.size(), threads,
                 total_mounts, total_unmounts);
 }
+
+// OTEP 4947 from outside: with -agentpath:libvtscope.so=otep the carriers' otel_thread_ctx_v1
+// follows mounts. vtscope --identity otep-tls reads it as a third-party reader would (the
+// exported TLS symbol, its TLSDESC descriptor, the thread pointer) at every marker write, and
+// must find the mounted virtual thread's record: its owner and its context.
+TEST(OtepTls, ThirdPartyReaderFindsTheMountedThreadsContext) {
+    REQUIRE_BPF();
+    for (const char* scope : {"clean", "leaky-final"}) {
+        TraceRun run = run_harness({"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=otep",
+                                    "-Djdk.virtualThreadScheduler.parallelism=2"},
+                                   {"--mode", "concurrent", "--yields", "--nested", "--scope", scope},
+                                   {"--identity", "otep-tls"});
+        expect_clean_run(run);
+        CheckResult r = check_markers(run.expected, run.trace);
+        std::printf("[ otep-tls ] %s: %s\n", scope, r.summary().c_str());
+        EXPECT_EQ(r.expected, 128);
+        EXPECT_EQ(r.correct, r.expected) << r.summary();
+    }
+}

@@ -71,3 +71,12 @@ TEST(Options, Report) {
     EXPECT_EQ(o->report.input, "events.jsonl");
     EXPECT_EQ(o->report.top, 3);
 }
+
+TEST(Options, IdentityChannel) {
+    EXPECT_EQ(parse_options({"trace", "--pid", "1"})->trace.identity, vtscope::IdentityChannel::kVmStructs);
+    EXPECT_EQ(parse_options({"trace", "--pid", "1", "--identity", "otep-tls"})->trace.identity,
+              vtscope::IdentityChannel::kOtepTls);
+    auto bad = parse_options({"trace", "--pid", "1", "--identity", "psychic"});
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().message.find("unknown identity channel 'psychic'"), std::string::npos);
+}

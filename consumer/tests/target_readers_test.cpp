@@ -6,6 +6,7 @@
 #include "java_threads.h"
 #include "proc_maps.h"
 #include "record_region.h"
+#include "thread_context_tls.h"
 #include "vmstructs.h"
 
 using vtscope::testing::FakeMemory;
@@ -225,4 +226,11 @@ TEST(RecordRegion, FindsAndValidatesHeader) {
     h.magic = 1;
     mem.put_value(0x7f0000000000, h);
     EXPECT_FALSE(vtscope::validate_region(mem, *regions[0], 77).ok());
+}
+
+TEST(ThreadContextTls, OnlyStaticTlsDescriptorsAreAccepted) {
+    EXPECT_EQ(*vtscope::static_tls_offset(static_cast<uint64_t>(-168)), -168);  // seen for libvtscope.so
+    EXPECT_FALSE(vtscope::static_tls_offset(0x7f12345678a0).ok()) << "a heap pointer: dynamic TLS";
+    EXPECT_FALSE(vtscope::static_tls_offset(16).ok());
+    EXPECT_FALSE(vtscope::static_tls_offset(static_cast<uint64_t>(-3)).ok()) << "misaligned";
 }
