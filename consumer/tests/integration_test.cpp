@@ -16,6 +16,8 @@
 
 #include "attribution_checker.h"
 #include "privilege.h"
+#include "proc_maps.h"
+#include "process_memory.h"
 #include "report.h"
 #include "process_runner.h"
 
@@ -231,9 +233,9 @@ void expect_one_line_error(const std::vector<std::string>& argv, const std::stri
 struct IdleJvm {
     TempDir dir;
     Child child;
-    explicit IdleJvm(const std::string& java, std::vector<std::string> extra = {})
+    explicit IdleJvm(const std::string& java, const std::vector<std::string>& extra = {})
         : child(start(java, extra, dir)) {}
-    static Child start(const std::string& java, std::vector<std::string> extra, const TempDir& dir) {
+    static Child start(const std::string& java, const std::vector<std::string>& extra, const TempDir& dir) {
         std::vector<std::string> argv = {java};
         argv.insert(argv.end(), extra.begin(), extra.end());
         argv.push_back("-cp");
@@ -475,4 +477,34 @@ TEST(OtepTls, ThirdPartyReaderFindsTheMountedThreadsContext) {
         EXPECT_EQ(r.expected, 128);
         EXPECT_EQ(r.correct, r.expected) << r.summary();
     }
+}
+
+// OTEP 4719: with the otep feature the library announces the thread-local schema in a process
+// context mapping that readers find in /proc/PID/maps (memfd "OTEL_CTX", signature written last).
+TEST(OtepTls, ProcessContextAnnouncesTheSchema) {
+    REQUIRE_BPF();
+    IdleJvm jvm(java_bin(), {"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=otep"});
+    ASSERT_TRUE(wait_for_file(jvm.dir.path("ready"), 60s));
+    auto maps = vtscope::read_maps(jvm.child.pid());
+    ASSERT_TRUE(maps.ok());
+    const vtscope::Mapping* context = nullptr;
+    for (const auto& m : *maps)
+        if (m.path.rfind("/memfd:OTEL_CTX", 0) == 0) context = &m;
+    ASSERT_NE(context, nullptr) << "no OTEL_CTX mapping";
+    vtscope::ProcessMemory memory(jvm.child.pid());
+    struct {
+        char signature[8];
+        uint32_t version, payload_size;
+        uint64_t published_at_ns, payload;
+    } header{};
+    ASSERT_TRUE(memory.read_value(context->start, header));
+    EXPECT_EQ(std::string(header.signature, 8), "OTEL_CTX");
+    EXPECT_EQ(header.version, 2u);
+    EXPECT_NE(header.published_at_ns, 0u);
+    ASSERT_GT(header.payload_size, 0u);
+    ASSERT_LT(header.payload_size, 4096u);
+    std::string payload(header.payload_size, '\0');
+    ASSERT_TRUE(memory.read(header.payload, payload.data(), payload.size()));
+    EXPECT_NE(payload.find("threadlocal.schema_version"), std::string::npos);
+    EXPECT_NE(payload.find("tlsdesc_v1_dev"), std::string::npos);
 }
