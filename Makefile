@@ -24,7 +24,7 @@ configure: setup
 native: configure
 	cmake --build $(BUILD)
 
-java: setup
+java: native
 	$(MVN) package -DskipTests
 	mkdir -p $(BUILD)/java/lib
 	cp java/vtscope-java/target/vtscope-java.jar java/vtscope-otel/target/vtscope-otel.jar \
@@ -35,7 +35,7 @@ java: setup
 
 test: all test-java test-native
 
-test-java: setup
+test-java: native
 	mvn -B -f java/pom.xml test
 
 # The C++ tests run in a second tree built with AddressSanitizer and UndefinedBehaviorSanitizer;

@@ -2,6 +2,7 @@ package io.vtscope.internal;
 
 import static io.vtscope.internal.RecordLayout.*;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -13,6 +14,9 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
 import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 
 /**
  * The shared-memory trace-record region of this JVM (layout: {@code common/vtscope_record.h}).
@@ -46,13 +50,35 @@ public final class RecordRegion {
     private final MemorySegment segment;
     private final int capacity;
     /** The thread that owns each slot, published before its id (see {@link #claim}). */
-    private final WeakReference<?>[] owners;
+    private final OwnerRef[] owners;
+
+    /**
+     * The thread that claimed a slot, with its id: a collected referent proves only that the
+     * thread with {@code tid} has ended, so the id must match the slot's current owner (the slot
+     * may have changed hands since, e.g. through libvtscope's own claims, which store no ref).
+     */
+    private static final class OwnerRef extends WeakReference<Thread> {
+        final long tid;
+
+        OwnerRef(Thread thread) {
+            super(thread);
+            this.tid = thread.threadId();
+        }
+    }
 
     /** Creates and maps a new region with {@code capacity} slots (normalized); throws on failure. */
     RecordRegion(int capacity) {
+        this(capacity, REGION_NAME);
+    }
+
+    /**
+     * A region under another memfd name, which readers (and {@link #adoptExisting}) ignore: tests
+     * use it for private regions that the JVM-wide region must never adopt.
+     */
+    RecordRegion(int capacity, String memfdName) {
         this.capacity = normalizeCapacity(capacity);
-        this.segment = mapMemfd(regionSize(this.capacity));
-        this.owners = new WeakReference<?>[this.capacity];
+        this.segment = mapMemfd(memfdName, regionSize(this.capacity));
+        this.owners = new OwnerRef[this.capacity];
         segment.set(ValueLayout.JAVA_INT, H_VERSION, VERSION);
         segment.set(ValueLayout.JAVA_INT, H_HEADER_SIZE, HEADER_SIZE);
         segment.set(ValueLayout.JAVA_INT, H_SLOT_SIZE, SLOT_SIZE);
@@ -65,7 +91,17 @@ public final class RecordRegion {
         LONG.setRelease(segment, H_MAGIC, MAGIC);
     }
 
-    /** The JVM-wide region, created on first use; null if it could not be created. */
+    /** Adopts a mapped region whose header passed {@link #validateHeader}; writes nothing. */
+    private RecordRegion(MemorySegment segment) {
+        this.segment = segment;
+        this.capacity = segment.get(ValueLayout.JAVA_INT, H_CAPACITY);
+        this.owners = new OwnerRef[capacity];
+    }
+
+    /**
+     * The JVM-wide region, on first use adopted if this process already maps one (see
+     * {@link #adoptExisting}), else created; null if it could not be created.
+     */
     public static RecordRegion global() {
         return Global.REGION;
     }
@@ -232,7 +268,7 @@ public final class RecordRegion {
                 // The slot is ours but still reads as skipped: clear the previous owner's record
                 // and note who owns it before any reader or claimer can see our id.
                 clearRecord(slot + RECORD_OFFSET);
-                owners[index(slot)] = new WeakReference<>(t);
+                owners[index(slot)] = new OwnerRef(t);
                 segment.set(ValueLayout.JAVA_BYTE, slot + S_KIND, t.isVirtual() ? KIND_VIRTUAL : KIND_PLATFORM);
                 LONG.setRelease(segment, slot + S_OWNER, tid);
                 LONG.getAndAdd(segment, H_RECORDS_CLAIMED, 1L);
@@ -255,25 +291,112 @@ public final class RecordRegion {
         if (owner <= 0) {
             return false; // OWNER_BUSY: being handed over right now
         }
-        WeakReference<?> ref = owners[index(slot)];
-        if (ref == null) {
-            return false; // claimed by another writer of the same region layout (not this JVM's Java side)
+        OwnerRef ref = owners[index(slot)];
+        if (ref == null || ref.tid != owner) {
+            // Claimed by someone who left no reference (libvtscope at thread start), or a stale
+            // reference of an earlier owner: whether this owner lives is unknown, so keep out.
+            return false;
         }
-        Object o = ref.get();
-        if (o == null) {
-            return true; // the Thread object was collected: it has long terminated
-        }
-        Thread owningThread = (Thread) o;
-        return owningThread.threadId() == owner && !owningThread.isAlive();
+        Thread owningThread = ref.get();
+        return owningThread == null || !owningThread.isAlive(); // collected, or terminated
     }
 
     private int index(long slot) {
         return (int) ((slot - HEADER_SIZE) / SLOT_SIZE);
     }
 
+    /**
+     * The first valid region of this process among {@code mapsLines} (lines of
+     * {@code /proc/self/maps}), or null. A region exists before any Java code runs when the JVM
+     * was started with {@code -agentpath:libvtscope.so=probes} (or {@code otep}): the native
+     * library creates it exactly as the constructor does; or when the vtscope classes of another
+     * class loader created it first. Adopting it keeps one region per JVM, the one that readers
+     * and the native library use. This instance never takes over a slot claimed by another writer
+     * (it cannot tell whether that owner is alive); the writer that claimed it still can.
+     */
+    static RecordRegion adoptExisting(List<String> mapsLines, long pid) {
+        for (String line : mapsLines) {
+            MemorySegment mapping = parseMapsLine(line);
+            if (mapping != null && validateHeader(mapping, pid) == null) {
+                return new RecordRegion(mapping.asSlice(0, regionSize(mapping.get(ValueLayout.JAVA_INT, H_CAPACITY))));
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The mapping described by a {@code /proc/PID/maps} line if it is a shared read-write mapping,
+     * from offset 0, of a memfd named {@value RecordLayout#REGION_NAME}; else null. The line is
+     * {@code start-end perms offset dev inode path}, and the path of a memfd is
+     * {@code /memfd:NAME}, followed by {@code " (deleted)"} once no file descriptor is left.
+     */
+    @SuppressWarnings("restricted") // the kernel says this range is mapped in this process
+    static MemorySegment parseMapsLine(String line) {
+        String[] f = line.trim().split("\\s+", 6);
+        String prefix = "/memfd:" + REGION_NAME;
+        if (f.length < 6 || !f[5].startsWith(prefix)
+                || (f[5].length() > prefix.length() && f[5].charAt(prefix.length()) != ' ')) {
+            return null;
+        }
+        String perms = f[1];
+        if (perms.length() < 4 || perms.charAt(0) != 'r' || perms.charAt(1) != 'w' || perms.charAt(3) != 's'
+                || !f[2].matches("0+")) {
+            return null;
+        }
+        int dash = f[0].indexOf('-');
+        try {
+            long start = Long.parseUnsignedLong(f[0], 0, dash, 16);
+            long end = Long.parseUnsignedLong(f[0], dash + 1, f[0].length(), 16);
+            return end > start ? MemorySegment.ofAddress(start).reinterpret(end - start) : null;
+        } catch (IndexOutOfBoundsException | NumberFormatException e) {
+            return null; // not the kernel's format: nothing to adopt
+        }
+    }
+
+    /**
+     * Null if {@code mapping} holds a complete region header written by process {@code pid} with
+     * this layout (so this writer and every reader agree on it), else what is wrong. The pid check
+     * rejects a region inherited from or shared with another process.
+     */
+    static String validateHeader(MemorySegment mapping, long pid) {
+        if (mapping.byteSize() < HEADER_SIZE) {
+            return "mapping of " + mapping.byteSize() + " bytes is smaller than the header";
+        }
+        // The creator stores the magic last, with release: acquire it before the other fields.
+        long magic = (long) LONG.getAcquire(mapping, H_MAGIC);
+        if (magic != MAGIC) {
+            return "magic " + Long.toHexString(magic) + " is not " + Long.toHexString(MAGIC);
+        }
+        String layout = expect(mapping, H_VERSION, VERSION, "version")
+                + expect(mapping, H_HEADER_SIZE, HEADER_SIZE, "header_size")
+                + expect(mapping, H_SLOT_SIZE, SLOT_SIZE, "slot_size")
+                + expect(mapping, H_MAX_PROBE, MAX_PROBE, "max_probe")
+                + expect(mapping, H_RECORD_OFFSET, RECORD_OFFSET, "record_offset");
+        if (!layout.isEmpty()) {
+            return layout.trim();
+        }
+        int capacity = mapping.get(ValueLayout.JAVA_INT, H_CAPACITY);
+        if (capacity <= 0 || Integer.bitCount(capacity) != 1 || capacity > MAX_CAPACITY) {
+            return "capacity " + capacity + " is not a power of two up to " + MAX_CAPACITY;
+        }
+        long writer = Integer.toUnsignedLong(mapping.get(ValueLayout.JAVA_INT, H_WRITER_PID));
+        if (writer != pid) {
+            return "writer_pid " + writer + " is not this process (" + pid + ")";
+        }
+        if (mapping.byteSize() < regionSize(capacity)) {
+            return "mapping of " + mapping.byteSize() + " bytes is smaller than " + capacity + " slots";
+        }
+        return null;
+    }
+
+    private static String expect(MemorySegment header, long offset, int expected, String field) {
+        int actual = header.get(ValueLayout.JAVA_INT, offset);
+        return actual == expected ? "" : field + " " + actual + " is not " + expected + " ";
+    }
+
     /** memfd_create + ftruncate + mmap(MAP_SHARED) + close through FFM downcalls into libc. */
     @SuppressWarnings("restricted") // needs native access; without --enable-native-access the JDK only warns
-    private static MemorySegment mapMemfd(long size) {
+    private static MemorySegment mapMemfd(String name, long size) {
         if (!System.getProperty("os.name", "").startsWith("Linux")) {
             throw new IllegalStateException("not Linux (" + System.getProperty("os.name") + ")");
         }
@@ -293,7 +416,7 @@ public final class RecordRegion {
                 FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(Linker.Option.captureStateLayout());
-            int fd = (int) memfdCreate.invokeExact(state, arena.allocateFrom(REGION_NAME), MFD_CLOEXEC);
+            int fd = (int) memfdCreate.invokeExact(state, arena.allocateFrom(name), MFD_CLOEXEC);
             if (fd < 0) {
                 throw new IllegalStateException("memfd_create failed, errno " + (int) errnoValue.get(state, 0L));
             }
@@ -326,7 +449,15 @@ public final class RecordRegion {
                 .orElseThrow(() -> new IllegalStateException("libc has no " + name)), fd, options);
     }
 
-    /** Lazy holder: the region is created by the first thread that needs it, exactly once. */
+    private static List<String> mapsOfThisProcess() {
+        try {
+            return Files.readAllLines(Path.of("/proc/self/maps"));
+        } catch (IOException e) {
+            return List.of();
+        }
+    }
+
+    /** Lazy holder: the region is adopted or created by the first thread that needs it, exactly once. */
     private static final class Global {
         static final RecordRegion REGION;
         static final String REASON;
@@ -335,8 +466,11 @@ public final class RecordRegion {
             RecordRegion region = null;
             String reason = null;
             try {
-                region = new RecordRegion(Math.clamp(
-                        Long.getLong("vtscope.records.capacity", DEFAULT_CAPACITY), MIN_CAPACITY, MAX_CAPACITY));
+                region = adoptExisting(mapsOfThisProcess(), ProcessHandle.current().pid());
+                if (region == null) {
+                    region = new RecordRegion(Math.clamp(
+                            Long.getLong("vtscope.records.capacity", DEFAULT_CAPACITY), MIN_CAPACITY, MAX_CAPACITY));
+                }
             } catch (RuntimeException | LinkageError e) {
                 reason = "vtscope record region unavailable: " + e;
             }

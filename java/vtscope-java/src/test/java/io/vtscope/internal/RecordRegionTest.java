@@ -13,6 +13,14 @@ import org.junit.jupiter.api.Test;
 
 /** Slot claiming, collisions, exhaustion and release, on small private regions. */
 class RecordRegionTest {
+    /**
+     * A region the JVM-wide one can never adopt (another memfd name): these tests fill and churn
+     * their regions, which must not become the region VtScopeTest publishes into.
+     */
+    static RecordRegion privateRegion(int capacity) {
+        return new RecordRegion(capacity, "vtscope-test-records");
+    }
+
     private static long header(RecordRegion r, long offset) {
         return r.segment().get(ValueLayout.JAVA_LONG, offset);
     }
@@ -36,7 +44,7 @@ class RecordRegionTest {
         assertEquals(128, normalizeCapacity(65));
         assertEquals(16384, normalizeCapacity(16384));
         assertEquals(1 << 22, normalizeCapacity(Long.MAX_VALUE));
-        RecordRegion r = new RecordRegion(100);
+        RecordRegion r = privateRegion(100);
         assertEquals(128, r.capacity());
         assertEquals(128, r.segment().get(ValueLayout.JAVA_INT, H_CAPACITY));
         assertEquals(regionSize(128), r.segment().byteSize());
@@ -44,7 +52,7 @@ class RecordRegionTest {
 
     @Test
     void claimWritesOwnerAndKindAndCountsClaims() throws Exception {
-        RecordRegion r = new RecordRegion(64);
+        RecordRegion r = privateRegion(64);
         MemorySegment platform = r.currentRecord();
         long pslot = slotIndex(r, platform);
         assertEquals(Thread.currentThread().threadId(), owner(r, pslot));
@@ -62,7 +70,7 @@ class RecordRegionTest {
 
     @Test
     void collidingThreadIdsGetDifferentSlots() throws Exception {
-        RecordRegion r = new RecordRegion(64);
+        RecordRegion r = privateRegion(64);
         CountDownLatch done = new CountDownLatch(1);
         AtomicReference<MemorySegment> first = new AtomicReference<>();
         AtomicReference<MemorySegment> second = new AtomicReference<>();
@@ -91,7 +99,7 @@ class RecordRegionTest {
 
     @Test
     void fullRegionCountsUnavailableAndPublishFails() throws Exception {
-        RecordRegion r = new RecordRegion(64);
+        RecordRegion r = privateRegion(64);
         CountDownLatch done = new CountDownLatch(1);
         List<Thread> threads = new ArrayList<>();
         List<Boolean> results = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -116,7 +124,7 @@ class RecordRegionTest {
 
     @Test
     void slotOfTerminatedThreadIsTakenOverWithoutGc() throws Exception {
-        RecordRegion r = new RecordRegion(64);
+        RecordRegion r = privateRegion(64);
         AtomicReference<MemorySegment> first = new AtomicReference<>();
         AtomicReference<MemorySegment> second = new AtomicReference<>();
         Thread a = Thread.ofVirtual().unstarted(() -> {
@@ -148,8 +156,36 @@ class RecordRegionTest {
     }
 
     @Test
-    void clearDoesNotClaimAndRestoreRoundTrips() throws Exception {
+    void slotClaimedByAnotherWriterIsNeverTakenOver() throws Exception {
         RecordRegion r = new RecordRegion(64);
+        AtomicReference<Long> homeOfA = new AtomicReference<>();
+        Thread a = Thread.ofVirtual().unstarted(() -> homeOfA.set(slotIndex(r, r.currentRecord())));
+        long aId = a.threadId();
+        a.start();
+        a.join();
+        long home = homeOfA.get();
+        // libvtscope claims slots at thread start without a Java reference: emulate a live
+        // thread 'foreign' that now owns a's old slot, then let a's Thread object be collected.
+        long foreign = aId + 64 * 1000;
+        r.segment().set(ValueLayout.JAVA_LONG, HEADER_SIZE + home * SLOT_SIZE + S_OWNER, foreign);
+        a = null;
+        for (int i = 0; i < 5; i++) {
+            System.gc();
+        }
+        AtomicReference<MemorySegment> mine = new AtomicReference<>();
+        Thread b;
+        do {
+            b = Thread.ofPlatform().unstarted(() -> mine.set(r.currentRecord()));
+        } while (((b.threadId() - aId) & 63) != 0);
+        b.start();
+        b.join();
+        assertEquals(foreign, owner(r, home), "a slot whose owner left no reference is never taken over");
+        assertEquals((home + 1) & 63, slotIndex(r, mine.get()));
+    }
+
+    @Test
+    void clearDoesNotClaimAndRestoreRoundTrips() throws Exception {
+        RecordRegion r = privateRegion(64);
         // Run in a virtual thread and propagate its assertion failures through the future.
         try (var executor = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
           executor.submit(() -> {

@@ -1,0 +1,130 @@
+package io.vtscope.internal;
+
+import static io.vtscope.internal.RecordLayout.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Finding the region an -agentpath native library (or another class loader) already created. */
+class RecordRegionAdoptionTest {
+    private static final long PID = ProcessHandle.current().pid();
+
+    private static String mapsLine(long start, long end, String perms, String offset, String path) {
+        return HexFormat.of().toHexDigits(start).replaceFirst("^0{0,4}", "") + "-"
+                + HexFormat.of().toHexDigits(end).replaceFirst("^0{0,4}", "") + " " + perms + " " + offset
+                + " 00:01 4242                       " + path;
+    }
+
+    /** A well-formed header for {@code capacity} slots in a plain (non-memfd) segment. */
+    private static MemorySegment header(Arena arena, int capacity, long pid) {
+        MemorySegment s = arena.allocate(regionSize(capacity), 4096);
+        s.set(ValueLayout.JAVA_LONG, H_MAGIC, MAGIC);
+        s.set(ValueLayout.JAVA_INT, H_VERSION, VERSION);
+        s.set(ValueLayout.JAVA_INT, H_HEADER_SIZE, HEADER_SIZE);
+        s.set(ValueLayout.JAVA_INT, H_SLOT_SIZE, SLOT_SIZE);
+        s.set(ValueLayout.JAVA_INT, H_CAPACITY, capacity);
+        s.set(ValueLayout.JAVA_INT, H_MAX_PROBE, MAX_PROBE);
+        s.set(ValueLayout.JAVA_INT, H_WRITER_PID, (int) pid);
+        s.set(ValueLayout.JAVA_INT, H_RECORD_OFFSET, RECORD_OFFSET);
+        return s;
+    }
+
+    @Test
+    void mapsLineParser() {
+        long start = 0x7f1c2a000000L, end = 0x7f1c2a201000L;
+        for (String path : List.of("/memfd:vtscope-records (deleted)", "/memfd:vtscope-records")) {
+            MemorySegment m = RecordRegion.parseMapsLine(mapsLine(start, end, "rw-s", "00000000", path));
+            assertNotNull(m, path);
+            assertEquals(start, m.address());
+            assertEquals(end - start, m.byteSize());
+        }
+        assertNull(RecordRegion.parseMapsLine(mapsLine(start, end, "rw-s", "00000000", "/memfd:vtscope-records-test (deleted)")),
+                "the name must end at the end of the line or a space");
+        assertNull(RecordRegion.parseMapsLine(mapsLine(start, end, "rw-s", "00000000", "/memfd:OTEL_CTX (deleted)")));
+        assertNull(RecordRegion.parseMapsLine(mapsLine(start, end, "rw-s", "00000000", "/tmp/memfd:vtscope-records")));
+        assertNull(RecordRegion.parseMapsLine(mapsLine(start, end, "rw-p", "00000000", "/memfd:vtscope-records (deleted)")),
+                "a private mapping is nobody's shared region");
+        assertNull(RecordRegion.parseMapsLine(mapsLine(start, end, "r--s", "00000000", "/memfd:vtscope-records (deleted)")));
+        assertNull(RecordRegion.parseMapsLine(mapsLine(start, end, "rw-s", "00001000", "/memfd:vtscope-records (deleted)")),
+                "a mapping from offset 0 holds the header");
+        assertNull(RecordRegion.parseMapsLine("7f1c2a000000-7f1c2a201000 rw-s 00000000 00:01 4242"), "anonymous");
+        assertNull(RecordRegion.parseMapsLine("garbage rw-s 00000000 00:01 4242 /memfd:vtscope-records"));
+        assertNull(RecordRegion.parseMapsLine(""));
+    }
+
+    @Test
+    void headerValidator() {
+        try (Arena arena = Arena.ofConfined()) {
+            assertNull(RecordRegion.validateHeader(header(arena, 64, PID), PID));
+
+            MemorySegment otherPid = header(arena, 64, PID + 1);
+            assertTrue(RecordRegion.validateHeader(otherPid, PID).startsWith("writer_pid"));
+
+            MemorySegment badMagic = header(arena, 64, PID);
+            badMagic.set(ValueLayout.JAVA_LONG, H_MAGIC, MAGIC + 1);
+            assertTrue(RecordRegion.validateHeader(badMagic, PID).startsWith("magic"));
+
+            MemorySegment badVersion = header(arena, 64, PID);
+            badVersion.set(ValueLayout.JAVA_INT, H_VERSION, VERSION + 1);
+            assertTrue(RecordRegion.validateHeader(badVersion, PID).startsWith("version"));
+
+            MemorySegment badSlot = header(arena, 64, PID);
+            badSlot.set(ValueLayout.JAVA_INT, H_SLOT_SIZE, 64);
+            assertTrue(RecordRegion.validateHeader(badSlot, PID).startsWith("slot_size"));
+
+            MemorySegment badCapacity = header(arena, 64, PID);
+            badCapacity.set(ValueLayout.JAVA_INT, H_CAPACITY, 48);
+            assertTrue(RecordRegion.validateHeader(badCapacity, PID).startsWith("capacity"));
+            badCapacity.set(ValueLayout.JAVA_INT, H_CAPACITY, 0);
+            assertTrue(RecordRegion.validateHeader(badCapacity, PID).startsWith("capacity"));
+
+            MemorySegment tooSmall = header(arena, 128, PID).asSlice(0, regionSize(64));
+            assertTrue(RecordRegion.validateHeader(tooSmall, PID).contains("smaller than 128 slots"));
+            assertTrue(RecordRegion.validateHeader(tooSmall.asSlice(0, 64), PID).contains("smaller than the header"));
+        }
+    }
+
+    @Test
+    void adoptsTheRegionOfThisProcessFromProcMaps() throws Exception {
+        // Decide the JVM-wide region first, so the region made here cannot become it.
+        RecordRegion.global();
+        RecordRegion created = new RecordRegion(64);
+        String line = Files.readAllLines(Path.of("/proc/self/maps")).stream()
+                .filter(l -> Long.parseUnsignedLong(l.substring(0, l.indexOf('-')), 16) == created.segment().address())
+                .findFirst().orElseThrow();
+        assertTrue(line.contains("/memfd:vtscope-records"), line);
+
+        RecordRegion adopted = RecordRegion.adoptExisting(List.of(line), PID);
+        assertNotNull(adopted);
+        assertEquals(created.segment().address(), adopted.segment().address());
+        assertEquals(created.segment().byteSize(), adopted.segment().byteSize());
+        assertEquals(64, adopted.capacity());
+        assertNull(RecordRegion.adoptExisting(List.of(line), PID + 1), "another process's region is not adopted");
+
+        // Both instances share the slots: a claim through one is found through the other.
+        assertTrue(adopted.publish(1, 2, 3, 1));
+        assertEquals(adopted.claimedRecordOffset(), created.claimedRecordOffset());
+        assertEquals(3, created.spanId(created.claimedRecordOffset()));
+
+        // A scan of the whole maps file adopts some valid region of this process, never a private one.
+        RecordRegion any = RecordRegion.adoptExisting(Files.readAllLines(Path.of("/proc/self/maps")), PID);
+        assertNotNull(any);
+        assertNull(RecordRegion.validateHeader(any.segment(), PID));
+    }
+
+    @Test
+    void privateRegionsAreNotAdoptable() throws Exception {
+        RecordRegion hidden = RecordRegionTest.privateRegion(64);
+        String line = Files.readAllLines(Path.of("/proc/self/maps")).stream()
+                .filter(l -> Long.parseUnsignedLong(l.substring(0, l.indexOf('-')), 16) == hidden.segment().address())
+                .findFirst().orElseThrow();
+        assertNull(RecordRegion.adoptExisting(List.of(line), PID), line);
+    }
+}
