@@ -31,12 +31,22 @@ enum vtscope_reason {
 	VTSCOPE_REASON_KIND_MISMATCH = 7,    /* record kind contradicts the carrier's own id */
 	VTSCOPE_REASON_NO_THREAD_CONTEXT = 8, /* otep-tls: otel_thread_ctx_v1 is null on this thread */
 	VTSCOPE_REASON_OUTSIDE_REGION = 9,   /* otep-tls: the pointer is not a record of the region */
+	VTSCOPE_REASON_NO_LIFECYCLE_MAPPING = 10, /* probe channels: no virtual thread mapped on this carrier */
 };
 
 /* How the identity plane is resolved (vtscope trace --identity). */
 enum vtscope_identity_mode {
 	VTSCOPE_IDENTITY_VMSTRUCTS = 0,  /* JavaThread::_monitor_owner_id, resolve-at-read */
 	VTSCOPE_IDENTITY_OTEP_TLS = 1,   /* the carrier's otel_thread_ctx_v1 pointer, resolve-at-read */
+	VTSCOPE_IDENTITY_LIFECYCLE = 2,  /* the paper's four-probe rules over libvtscope.so's probes */
+	VTSCOPE_IDENTITY_TWO_PROBE = 3,  /* freeze/thaw only (mount/unmount), the paper's ablation */
+	VTSCOPE_IDENTITY_HOTSPOT = 4,    /* four-probe rules over the paper's hotspot:vthread__* ABI */
+};
+
+/* Value of the "carriers" map of the probe channels: what is mounted on a carrier (tid). */
+struct vtscope_mapping {
+	__s64 vid;             /* Java id of the virtual thread */
+	__u64 record;          /* its record address, cached from the probe (0: none) */
 };
 
 struct vtscope_event {
@@ -78,7 +88,11 @@ enum vtscope_counter {
 	VTSCOPE_COUNTER_STATUS0 = 2,  /* + status: per-status counts of delivered events */
 	VTSCOPE_COUNTER_THREADS_STARTED = 6,  /* JavaThread::run entries seen */
 	VTSCOPE_COUNTER_THREADS_REMOVED = 7,  /* Threads::remove entries seen */
-	VTSCOPE_COUNTER_COUNT = 8,
+	VTSCOPE_COUNTER_INSERTS = 8,          /* probe channels: mappings inserted */
+	VTSCOPE_COUNTER_DELETES = 9,          /* probe channels: mappings deleted */
+	VTSCOPE_COUNTER_UNMOUNT_UNMAPPED = 10, /* unmount/freeze(ok) that found no mapping */
+	VTSCOPE_COUNTER_END_UNMAPPED = 11,    /* end that found no mapping */
+	VTSCOPE_COUNTER_COUNT = 12,
 };
 
 #ifdef __cplusplus
@@ -86,6 +100,7 @@ static_assert(sizeof(struct vtscope_event) == 80, "event layout shared with BPF"
 static_assert(sizeof(struct vtscope_thread_info) == 16, "map value layout shared with BPF");
 static_assert(sizeof(struct vtscope_region_info) == 16, "map value layout shared with BPF");
 static_assert(sizeof(struct vtscope_tls_info) == 16, "map value layout shared with BPF");
+static_assert(sizeof(struct vtscope_mapping) == 16, "map value layout shared with BPF");
 #endif
 
 #endif /* VTSCOPE_TRACE_EVENT_H */

@@ -13,6 +13,11 @@
  *
  * Content: the record region (common/vtscope_record.h), looked up by that Java id.
  *
+ * --identity lifecycle, two-probe and hotspot-probes keep instead a map carrier tid -> (virtual
+ * thread, record address) driven by USDT lifecycle probes, as the paper's consumer does
+ * (section 5.4), and read the cached record at each syscall (valid flag only, no ownership check:
+ * the paper's caching reader, so the ablation shows its failures).
+ *
  * --identity otep-tls instead reads what a third-party OTEP 4947 reader reads: the carrier's
  * otel_thread_ctx_v1 thread-local, which libvtscope.so points at the mounted virtual thread's
  * record; the slot header in front of that record names the owner.
@@ -24,6 +29,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/usdt.bpf.h>
 
 #include "../../common/vtscope_record.h"
 #include "trace_event.h"
@@ -55,6 +61,35 @@ struct {
 	__type(key, __u32);
 	__type(value, struct vtscope_tls_info);
 } thread_context_tls SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct vtscope_mapping);
+} carriers SEC(".maps");
+
+/*
+ * two-probe emulates the paper's freeze/thaw-only consumer on top of JDK 25's JVMTI events,
+ * which (unlike freeze/thaw) also cover the first mount (posted right after VirtualThreadStart)
+ * and the final unmount (right before VirtualThreadEnd). Those two are what freeze/thaw miss, so
+ * two-probe drops them: the first mount after a start, and an unmount that the next event on the
+ * carrier shows to be the final one (it is followed by the same thread's end). Until then the
+ * unmount is pending and the carrier reads as unmapped.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __s64);
+} just_started SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __s64);
+} pending_unmount SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -124,6 +159,137 @@ int BPF_KPROBE(on_threads_remove, void *java_thread)
 	return 0;
 }
 
+/* ---- probe channels ---- */
+
+/* HotSpot's enums (continuationFreezeThaw.cpp / continuation.hpp), the paper's probe ABI. */
+#define FREEZE_OK 0
+#define THAW_TOP 0
+
+static __always_inline void map_insert(__s64 vid, __u64 record)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct vtscope_mapping m = { .vid = vid, .record = record };
+	bpf_map_update_elem(&carriers, &tid, &m, BPF_ANY);
+	count(VTSCOPE_COUNTER_INSERTS);
+}
+
+static __always_inline void map_delete(__u32 missing_counter)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	if (bpf_map_delete_elem(&carriers, &tid) == 0)
+		count(VTSCOPE_COUNTER_DELETES);
+	else
+		count(missing_counter);
+}
+
+/* libvtscope.so: vtscope:vthread__{start,end,mount,unmount} (native/src/probes.h). */
+/* two-probe: a pending unmount turned out not to be final; it was a freeze after all. */
+static __always_inline void two_probe_settle(__u32 tid)
+{
+	if (bpf_map_delete_elem(&pending_unmount, &tid) == 0)
+		map_delete(VTSCOPE_COUNTER_UNMOUNT_UNMAPPED);
+}
+
+SEC("usdt")
+int BPF_USDT(on_vt_start, long vid, long record)
+{
+	if (!is_target())
+		return 0;
+	if (identity_mode == VTSCOPE_IDENTITY_TWO_PROBE) {
+		__u32 tid = (__u32)bpf_get_current_pid_tgid();
+		__s64 v = vid;
+		two_probe_settle(tid);
+		bpf_map_update_elem(&just_started, &tid, &v, BPF_ANY); /* its first mount has no thaw */
+		return 0;
+	}
+	map_insert(vid, record);
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(on_vt_mount, long vid, long record)
+{
+	if (!is_target())
+		return 0;
+	if (identity_mode == VTSCOPE_IDENTITY_TWO_PROBE) {
+		__u32 tid = (__u32)bpf_get_current_pid_tgid();
+		two_probe_settle(tid);
+		__s64 *started = bpf_map_lookup_elem(&just_started, &tid);
+		if (started && *started == vid) {
+			bpf_map_delete_elem(&just_started, &tid);
+			return 0;
+		}
+	}
+	map_insert(vid, record);
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(on_vt_unmount, long vid)
+{
+	if (!is_target())
+		return 0;
+	if (identity_mode == VTSCOPE_IDENTITY_TWO_PROBE) {
+		__u32 tid = (__u32)bpf_get_current_pid_tgid();
+		__s64 v = vid;
+		bpf_map_update_elem(&pending_unmount, &tid, &v, BPF_ANY);
+		return 0;
+	}
+	map_delete(VTSCOPE_COUNTER_UNMOUNT_UNMAPPED);
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(on_vt_end, long vid)
+{
+	if (!is_target())
+		return 0;
+	if (identity_mode == VTSCOPE_IDENTITY_TWO_PROBE) {
+		/* The pending unmount was the final one: no freeze, so the mapping stays (the defect). */
+		__u32 tid = (__u32)bpf_get_current_pid_tgid();
+		bpf_map_delete_elem(&pending_unmount, &tid);
+		return 0;
+	}
+	/* The paper: delete unconditionally on end. On JDK 25 the final unmount usually deleted it. */
+	map_delete(VTSCOPE_COUNTER_END_UNMAPPED);
+	return 0;
+}
+
+/* The paper's patched JDK: hotspot:vthread__{start,end,freeze,thaw} (its Appendix B). */
+SEC("usdt")
+int BPF_USDT(on_hs_start, long vid, long record)
+{
+	if (is_target())
+		map_insert(vid, record);
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(on_hs_thaw, long vid, int kind, long record)
+{
+	/* Only kind=top is a logical remount; return-barrier thaws (also seen after end) are not. */
+	if (is_target() && kind == THAW_TOP)
+		map_insert(vid, record);
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(on_hs_freeze, long vid, int result, long record)
+{
+	/* Pinned results leave the thread on its carrier: keep the mapping. */
+	if (is_target() && result == FREEZE_OK)
+		map_delete(VTSCOPE_COUNTER_UNMOUNT_UNMAPPED);
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(on_hs_end, long vid)
+{
+	if (is_target())
+		map_delete(VTSCOPE_COUNTER_END_UNMAPPED);
+	return 0;
+}
+
 SEC("tracepoint/sched/sched_process_exit")
 int on_task_exit(void *ctx)
 {
@@ -131,6 +297,9 @@ int on_task_exit(void *ctx)
 		return 0;
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	bpf_map_delete_elem(&threads, &tid);
+	bpf_map_delete_elem(&carriers, &tid);
+	bpf_map_delete_elem(&just_started, &tid);
+	bpf_map_delete_elem(&pending_unmount, &tid);
 	return 0;
 }
 
@@ -298,6 +467,41 @@ static __always_inline void resolve_otep_tls(struct vtscope_event *e)
 	read_content(e, slot, head.owner);
 }
 
+/* Probe channels: the cached mapping of this carrier, read like the paper's consumer. */
+static __always_inline void resolve_mapping(struct vtscope_event *e, __u32 tid)
+{
+	struct vtscope_mapping *m = bpf_map_lookup_elem(&carriers, &tid);
+	if (identity_mode == VTSCOPE_IDENTITY_TWO_PROBE && bpf_map_lookup_elem(&pending_unmount, &tid))
+		m = 0; /* unmounted, final or not: not mapped for now */
+	if (!m) {
+		e->status = VTSCOPE_STATUS_UNMAPPED;
+		e->reason = VTSCOPE_REASON_NO_LIFECYCLE_MAPPING;
+		return;
+	}
+	e->java_id = m->vid;
+	e->mounted_virtual = 1;
+	if (!m->record) {
+		e->status = VTSCOPE_STATUS_NO_CONTEXT;
+		return;
+	}
+	struct vtscope_record record;
+	if (bpf_probe_read_user(&record, 26, (const void *)m->record) != 0) {
+		e->status = VTSCOPE_STATUS_INVALID;
+		e->reason = VTSCOPE_REASON_READ_FAULT;
+		return;
+	}
+	if (record.valid != 1) {
+		e->status = all_zero(record.trace_id, 16) ? VTSCOPE_STATUS_NO_CONTEXT : VTSCOPE_STATUS_INVALID;
+		if (e->status == VTSCOPE_STATUS_INVALID)
+			e->reason = VTSCOPE_REASON_TORN;
+		return;
+	}
+	__builtin_memcpy(e->trace_id, record.trace_id, 16);
+	__builtin_memcpy(e->span_id, record.span_id, 8);
+	e->trace_flags = record.trace_flags;
+	e->status = VTSCOPE_STATUS_OK;
+}
+
 SEC("tracepoint")
 int on_sys_enter(struct syscall_enter_args *ctx)
 {
@@ -327,8 +531,10 @@ int on_sys_enter(struct syscall_enter_args *ctx)
 	e->args[2] = ctx->args[2];
 	if (identity_mode == VTSCOPE_IDENTITY_OTEP_TLS)
 		resolve_otep_tls(e);
-	else
+	else if (identity_mode == VTSCOPE_IDENTITY_VMSTRUCTS)
 		resolve(e, tid);
+	else
+		resolve_mapping(e, tid);
 	count(VTSCOPE_COUNTER_STATUS0 + (e->status & 3));
 	bpf_ringbuf_submit(e, 0);
 	return 0;

@@ -27,6 +27,7 @@ const char* reason_name(unsigned reason) {
         case VTSCOPE_REASON_KIND_MISMATCH: return "kind_mismatch";
         case VTSCOPE_REASON_NO_THREAD_CONTEXT: return "no_thread_context";
         case VTSCOPE_REASON_OUTSIDE_REGION: return "outside_region";
+        case VTSCOPE_REASON_NO_LIFECYCLE_MAPPING: return "no_lifecycle_mapping";
         default: return nullptr;
     }
 }

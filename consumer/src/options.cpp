@@ -7,6 +7,17 @@
 
 namespace vtscope {
 
+const char* identity_name(IdentityChannel channel) {
+    switch (channel) {
+        case IdentityChannel::kVmStructs: return "vmstructs";
+        case IdentityChannel::kOtepTls: return "otep-tls";
+        case IdentityChannel::kLifecycle: return "lifecycle";
+        case IdentityChannel::kTwoProbe: return "two-probe";
+        case IdentityChannel::kHotspotProbes: return "hotspot-probes";
+    }
+    return "?";
+}
+
 const std::vector<std::string>& default_syscalls() {
     static const std::vector<std::string> names = {"read",   "write",    "pread64", "pwrite64", "readv",
                                                    "writev", "sendto",   "recvfrom", "sendmsg", "recvmsg"};
@@ -27,10 +38,15 @@ Commands:
                               target exits)
       --output FILE           write JSON lines to FILE (default: standard output)
       --ready-file FILE       create FILE once every probe is attached and the JVM was read
-      --identity CHANNEL      how the running thread is resolved: vmstructs (default:
-                              HotSpot's JavaThread::_monitor_owner_id, no agent needed) or
-                              otep-tls (the OTEP 4947 otel_thread_ctx_v1 thread-local that
-                              libvtscope.so keeps on carriers: -agentpath:libvtscope.so=otep)
+      --identity CHANNEL      how the running thread is resolved:
+                              vmstructs (default): HotSpot's JavaThread::_monitor_owner_id,
+                                no agent needed
+                              otep-tls: the OTEP 4947 otel_thread_ctx_v1 thread-local that
+                                libvtscope.so keeps on carriers (-agentpath:...=otep)
+                              lifecycle: the four lifecycle probes of libvtscope.so
+                                (-agentpath:...=probes); attach before threads start
+                              two-probe: mount/unmount probes only (an unsound ablation)
+                              hotspot-probes: the paper's patched-JDK hotspot:vthread__* probes
   report FILE [--top N]       summarise a trace file per trace id (syscalls, bytes, top N)
   --help, -h                  show this help
   --version                   show the version
@@ -115,13 +131,17 @@ Expected<Options> parse_trace(const std::vector<std::string>& args) {
             if (value.empty()) return make_error("--output needs a file name");
             t.output = value;
         } else if (name == "--identity") {
-            if (value == "vmstructs") {
-                t.identity = IdentityChannel::kVmStructs;
-            } else if (value == "otep-tls") {
-                t.identity = IdentityChannel::kOtepTls;
-            } else {
-                return make_error("unknown identity channel '" + value + "' (vmstructs, otep-tls)");
+            bool found = false;
+            for (auto channel : {IdentityChannel::kVmStructs, IdentityChannel::kOtepTls, IdentityChannel::kLifecycle,
+                                 IdentityChannel::kTwoProbe, IdentityChannel::kHotspotProbes}) {
+                if (value == identity_name(channel)) {
+                    t.identity = channel;
+                    found = true;
+                }
             }
+            if (!found)
+                return make_error("unknown identity channel '" + value +
+                                  "' (vmstructs, otep-tls, lifecycle, two-probe, hotspot-probes)");
         } else if (name == "--ready-file") {
             if (value.empty()) return make_error("--ready-file needs a file name");
             t.ready_file = value;

@@ -13,7 +13,9 @@ namespace vtscope {
 
 enum class Command { kHelp, kVersion, kTrace, kReport };
 
-enum class IdentityChannel { kVmStructs, kOtepTls };
+enum class IdentityChannel { kVmStructs, kOtepTls, kLifecycle, kTwoProbe, kHotspotProbes };
+
+const char* identity_name(IdentityChannel channel);
 
 struct TraceOptions {
     pid_t pid = 0;

@@ -21,6 +21,7 @@
 #include "privilege.h"
 #include "proc_maps.h"
 #include "record_region.h"
+#include "probe_modules.h"
 #include "thread_context_tls.h"
 #include "tracefs.h"
 #include "vtscope_trace.skel.h"
@@ -30,6 +31,17 @@ namespace vtscope {
 namespace {
 
 std::atomic<bool> g_stop{false};
+
+uint32_t identity_mode(IdentityChannel channel) {
+    switch (channel) {
+        case IdentityChannel::kVmStructs: return VTSCOPE_IDENTITY_VMSTRUCTS;
+        case IdentityChannel::kOtepTls: return VTSCOPE_IDENTITY_OTEP_TLS;
+        case IdentityChannel::kLifecycle: return VTSCOPE_IDENTITY_LIFECYCLE;
+        case IdentityChannel::kTwoProbe: return VTSCOPE_IDENTITY_TWO_PROBE;
+        case IdentityChannel::kHotspotProbes: return VTSCOPE_IDENTITY_HOTSPOT;
+    }
+    return VTSCOPE_IDENTITY_VMSTRUCTS;
+}
 void on_signal(int) { g_stop.store(true); }
 
 void error_line(const std::string& message) { std::fprintf(stderr, "vtscope: error: %s\n", message.c_str()); }
@@ -70,6 +82,9 @@ private:
     Status attach_syscalls();
     void detach() { links_.clear(); }
     bool otep_tls() const { return options_.identity == IdentityChannel::kOtepTls; }
+    bool vmstructs() const { return options_.identity == IdentityChannel::kVmStructs; }
+    bool probe_channel() const { return !vmstructs() && !otep_tls(); }
+    Status attach_probe_channel();
     void print_summary();
 
     const TraceOptions& options_;
@@ -97,7 +112,7 @@ Status Session::load_and_attach() {
     if (!skel_) return make_error(std::string("cannot open the BPF object: ") + std::strerror(errno));
     skel_->rodata->target_tgid = static_cast<__u32>(target_.pid);
     skel_->rodata->off_monitor_owner_id = target_.layout.java_thread_monitor_owner_id;
-    skel_->rodata->identity_mode = otep_tls() ? VTSCOPE_IDENTITY_OTEP_TLS : VTSCOPE_IDENTITY_VMSTRUCTS;
+    skel_->rodata->identity_mode = identity_mode(options_.identity);
     if (int err = vtscope_trace_bpf__load(skel_.get())) {
         if (err == -EPERM || err == -EACCES)
             return make_error("no BPF privilege: loading the BPF programs was refused (run as root)");
@@ -106,8 +121,13 @@ Status Session::load_and_attach() {
 
     ring_.reset(ring_buffer__new(bpf_map__fd(skel_->maps.events), &Session::on_event, this, nullptr));
     if (!ring_) return make_error(std::string("cannot create the ring buffer reader: ") + std::strerror(errno));
-    // otep-tls reads only what a third-party reader reads: no thread map, no uprobes.
+    // otep-tls reads only what a third-party reader reads: no thread map, no uprobes. The probe
+    // channels keep their own map from lifecycle probes, attached before the syscalls.
     if (otep_tls()) return attach_syscalls();
+    if (probe_channel()) {
+        if (auto status = attach_probe_channel(); !status) return status;
+        return attach_syscalls();
+    }
 
     // Thread start and exit first, then the walk (in sync_threads): a thread that starts after
     // this point is caught by the uprobe, one that started before is in the list.
@@ -128,6 +148,43 @@ Status Session::load_and_attach() {
     if (!exit_link) return make_error(std::string("cannot attach sched_process_exit: ") + std::strerror(errno));
     links_.emplace_back(exit_link);
     return attach_syscalls();
+}
+
+Status Session::attach_probe_channel() {
+    auto maps = read_maps(target_.pid);
+    if (!maps) return maps.error();
+    bool hotspot = options_.identity == IdentityChannel::kHotspotProbes;
+    auto module = hotspot ? find_hotspot_probe_module(target_.pid, *maps) : find_vtscope_library(target_.pid, *maps);
+    if (!module) return module.error();
+    struct Probe {
+        bpf_program* program;
+        const char* provider;
+        const char* name;
+    };
+    std::vector<Probe> probes;
+    if (hotspot) {
+        probes = {{skel_->progs.on_hs_start, "hotspot", "vthread__start"},
+                  {skel_->progs.on_hs_end, "hotspot", "vthread__end"},
+                  {skel_->progs.on_hs_freeze, "hotspot", "vthread__freeze"},
+                  {skel_->progs.on_hs_thaw, "hotspot", "vthread__thaw"}};
+    } else {
+        probes = {{skel_->progs.on_vt_start, "vtscope", "vthread__start"},
+                  {skel_->progs.on_vt_end, "vtscope", "vthread__end"},
+                  {skel_->progs.on_vt_mount, "vtscope", "vthread__mount"},
+                  {skel_->progs.on_vt_unmount, "vtscope", "vthread__unmount"}};
+    }
+    std::string binary = "/proc/" + std::to_string(target_.pid) + "/root" + *module;
+    for (const Probe& p : probes) {
+        bpf_link* link = bpf_program__attach_usdt(p.program, target_.pid, binary.c_str(), p.provider, p.name, nullptr);
+        if (!link)
+            return make_error(std::string("cannot attach USDT probe ") + p.provider + ":" + p.name + " in " + *module +
+                              ": " + std::strerror(errno));
+        links_.emplace_back(link);
+    }
+    bpf_link* exit_link = bpf_program__attach(skel_->progs.on_task_exit);
+    if (!exit_link) return make_error(std::string("cannot attach sched_process_exit: ") + std::strerror(errno));
+    links_.emplace_back(exit_link);
+    return ok_status();
 }
 
 Status Session::attach_syscalls() {
@@ -157,7 +214,7 @@ void Session::sync_thread_context_tls() {
 }
 
 void Session::sync_threads(bool at_attach) {
-    if (otep_tls()) return;
+    if (!vmstructs()) return;
     auto threads = walk_java_threads(memory_, target_.layout);
     if (!threads) return;  // the target may be exiting; the next round retries
     int map_fd = bpf_map__fd(skel_->maps.threads);
@@ -290,9 +347,18 @@ void Session::print_summary() {
                  static_cast<unsigned long long>(counts_.delivered[VTSCOPE_STATUS_INVALID]),
                  static_cast<unsigned long long>(counts_.delivered[VTSCOPE_STATUS_UNMAPPED]),
                  static_cast<unsigned long long>(totals[VTSCOPE_COUNTER_LOST]));
-    std::fprintf(stderr, "vtscope: threads: %zu at attach, %llu started, %llu exited during the trace\n",
-                 threads_at_attach_, static_cast<unsigned long long>(totals[VTSCOPE_COUNTER_THREADS_STARTED]),
-                 static_cast<unsigned long long>(totals[VTSCOPE_COUNTER_THREADS_REMOVED]));
+    if (vmstructs()) {
+        std::fprintf(stderr, "vtscope: threads: %zu at attach, %llu started, %llu exited during the trace\n",
+                     threads_at_attach_, static_cast<unsigned long long>(totals[VTSCOPE_COUNTER_THREADS_STARTED]),
+                     static_cast<unsigned long long>(totals[VTSCOPE_COUNTER_THREADS_REMOVED]));
+    } else if (probe_channel()) {
+        std::fprintf(stderr,
+                     "vtscope: %s mappings: %llu inserted, %llu deleted; %llu unmounts and %llu ends found no mapping\n",
+                     identity_name(options_.identity), static_cast<unsigned long long>(totals[VTSCOPE_COUNTER_INSERTS]),
+                     static_cast<unsigned long long>(totals[VTSCOPE_COUNTER_DELETES]),
+                     static_cast<unsigned long long>(totals[VTSCOPE_COUNTER_UNMOUNT_UNMAPPED]),
+                     static_cast<unsigned long long>(totals[VTSCOPE_COUNTER_END_UNMAPPED]));
+    }
     if (otep_tls() && !thread_context_tls_)
         std::fprintf(stderr, "vtscope: otel_thread_ctx_v1 never found: %s\n", thread_context_tls_error_.c_str());
     if (!region_found_) {
@@ -340,10 +406,17 @@ int run_trace(const TraceOptions& options) {
         return 1;
     }
     ProcessMemory memory(options.pid);
-    auto target = inspect_jvm(options.pid, memory);
-    if (!target) {
-        error_line(target.error().message);
-        return 1;
+    // The paper's probe ABI is all the hotspot-probes channel needs (its tests drive it from a
+    // small program that is not a JVM); every other channel reads a HotSpot JVM.
+    Expected<JvmTarget> target = JvmTarget{};
+    if (options.identity == IdentityChannel::kHotspotProbes) {
+        target->pid = options.pid;
+    } else {
+        target = inspect_jvm(options.pid, memory);
+        if (!target) {
+            error_line(target.error().message);
+            return 1;
+        }
     }
     auto tracefs = find_tracefs();
     if (!tracefs) {

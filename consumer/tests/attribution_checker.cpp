@@ -20,7 +20,8 @@ struct Expected {
 std::string CheckResult::summary() const {
     std::ostringstream s;
     s << "expected " << expected << ", observed " << observed << ", correct " << correct << ", misattributed "
-      << misattributed << ", unattributed " << unattributed << ", missing " << missing << ", extra " << extra;
+      << misattributed << ", unattributed " << unattributed << ", missing " << missing << ", extra " << extra
+      << ", failures after a first marker " << failures_after_first;
     for (const auto& [cause, n] : unattributed_causes) s << "\n  unattributed " << cause << ": " << n;
     for (const auto& example : misattribution_examples) s << "\n  misattributed: " << example;
     return s.str();
@@ -76,6 +77,7 @@ CheckResult check_markers(const std::vector<std::string>& expected_lines, const 
         r.observed++;
         if (e.status != "ok" && e.status != "no_context" && e.status != "invalid" && e.status != "unmapped") {
             r.misattributed++;
+            if (want.seq != 0) r.failures_after_first++;
             continue;
         }
         // Identity plane: whatever vtscope names must be the sender (a null vthread for a
@@ -85,6 +87,8 @@ CheckResult check_markers(const std::vector<std::string>& expected_lines, const 
         bool content_given = e.status == "ok";
         bool content_right = content_given && e.trace_id == want.trace_id && e.span_id == want.span_id &&
                              e.trace_flags == want.trace_flags;
+        bool failed = !(identity_right && content_right);
+        if (failed && want.seq != 0) r.failures_after_first++;
         if ((identity_given && !identity_right) || (content_given && !content_right)) {
             r.misattributed++;
             if (r.misattribution_examples.size() < 5) {

@@ -18,6 +18,7 @@ struct CheckResult {
     int unattributed = 0;     // honestly marked: unmapped, invalid or no_context
     int missing = 0;          // expected markers absent from the trace
     int extra = 0;            // marker-sized writes on the marker fd that were not expected
+    int failures_after_first = 0;  // misattributed or unattributed markers other than a sender's first
     std::map<std::string, int> unattributed_causes;  // "status/reason" -> count
     std::vector<std::string> misattribution_examples;
     std::string summary() const;

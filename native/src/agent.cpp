@@ -99,9 +99,10 @@ void JNICALL on_vthread_start(jvmtiEnv*, JNIEnv* jni, jthread vthread) {
     // Claimed at start so the address is known to a caching reader from the first mount on,
     // and stays valid until after vthread__end.
     uint64_t record = g_rt.table.claim(vid, true);
+    // JDK 25 posts a VirtualThreadMount right after this start (and an unmount right before
+    // VirtualThreadEnd), so every mount and unmount reaches the probes through the extension
+    // events: per thread, mounts = unmounts.
     if (VTSCOPE_PROBE_ENABLED(vthread__start)) DTRACE_PROBE2(vtscope, vthread__start, vid, record);
-    // The first mount fires no mount event; the probe protocol counts it (mounts = unmounts + 1).
-    if (VTSCOPE_PROBE_ENABLED(vthread__mount)) DTRACE_PROBE2(vtscope, vthread__mount, vid, record);
     if (g_rt.features & VTSCOPE_FEATURE_OTEP) set_thread_context(record);
 }
 

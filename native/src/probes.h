@@ -1,5 +1,5 @@
 // USDT lifecycle probes, provider "vtscope" (the paper's four-probe protocol, Appendix B shape):
-//   vthread__start(vid, record)   a virtual thread starts (then vthread__mount for its first mount)
+//   vthread__start(vid, record)   a virtual thread starts (JDK 25 then posts its first mount)
 //   vthread__end(vid)             a virtual thread ends; its record stays valid until after this
 //   vthread__mount(vid, record)   a virtual thread is mounted on the current carrier
 //   vthread__unmount(vid)         it is unmounted from the current carrier

@@ -1,0 +1,86 @@
+#include "probe_modules.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstring>
+#include <set>
+
+#include "elf_symbols.h"
+
+namespace vtscope {
+
+namespace {
+std::string host_path(pid_t pid, const std::string& path) { return "/proc/" + std::to_string(pid) + "/root" + path; }
+}  // namespace
+
+bool has_usdt_probe(const std::string& path, const std::string& provider, const std::string& name) {
+    if (elf_version(EV_CURRENT) == EV_NONE) return false;
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    Elf* elf = elf_begin(fd, ELF_C_READ, nullptr);
+    bool found = false;
+    Elf_Scn* scn = nullptr;
+    while (elf && !found && (scn = elf_nextscn(elf, scn)) != nullptr) {
+        GElf_Shdr shdr;
+        if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE) continue;
+        Elf_Data* data = elf_getdata(scn, nullptr);
+        size_t offset = 0, name_offset = 0, desc_offset = 0;
+        GElf_Nhdr note;
+        while (data && (offset = gelf_getnote(data, offset, &note, &name_offset, &desc_offset)) > 0) {
+            // stapsdt note: owner "stapsdt", type 3; descriptor = 3 addresses, then
+            // provider\0name\0args\0 (systemtap's sdt.h).
+            const char* owner = static_cast<const char*>(data->d_buf) + name_offset;
+            if (note.n_type != 3 || note.n_namesz != 8 || std::strncmp(owner, "stapsdt", 8) != 0) continue;
+            const char* desc = static_cast<const char*>(data->d_buf) + desc_offset;
+            size_t words = 3 * (gelf_getclass(elf) == ELFCLASS32 ? 4 : 8);
+            if (note.n_descsz <= words) continue;
+            const char* p = desc + words;
+            const char* end = desc + note.n_descsz;
+            std::string prov(p, strnlen(p, end - p));
+            p += prov.size() + 1;
+            if (p >= end) continue;
+            std::string probe(p, strnlen(p, end - p));
+            if (prov == provider && probe == name) {
+                found = true;
+                break;
+            }
+        }
+    }
+    if (elf) elf_end(elf);
+    close(fd);
+    return found;
+}
+
+Expected<std::string> find_vtscope_library(pid_t pid, const std::vector<Mapping>& maps) {
+    std::set<std::string> tried;
+    for (const Mapping& m : maps) {
+        if (m.offset != 0 || m.path.empty() || m.path[0] != '/' || m.path.find(".so") == std::string::npos ||
+            !tried.insert(m.path).second)
+            continue;
+        auto elf = ElfFile::load(host_path(pid, m.path), {"vtscope_native_init"});
+        if (elf && elf->find("vtscope_native_init")) return m.path;
+    }
+    return make_error("libvtscope.so is not loaded in process " + std::to_string(pid) +
+                      " (start the JVM with -agentpath:libvtscope.so=probes)");
+}
+
+Expected<std::string> find_hotspot_probe_module(pid_t pid, const std::vector<Mapping>& maps) {
+    if (const Mapping* jvm = find_libjvm(maps)) {
+        if (has_usdt_probe(host_path(pid, jvm->path), "hotspot", "vthread__thaw")) return jvm->path;
+        return make_error("this JVM has no hotspot:vthread__thaw probe (the hotspot-probes channel needs the paper's "
+                          "patched JDK)");
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), exe, sizeof(exe) - 1);
+    if (n > 0) {
+        std::string path(exe, static_cast<size_t>(n));
+        if (has_usdt_probe(host_path(pid, path), "hotspot", "vthread__thaw")) return path;
+    }
+    return make_error("process " + std::to_string(pid) + " has no hotspot:vthread__* probes");
+}
+
+}  // namespace vtscope
