@@ -535,3 +535,40 @@ TEST(ProbeChannels, LifecycleIsSoundAndTwoProbeFailsOnFirstMarkers) {
         EXPECT_EQ(n.failures_after_first, 0) << "only first markers fail: " << n.summary();
     }
 }
+
+// The paper's patched-JDK probe ABI, driven by hotspot_abi_emulator: inserts on start and
+// thaw(kind=top) only, deletes on freeze(ok) and end, keeps the mapping across a pinned freeze,
+// ignores return-barrier thaws (also one after end). Every marker must be attributed, and the
+// carriers' own writes after end must stay unmapped.
+TEST(ProbeChannels, HotspotProbesFollowThePapersRules) {
+    REQUIRE_BPF();
+    TempDir dir;
+    Child emulator = Child::start({VTSCOPE_HOTSPOT_EMULATOR, "--expected", dir.path("expected.jsonl"), "--ready-file",
+                                   dir.path("ready"), "--go-file", dir.path("go")},
+                                  "", dir.path("emulator.err"));
+    ASSERT_TRUE(wait_for_file(dir.path("ready"), 30s));
+    Child tracer = Child::start({kVtscope, "trace", "--pid", std::to_string(emulator.pid()), "--identity",
+                                 "hotspot-probes", "--syscalls", "write", "--output", dir.path("trace.jsonl"),
+                                 "--ready-file", dir.path("vtscope.ready")},
+                                "", dir.path("vtscope.err"));
+    ASSERT_TRUE(wait_for_file(dir.path("vtscope.ready"), 30s)) << read_file(dir.path("vtscope.err"));
+    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
+    ASSERT_EQ(emulator.wait(60s).value_or(-1), 0) << read_file(dir.path("emulator.err"));
+    ASSERT_EQ(tracer.wait(30s).value_or(-1), 0) << read_file(dir.path("vtscope.err"));
+    std::string err = read_file(dir.path("vtscope.err"));
+    CheckResult r = check_markers(read_lines(dir.path("expected.jsonl")), read_lines(dir.path("trace.jsonl")));
+    std::printf("[ hotspot  ] %s\n", r.summary().c_str());
+    EXPECT_EQ(r.expected, 64);
+    EXPECT_EQ(r.correct, 64) << r.summary();
+    int carrier_writes = 0;
+    for (const auto& line : read_lines(dir.path("trace.jsonl"))) {
+        auto e = vtscope::parse_event_line(line);
+        if (!e || !e->count || *e->count < 5000 || *e->count > 5001) continue;
+        carrier_writes++;
+        EXPECT_EQ(e->status, "unmapped") << line;
+    }
+    EXPECT_EQ(carrier_writes, 32);
+    EXPECT_NE(err.find("hotspot-probes mappings: 32 inserted, 32 deleted; 0 unmounts and 0 ends found no mapping"),
+              std::string::npos)
+        << err;
+}
