@@ -2,13 +2,14 @@
 #   make          build everything: build/bin/vtscope and build/java/*.jar
 #   make test     set up, build, run all tests (C++ unit and integration tests, Java tests)
 #   make demo     set up, build, trace the bundled sample service and summarise per trace
+#   make harness  the dual-channel correctness experiment over every identity channel
 JAVA_HOME ?= /usr/lib/jvm/temurin-25-jdk-amd64
 export JAVA_HOME
 BUILD     ?= build
 MVN       := mvn -B -q -f java/pom.xml
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
 
-.PHONY: all setup configure native java test test-native test-java demo clean
+.PHONY: all setup configure native java test test-native test-java demo harness clean
 
 all: native java
 
@@ -48,6 +49,15 @@ test-native: native java
 
 demo: all
 	scripts/demo.sh $(BUILD)
+
+# The paper's Table 6 over every channel (6 runs of 16 x 8 markers per row), then the large
+# run: 10,000 threads x 10 markers, concurrent, GC pressure, under G1 and ZGC.
+harness: all
+	mkdir -p $(BUILD)/harness
+	$(BUILD)/bin/vtscope-harness --runs 6 --check --json $(BUILD)/harness/table6.json
+	$(BUILD)/bin/vtscope-harness --channels vmstructs,lifecycle,otep-tls --lifetimes concurrent \
+	  --scopes leaky-final --threads 10000 --markers 10 --gc-pressure --gcs G1,Z --runs 1 --check \
+	  --json $(BUILD)/harness/large.json
 
 clean:
 	rm -rf $(BUILD)

@@ -20,6 +20,7 @@
 #include "process_memory.h"
 #include "report.h"
 #include "process_runner.h"
+#include "traced_run.h"
 
 using namespace std::chrono_literals;
 using vtscope::testing::check_markers;
@@ -29,6 +30,7 @@ using vtscope::testing::read_file;
 using vtscope::testing::read_lines;
 using vtscope::testing::run_command;
 using vtscope::testing::TempDir;
+using vtscope::testing::TraceRun;
 using vtscope::testing::wait_for_file;
 
 namespace {
@@ -54,51 +56,14 @@ constexpr const char* kNoPrivilege =
         }                                                                              \
     } while (0)
 
-struct TraceRun {
-    std::vector<std::string> expected;
-    std::vector<std::string> trace;
-    std::string vtscope_stderr;
-    std::string java_stderr;
-    int vtscope_exit = -1;
-    int java_exit = -1;
-};
+vtscope::testing::HarnessPaths paths() {
+    return {kVtscope, java_bin(), class_path(), VTSCOPE_NATIVE_LIB};
+}
 
-// Starts the harness, waits until it is set up, attaches vtscope, lets the harness run and
-// lets vtscope stop by itself when the target exits (the "target exits mid-trace" path).
 TraceRun run_harness(const std::vector<std::string>& jvm_options, const std::vector<std::string>& harness_options,
                      const std::vector<std::string>& trace_options = {}) {
-    TempDir dir;
-    TraceRun run;
-    std::vector<std::string> java = {java_bin(), "--enable-native-access=ALL-UNNAMED"};
-    java.insert(java.end(), jvm_options.begin(), jvm_options.end());
-    for (const std::string& a : std::vector<std::string>{"-cp", class_path(), "io.vtscope.workloads.MarkerHarness",
-                                                         "--expected", dir.path("expected.jsonl"), "--ready-file",
-                                                         dir.path("java.ready"), "--go-file", dir.path("go")})
-        java.push_back(a);
-    java.insert(java.end(), harness_options.begin(), harness_options.end());
-    Child jvm = Child::start(java, "", dir.path("java.err"));
-    if (!wait_for_file(dir.path("java.ready"), 60s)) {
-        run.java_stderr = read_file(dir.path("java.err"));
-        ADD_FAILURE() << "harness did not become ready: " << run.java_stderr;
-        return run;
-    }
-    std::vector<std::string> trace = {kVtscope, "trace", "--pid", std::to_string(jvm.pid()), "--syscalls", "write",
-                                      "--output", dir.path("trace.jsonl"), "--ready-file", dir.path("vtscope.ready")};
-    trace.insert(trace.end(), trace_options.begin(), trace_options.end());
-    Child tracer = Child::start(trace, "", dir.path("vtscope.err"));
-    if (!wait_for_file(dir.path("vtscope.ready"), 30s)) {
-        tracer.wait(1s);
-        ADD_FAILURE() << "vtscope did not become ready: " << read_file(dir.path("vtscope.err"));
-        return run;
-    }
-    std::FILE* go = std::fopen(dir.path("go").c_str(), "w");
-    if (go) std::fclose(go);
-    run.java_exit = jvm.wait(180s).value_or(-1);
-    run.vtscope_exit = tracer.wait(30s).value_or(-1);
-    run.expected = read_lines(dir.path("expected.jsonl"));
-    run.trace = read_lines(dir.path("trace.jsonl"));
-    run.vtscope_stderr = read_file(dir.path("vtscope.err"));
-    run.java_stderr = read_file(dir.path("java.err"));
+    TraceRun run = vtscope::testing::run_traced_harness(paths(), jvm_options, harness_options, trace_options);
+    if (!run.error.empty() && run.expected.empty()) ADD_FAILURE() << run.error;
     return run;
 }
 

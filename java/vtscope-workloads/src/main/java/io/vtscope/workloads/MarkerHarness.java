@@ -32,10 +32,14 @@ public final class MarkerHarness {
     private static final String NAME = "MarkerHarness";
     private static final String USAGE = "--expected PATH [--threads N] [--markers M] [--scope clean|leaky-final]"
             + " [--mode sequential|concurrent] [--platform-threads P] [--nested] [--yields] [--gc-pressure]"
-            + " [--no-warm-up] [--waves W] [--marker-file PATH] [--ready-file PATH] [--go-file PATH]";
-    /** One write below FileOutputStream's 8 KiB stack buffer is exactly one write(2). */
+            + " [--no-warm-up] [--waves W] [--context otel|synthetic] [--marker-file PATH] [--ready-file PATH]"
+            + " [--go-file PATH]";
+    /**
+     * FileOutputStream.write issues one write(2) for any length (io_util.c copies into a stack
+     * buffer up to 8 KiB, a malloc'ed one above, and /dev/null takes it all at once).
+     */
     private static final int BASE_COUNT = 1000;
-    private static final int MAX_COUNT = 7999;
+    private static final int MAX_COUNT = 21000;
 
     /** Keeps --gc-pressure garbage from being optimized away. */
     @SuppressWarnings("unused")
@@ -44,7 +48,7 @@ public final class MarkerHarness {
     private record Marker(int seq, String traceId, String spanId, int flags) {}
 
     private record Config(int markers, boolean leakyFinal, boolean nested, boolean yields, boolean gcPressure,
-            FileOutputStream out, int fd, byte[] payload, Tracer tracer) {}
+            boolean synthetic, FileOutputStream out, int fd, byte[] payload, Tracer tracer) {}
 
     /** One sender thread's identity and its ground truth, filled by that thread only. */
     private static final class Sender implements Runnable {
@@ -83,6 +87,10 @@ public final class MarkerHarness {
         }
 
         private void marker(int i, Context rootContext) throws IOException {
+            if (c.synthetic) {
+                syntheticMarker(i);
+                return;
+            }
             Span parent = c.nested ? c.tracer.spanBuilder("parent").setParent(rootContext).startSpan() : null;
             Scope parentScope = parent == null ? null : parent.makeCurrent();
             Span span = c.tracer.spanBuilder("marker")
@@ -107,6 +115,21 @@ public final class MarkerHarness {
             }
         }
 
+        /** The paper's synthetic-context mode: random ids published through the plain API. */
+        private void syntheticMarker(int i) throws IOException {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            long high = random.nextLong() | 1, low = random.nextLong(), spanId = random.nextLong() | 1;
+            VtScope.publish(high, low, spanId, 1);
+            c.out.write(c.payload, 0, BASE_COUNT + k);
+            if (i == 0) {
+                record = VtScope.recordAddress();
+            }
+            markers.add(new Marker(i, String.format("%016x%016x", high, low), String.format("%016x", spanId), 1));
+            if (!(c.leakyFinal && i == c.markers - 1)) {
+                VtScope.clear();
+            }
+        }
+
         private void pause() {
             if (c.gcPressure) {
                 sink = new byte[64 * 1024];
@@ -119,10 +142,12 @@ public final class MarkerHarness {
     }
 
     public static void main(String[] args) throws Exception {
-        Options o = Options.parse(NAME, USAGE, args, Map.of(
-                "threads", "16", "markers", "8", "scope", "clean", "mode", "sequential",
-                "platform-threads", "0", "waves", "1", "marker-file", "/dev/null", "expected", "",
-                "ready-file", "", "go-file", ""), Set.of("nested", "yields", "gc-pressure", "no-warm-up"));
+        Options o = Options.parse(NAME, USAGE, args, Map.ofEntries(
+                Map.entry("threads", "16"), Map.entry("markers", "8"), Map.entry("scope", "clean"),
+                Map.entry("mode", "sequential"), Map.entry("platform-threads", "0"), Map.entry("waves", "1"),
+                Map.entry("context", "otel"), Map.entry("marker-file", "/dev/null"), Map.entry("expected", ""),
+                Map.entry("ready-file", ""), Map.entry("go-file", "")),
+                Set.of("nested", "yields", "gc-pressure", "no-warm-up"));
         int threads = o.getInt("threads", 0, MAX_COUNT - BASE_COUNT + 1);
         int waves = o.getInt("waves", 1, 1000);
         int platformThreads = o.getInt("platform-threads", 0, MAX_COUNT - BASE_COUNT + 1);
@@ -152,7 +177,12 @@ public final class MarkerHarness {
         if (!o.flag("no-warm-up")) {
             warmUp(tracer);
         }
+        String context = o.get("context");
+        if (!context.equals("otel") && !context.equals("synthetic")) {
+            o.fail("--context must be otel or synthetic");
+        }
         Config c = new Config(markers, leaky, o.flag("nested"), o.flag("yields"), o.flag("gc-pressure"),
+                context.equals("synthetic"),
                 out, fd, new byte[MAX_COUNT], tracer);
         List<Sender> senders = new ArrayList<>();
         List<Thread> started = new ArrayList<>();

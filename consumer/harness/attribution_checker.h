@@ -10,6 +10,14 @@
 
 namespace vtscope::testing {
 
+// One plane's classification of the markers (paper Table 6).
+struct PlaneCounts {
+    int correct = 0;
+    int unmapped = 0;       // nothing attributed on this plane (no thread / no context)
+    int invalid = 0;        // content plane: a record that could not be read consistently
+    int misattributed = 0;  // a well-formed but wrong attribution
+};
+
 struct CheckResult {
     int expected = 0;
     int observed = 0;         // marker writes found in the trace
@@ -19,6 +27,10 @@ struct CheckResult {
     int missing = 0;          // expected markers absent from the trace
     int extra = 0;            // marker-sized writes on the marker fd that were not expected
     int failures_after_first = 0;  // misattributed or unattributed markers other than a sender's first
+    PlaneCounts identity;          // which thread
+    PlaneCounts content;           // which trace and span
+    int content_foreign = 0;       // content misattributions carrying another trace's context
+    int content_wrong_span = 0;    // content misattributions with the right trace but a wrong span
     std::map<std::string, int> unattributed_causes;  // "status/reason" -> count
     std::vector<std::string> misattribution_examples;
     std::string summary() const;

@@ -87,6 +87,20 @@ CheckResult check_markers(const std::vector<std::string>& expected_lines, const 
         bool content_given = e.status == "ok";
         bool content_right = content_given && e.trace_id == want.trace_id && e.span_id == want.span_id &&
                              e.trace_flags == want.trace_flags;
+        // Per plane, independently (the paper's dual-channel classification).
+        if (!identity_given) r.identity.unmapped++;
+        else if (identity_right) r.identity.correct++;
+        else r.identity.misattributed++;
+        if (e.status == "invalid") {
+            r.content.invalid++;
+        } else if (!content_given) {
+            r.content.unmapped++;
+        } else if (content_right) {
+            r.content.correct++;
+        } else {
+            r.content.misattributed++;
+            (e.trace_id == want.trace_id ? r.content_wrong_span : r.content_foreign)++;
+        }
         bool failed = !(identity_right && content_right);
         if (failed && want.seq != 0) r.failures_after_first++;
         if ((identity_given && !identity_right) || (content_given && !content_right)) {

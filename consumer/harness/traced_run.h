@@ -1,0 +1,35 @@
+// One traced run of the marker harness: the JVM (MarkerHarness) set up and waiting, vtscope
+// attached, the markers written, both processes finished. Shared by the end-to-end tests and
+// the vtscope-harness tool.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace vtscope::testing {
+
+struct HarnessPaths {
+    std::string vtscope;      // the vtscope binary
+    std::string java;         // a JDK 24+ java launcher
+    std::string class_path;   // vtscope jars and their dependencies
+    std::string native_lib;   // libvtscope.so
+};
+
+struct TraceRun {
+    std::vector<std::string> expected;  // the harness's ground truth, JSON lines
+    std::vector<std::string> trace;     // vtscope's output, JSON lines
+    std::string vtscope_stderr;
+    std::string java_stderr;
+    int vtscope_exit = -1;
+    int java_exit = -1;
+    std::string error;  // set when a process did not get ready or did not finish
+};
+
+// Runs MarkerHarness with the JVM and harness options, traced by vtscope with the trace options
+// (after --pid ... --syscalls write --output ... --ready-file ...). vtscope stops by itself when
+// the JVM exits (the "target exits mid-trace" path).
+TraceRun run_traced_harness(const HarnessPaths& paths, const std::vector<std::string>& jvm_options,
+                            const std::vector<std::string>& harness_options,
+                            const std::vector<std::string>& trace_options);
+
+}  // namespace vtscope::testing
