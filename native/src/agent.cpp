@@ -14,6 +14,7 @@
 // - Enabling them is JVM-wide; per-thread enabling is globally synchronised in JDK 25 and
 //   collapses throughput (../shared/seeds/001_*), so events are enabled once at initialisation.
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <jni.h>
 #include <jvmti.h>
 #include <time.h>
@@ -117,13 +118,22 @@ void JNICALL on_vthread_end(jvmtiEnv* jvmti, JNIEnv* jni, jthread vthread) {
     g_rt.table.release(vid);  // after the probe: the address was valid until vthread__end fired
 }
 
-// Extension event callbacks are declared variadic by jvmti.h; HotSpot calls them with
-// (jvmtiEnv*, JNIEnv*, jthread).
+// Extension event callbacks are declared variadic by jvmti.h; HotSpot calls the mount and
+// unmount ones with (jvmtiEnv*, JNIEnv*, jthread).
+struct ExtensionEventArgs {
+    JNIEnv* jni;
+    jthread vthread;
+};
+
+ExtensionEventArgs extension_event_args(va_list args) {
+    JNIEnv* jni = va_arg(args, JNIEnv*);
+    return {jni, va_arg(args, jthread)};
+}
+
 void JNICALL on_mount(jvmtiEnv* jvmti, ...) {
     va_list args;
     va_start(args, jvmti);
-    JNIEnv* jni = va_arg(args, JNIEnv*);
-    jthread vthread = va_arg(args, jthread);
+    auto [jni, vthread] = extension_event_args(args);
     va_end(args);
     if (g_rt.features & VTSCOPE_FEATURE_VTT) {
         if (vtscope_vtt_block* block = current_block(jvmti)) {
@@ -143,8 +153,7 @@ void JNICALL on_mount(jvmtiEnv* jvmti, ...) {
 void JNICALL on_unmount(jvmtiEnv* jvmti, ...) {
     va_list args;
     va_start(args, jvmti);
-    JNIEnv* jni = va_arg(args, JNIEnv*);
-    jthread vthread = va_arg(args, jthread);
+    auto [jni, vthread] = extension_event_args(args);
     va_end(args);
     if (g_rt.features & VTSCOPE_FEATURE_VTT) {
         if (vtscope_vtt_block* block = current_block(jvmti)) {
