@@ -109,9 +109,12 @@ bool parse(int argc, char** argv, Config* c, std::string* error) {
     return true;
 }
 
-// What each channel needs from the JVM: the vmstructs channel nothing at all.
+// What each channel needs from the JVM: the vmstructs channel nothing at all. The two-probe
+// ablation also releases records the paper's way (without clearing them, paper-release), so a
+// stale cached address shows what the paper's did.
 std::vector<std::string> agent_options(const std::string& channel, const std::string& lib) {
-    if (channel == "lifecycle" || channel == "two-probe") return {"-agentpath:" + lib + "=probes"};
+    if (channel == "lifecycle") return {"-agentpath:" + lib + "=probes"};
+    if (channel == "two-probe") return {"-agentpath:" + lib + "=probes,paper-release"};
     if (channel == "otep-tls") return {"-agentpath:" + lib + "=otep"};
     return {};
 }

@@ -478,7 +478,9 @@ TEST(OtepTls, ProcessContextAnnouncesTheSchema) {
 
 // The probe channels over libvtscope.so's lifecycle probes (-agentpath:...=probes), attached
 // before the senders start: lifecycle (the paper's four-probe rules) must attribute every
-// virtual marker; two-probe (mount/unmount only) fails exactly on each thread's first marker.
+// virtual marker; two-probe (mount/unmount only) fails exactly on each thread's first marker,
+// and with records released the paper's way (paper-release), leaky-final turns stale mappings
+// into silent content misattributions, as in the paper's Table 6.
 TEST(ProbeChannels, LifecycleIsSoundAndTwoProbeFailsOnFirstMarkers) {
     REQUIRE_BPF();
     const std::vector<std::string> jvm = {"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=probes",
@@ -491,13 +493,19 @@ TEST(ProbeChannels, LifecycleIsSoundAndTwoProbeFailsOnFirstMarkers) {
         EXPECT_EQ(r.correct, 128) << r.summary();
         EXPECT_NE(run.vtscope_stderr.find("; 0 unmounts and "), std::string::npos) << run.vtscope_stderr;
 
-        TraceRun naive = run_harness(jvm, {"--scope", scope}, {"--identity", "two-probe"});
+        TraceRun naive = run_harness({"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=probes,paper-release",
+                                      "-Djdk.virtualThreadScheduler.parallelism=2"},
+                                     {"--scope", scope}, {"--identity", "two-probe"});
         expect_clean_run(naive);
         CheckResult n = check_markers(naive.expected, naive.trace);
         std::printf("[ two-probe] %s: %s\n", scope, n.summary().c_str());
         EXPECT_EQ(n.correct, 128 - 16) << "all but each thread's first marker: " << n.summary();
         EXPECT_EQ(n.misattributed + n.unattributed, 16) << n.summary();
         EXPECT_EQ(n.failures_after_first, 0) << "only first markers fail: " << n.summary();
+        if (std::string(scope) == "clean")
+            EXPECT_EQ(n.content_foreign, 0) << "cleared records: stale mappings read no context";
+        else
+            EXPECT_GT(n.content_foreign, 0) << "leaky-final: a stale mapping shows a dead thread's context";
     }
 }
 

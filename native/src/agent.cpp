@@ -55,6 +55,7 @@ struct Runtime {
     jvmtiEnv* jvmti = nullptr;
     jfieldID tid_field = nullptr;
     uint32_t features = 0;
+    bool paper_release = false;  // AgentOptions::paper_release
     RecordTable table;
 };
 
@@ -115,7 +116,7 @@ void JNICALL on_vthread_end(jvmtiEnv* jvmti, JNIEnv* jni, jthread vthread) {
     int64_t vid = thread_id(jni, vthread);
     if (VTSCOPE_PROBE_ENABLED(vthread__end)) DTRACE_PROBE1(vtscope, vthread__end, vid);
     if (g_rt.features & VTSCOPE_FEATURE_OTEP) set_thread_context(0);
-    g_rt.table.release(vid);  // after the probe: the address was valid until vthread__end fired
+    g_rt.table.release(vid, g_rt.paper_release);  // after the probe: valid until vthread__end fired
 }
 
 // Extension event callbacks are declared variadic by jvmti.h; HotSpot calls the mount and
@@ -301,6 +302,7 @@ __attribute__((visibility("default"))) jint Agent_OnLoad(JavaVM* vm, char* optio
         std::fprintf(stderr, "vtscope: -agentpath options: %s\n", error.c_str());
         return JNI_ERR;
     }
+    g_rt.paper_release = parsed.paper_release;
     int32_t result = initialize(vm, parsed.features, 0, 0, parsed.capacity, true);
     if (result != VTSCOPE_OK) {
         std::fprintf(stderr, "%s\n", g_error);

@@ -23,6 +23,8 @@ bool parse_agent_options(std::string_view text, AgentOptions* options, std::stri
             result.features |= VTSCOPE_FEATURE_PROBES;
         } else if (item == "otep") {
             result.features |= VTSCOPE_FEATURE_OTEP;
+        } else if (item == "paper-release") {
+            result.paper_release = true;
         } else if (item.substr(0, 9) == "capacity=") {
             std::string_view digits = item.substr(9);
             uint32_t value = 0;
@@ -34,7 +36,7 @@ bool parse_agent_options(std::string_view text, AgentOptions* options, std::stri
             }
             result.capacity = value;
         } else {
-            *error = "unknown option '" + std::string(item) + "' (expected vtt, probes, otep, capacity=N)";
+            *error = "unknown option '" + std::string(item) + "' (expected vtt, probes, otep, capacity=N, paper-release)";
             return false;
         }
         if (comma == std::string_view::npos) break;

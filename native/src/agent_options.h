@@ -11,9 +11,14 @@ namespace vtscope::native {
 struct AgentOptions {
     uint32_t features = 0;       // VTSCOPE_FEATURE_* bits
     uint32_t capacity = 0;       // record-region slots, 0 = default
+    // Release a thread's slot at its end without clearing its record, as the paper's JVM frees
+    // its buffers. Only for the two-probe ablation: a stale cached address then shows the dead
+    // thread's last context (the paper's silent content misattribution under leaky-final).
+    bool paper_release = false;
 };
 
-// OPTIONS: comma-separated "vtt", "probes", "otep", "capacity=N". Empty means "vtt".
+// OPTIONS: comma-separated "vtt", "probes", "otep", "capacity=N", "paper-release". Empty means
+// "vtt".
 // Returns false and sets *error for an unknown or malformed option.
 bool parse_agent_options(std::string_view text, AgentOptions* options, std::string* error);
 

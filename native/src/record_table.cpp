@@ -135,13 +135,13 @@ uint64_t RecordTable::claim(int64_t tid, bool is_virtual) {
     return 0;
 }
 
-void RecordTable::release(int64_t tid) {
+void RecordTable::release(int64_t tid, bool keep_record) {
     uint64_t record = find(tid);
     if (!record) return;
     uint64_t slot = record - VTSCOPE_RECORD_OFFSET;
     int64_t expected = tid;
     if (!owner_word(slot).compare_exchange_strong(expected, VTSCOPE_OWNER_BUSY, std::memory_order_acq_rel)) return;
-    clear_record(&slot_ptr(slot)->record);
+    if (!keep_record) clear_record(&slot_ptr(slot)->record);
     slot_ptr(slot)->head.kind = 0;
     owner_word(slot).store(VTSCOPE_OWNER_RELEASED, std::memory_order_release);
     add_counter(base_, offsetof(vtscope_region_header, records_released));

@@ -25,8 +25,9 @@ public:
     // Claims a free or released slot of tid's chain (or returns the slot tid already owns) and
     // returns its record address; 0 when every slot of the chain is held.
     uint64_t claim(int64_t tid, bool is_virtual);
-    // Clears and releases tid's slot, if it has one.
-    void release(int64_t tid);
+    // Releases tid's slot, if it has one, clearing its record first unless keep_record (the
+    // paper-release ablation).
+    void release(int64_t tid, bool keep_record = false);
 
 private:
     uint64_t slot_address(int64_t tid, uint32_t i) const;

@@ -28,6 +28,8 @@ TEST(AgentOptions, ParsesFeaturesAndCapacity) {
     EXPECT_FALSE(parse_agent_options("capacity=12", &o, &error));
     EXPECT_FALSE(parse_agent_options("capacity=1024", &o, &error)) << "a capacity alone selects no feature";
     EXPECT_FALSE(parse_agent_options("vtt,,probes", &o, &error));
+    ASSERT_TRUE(parse_agent_options("probes,paper-release", &o, &error));
+    EXPECT_TRUE(o.paper_release);
 }
 
 TEST(RecordTable, ClaimFindReleaseFollowTheSlotProtocol) {
@@ -68,8 +70,16 @@ TEST(RecordTable, ClaimFindReleaseFollowTheSlotProtocol) {
     EXPECT_EQ(table.find(100), 0u);
     EXPECT_EQ(table.find(164), b);
     EXPECT_EQ(table.claim(228, true), a);
-    EXPECT_EQ(h->records_claimed, 3u);
-    EXPECT_EQ(h->records_released, 1u);
+    // paper-release keeps the record's bytes: a stale reader still sees the last context.
+    auto* record_228 = reinterpret_cast<vtscope_record*>(a);
+    record_228->valid = 1;
+    table.release(228, true);
+    EXPECT_EQ(record_228->valid, 1);
+    EXPECT_EQ(table.find(228), 0u);
+    EXPECT_EQ(table.claim(292, true), a) << "a new claim clears what paper-release kept";
+    EXPECT_EQ(record_228->valid, 0);
+    EXPECT_EQ(h->records_claimed, 4u);
+    EXPECT_EQ(h->records_released, 2u);
 }
 
 TEST(RecordTable, FullChainAndForeignOwnersAreRespected) {
