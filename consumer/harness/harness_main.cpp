@@ -201,7 +201,7 @@ int main(int argc, char** argv) {
                 config.runs, config.context.c_str(), config.gc_pressure ? ", GC pressure (-Xmx128m)" : "");
     std::printf("%-8s %-10s %-11s %-10s | %-29s | %-45s | %s\n", "GC", "channel", "scope", "lifetime",
                 "identity: ok unmap misattr", "content: ok unmap invalid misattr (foreign/span)",
-                "runs all-correct, GCs");
+                "runs all-correct, GC log lines");
     for (const Cell& cell : cells) {
         vtscope::testing::PlaneCounts id, content;
         int foreign = 0, span = 0, perfect = 0, collections = 0;

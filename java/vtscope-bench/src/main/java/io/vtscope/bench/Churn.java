@@ -45,7 +45,8 @@ import org.openjdk.jmh.annotations.TearDown;
 public class Churn {
     static final int THREADS = 1000;
 
-    @Param({"baseline", "installed", "span-plain", "span-vtscope"})
+    @Param({"baseline", "writer", "writer+trace", "jvmti", "lib", "vtt", "probes", "probes+consumer", "otep",
+        "installed", "span-plain", "span-vtscope"})
     public String config;
 
     private final Thread[] threads = new Thread[THREADS];
@@ -57,11 +58,13 @@ public class Churn {
 
     @Setup(Level.Trial)
     public void setup() throws InterruptedException {
+        if (Matrix.isMatrixConfig(config)) {
+            Matrix.apply(config); // writer, writer+trace: as "installed" (empty body, no claim)
+            vtscope = Matrix.writer(config);
+            body = () -> {};
+            return;
+        }
         switch (config) {
-            case "baseline" -> {
-                Setups.baseline(config);
-                body = () -> {};
-            }
             case "installed" -> {
                 Setups.vtscope(config);
                 vtscope = true;
@@ -102,7 +105,7 @@ public class Churn {
     @TearDown(Level.Iteration)
     public void checkIteration() {
         if (!vtscope) {
-            if (config.equals("baseline") || config.equals("span-plain")) {
+            if (config.equals("span-plain") || (Matrix.isMatrixConfig(config) && !Matrix.regionExpected(config))) {
                 Setups.requireNoRegion(config);
             }
             return;
@@ -113,7 +116,7 @@ public class Churn {
         long released = Setups.counter(RecordLayout.H_RECORDS_RELEASED);
         System.out.println("# vtscope-bench " + config + " iteration: threads=" + started + " claimed=" + claimed
                 + " unavailable=" + unavailable + " releasedTotal=" + released);
-        if (config.equals("installed") && (claimed != 0 || unavailable != 0)) {
+        if ((config.equals("installed") || Matrix.writer(config)) && (claimed != 0 || unavailable != 0)) {
             throw new IllegalStateException("installed: threads that publish nothing claimed " + claimed
                     + " records (" + unavailable + " failed claims)");
         }

@@ -23,9 +23,9 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  * writer does work, so {@code vtscope − plain} is its whole per-change overhead: parsing the cached
  * hex ids into the thread's 64-byte record on attach, clearing it on close, and the wrapper scope.
  *
- * <p>{@code config}: {@code plain} is OpenTelemetry's default thread-local storage, selected with
+ * <p>{@code config}: {@code plain} (matrix name {@code baseline}) is OpenTelemetry's default thread-local storage, selected with
  * {@code io.opentelemetry.context.contextStorageProvider=default} although vtscope-otel's provider
- * is on the class path; {@code vtscope} is that service-loaded provider (the vtscope wrapper around
+ * is on the class path; {@code vtscope} (matrix name {@code writer}) is that service-loaded provider (the vtscope wrapper around
  * the same default storage). Each fork checks its storage class and, for vtscope, that the record
  * region exists and that the thread's record really holds the span while it is current (see
  * {@link Setups}). The thread's record is claimed during setup, so the measurement is the steady
@@ -38,20 +38,28 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 public class ContextPublication {
     static final int PAIRS_PER_TASK = 1000;
 
-    @Param({"plain", "vtscope"})
+    @Param({"plain", "vtscope", "baseline", "writer"})
     public String config;
 
     private Span span;
     private VirtualWorker worker;
     private Runnable pairs;
+    private boolean writes;
 
     @Setup(Level.Trial)
     public void setup(BenchmarkParams params) throws InterruptedException {
         switch (config) {
-            case "plain" -> Setups.plainOpenTelemetry(config);
-            case "vtscope" -> Setups.vtscope(config);
+            case "plain", "baseline" -> {
+                Matrix.checkDeclared(config);
+                Setups.plainOpenTelemetry(config);
+            }
+            case "vtscope", "writer" -> {
+                Matrix.checkDeclared(config);
+                Setups.vtscope(config);
+            }
             default -> throw new IllegalArgumentException("config " + config);
         }
+        writes = config.equals("vtscope") || config.equals("writer");
         span = Setups.validSpan();
         Span s = span;
         pairs = () -> {
@@ -60,12 +68,12 @@ public class ContextPublication {
                 scope.close();
             }
         };
-        if (config.equals("vtscope")) {
+        if (writes) {
             Setups.checkPublishes(span); // on this JMH (platform) thread
         }
         if (params.getBenchmark().endsWith(".virtualThread")) {
             worker = new VirtualWorker("context-publication");
-            if (config.equals("vtscope")) {
+            if (writes) {
                 worker.run(() -> Setups.checkPublishes(s)); // in the worker virtual thread
             }
         }
@@ -76,7 +84,7 @@ public class ContextPublication {
         if (worker != null) {
             worker.close();
         }
-        if (config.equals("plain")) {
+        if (!writes) {
             Setups.requireNoRegion(config);
         }
     }

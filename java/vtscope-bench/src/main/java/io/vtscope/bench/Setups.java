@@ -75,7 +75,7 @@ final class Setups {
     /** Baseline: neither OpenTelemetry's storage nor vtscope is touched (checked through /proc/self/maps). */
     static void baseline(String label) {
         requireNoRegion(label);
-        announce(label);
+        announce(label, false);
     }
 
     private static void requireStorage(String expected, String label) {
@@ -104,7 +104,11 @@ final class Setups {
     }
 
     private static void announce(String label) {
-        String storage = label.equals("baseline") ? "(not initialized)" : ContextStorage.get().getClass().getName();
+        announce(label, true);
+    }
+
+    private static void announce(String label, boolean storageInitialized) {
+        String storage = !storageInitialized ? "(not initialized)" : ContextStorage.get().getClass().getName();
         System.out.println("# vtscope-bench fork: config=" + label + " storage=" + storage
                 + " regionMapped=" + regionMapped()
                 + " availableProcessors=" + Runtime.getRuntime().availableProcessors()

@@ -44,7 +44,7 @@ public class Transition {
         }
     };
 
-    @Param({"baseline", "writer"})
+    @Param({"baseline", "writer", "writer+trace", "jvmti", "lib", "vtt", "probes", "probes+consumer", "otep"})
     public String config;
 
     private VirtualWorker worker;
@@ -54,13 +54,9 @@ public class Transition {
 
     @Setup(Level.Trial)
     public void setup() throws InterruptedException {
-        switch (config) {
-            case "baseline" -> Setups.baseline(config);
-            case "writer" -> {
-                Setups.vtscope(config);
-                span = Setups.validSpan();
-            }
-            default -> throw new IllegalArgumentException("config " + config);
+        Matrix.apply(config);
+        if (Matrix.writer(config)) {
+            span = Setups.validSpan();
         }
         worker = new VirtualWorker("transition");
         if (span != null) {
@@ -79,7 +75,7 @@ public class Transition {
                 scope.close();
                 Setups.requireRecord(null);
             });
-        } else {
+        } else if (!Matrix.regionExpected(config)) {
             Setups.requireNoRegion(config);
         }
         worker.close();
