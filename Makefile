@@ -3,13 +3,14 @@
 #   make test     set up, build, run all tests (C++ unit and integration tests, Java tests)
 #   make demo     set up, build, trace the bundled sample service and summarise per trace
 #   make harness  the dual-channel correctness experiment over every identity channel
+#   make bench    the benchmark matrix (make bench-quick: a short sanity run)
 JAVA_HOME ?= /usr/lib/jvm/temurin-25-jdk-amd64
 export JAVA_HOME
 BUILD     ?= build
 MVN       := mvn -B -q -f java/pom.xml
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
 
-.PHONY: all setup configure native java test test-native test-java demo harness clean
+.PHONY: all setup configure native java test test-native test-java demo harness bench bench-quick clean
 
 all: native java
 
@@ -58,6 +59,16 @@ harness: all
 	$(BUILD)/bin/vtscope-harness --channels vmstructs,lifecycle,otep-tls --lifetimes concurrent \
 	  --scopes leaky-final --threads 10000 --markers 10 --gc-pressure --gcs G1,Z --runs 1 --check \
 	  --json $(BUILD)/harness/large.json
+
+# The benchmark matrix (issue 5): workload x configuration, the write storm and native memory;
+# writes $(BUILD)/bench/results.{md,json} and figure.{svg,png}. Root (the consumer configurations).
+# bench: 2 forks, 4 x 1 s warm-up, 6 x 1 s measurement (about 15 minutes on 2 cores).
+# bench-quick: 1 fork, short iterations (a sanity run of about 2-3 minutes, numbers are noise).
+bench: all
+	$(BUILD)/bin/vtscope-bench --out $(BUILD)/bench
+
+bench-quick: all
+	$(BUILD)/bin/vtscope-bench --quick --out $(BUILD)/bench-quick
 
 clean:
 	rm -rf $(BUILD)

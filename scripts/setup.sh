@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
   libgtest-dev googletest systemtap-sdt-dev
-  maven util-linux procps bpftrace
+  maven util-linux procps bpftrace librsvg2-bin
 )
 
 missing=()

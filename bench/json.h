@@ -1,0 +1,32 @@
+// A small JSON reader (enough for JMH's -rf json output) and string escaping for the writer.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vtscope::bench {
+
+struct Json {
+    enum class Type { Null, Bool, Number, String, Array, Object };
+    Type type = Type::Null;
+    bool boolean = false;
+    double number = 0;
+    std::string string;
+    std::vector<Json> array;
+    std::map<std::string, Json> object;
+
+    // Member lookup; a shared null for a missing key or a non-object.
+    const Json& operator[](const std::string& key) const;
+    bool is_number() const { return type == Type::Number; }
+};
+
+// Parses text; on failure returns false and sets *error.
+bool parse_json(std::string_view text, Json* out, std::string* error);
+
+// "text" with JSON escapes.
+std::string json_quote(std::string_view text);
+
+}  // namespace vtscope::bench
