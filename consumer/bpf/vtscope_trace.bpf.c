@@ -91,9 +91,12 @@ struct {
 	__type(value, __s64);
 } pending_unmount SEC(".maps");
 
+#define RINGBUF_BYTES (16 * 1024 * 1024)
+#define WAKEUP_THRESHOLD (RINGBUF_BYTES / 16)
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 16 * 1024 * 1024);
+	__uint(max_entries, RINGBUF_BYTES);
 } events SEC(".maps");
 
 struct {
@@ -536,6 +539,9 @@ int on_sys_enter(struct syscall_enter_args *ctx)
 	else
 		resolve_mapping(e, tid);
 	count(VTSCOPE_COUNTER_STATUS0 + (e->status & 3));
-	bpf_ringbuf_submit(e, 0);
+	/* A wake-up per event makes every traced syscall pay for waking the consumer; user space
+	 * drains the buffer at least every 50 ms anyway, so wake it only once data piles up. */
+	__u64 pending = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	bpf_ringbuf_submit(e, pending >= WAKEUP_THRESHOLD ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 	return 0;
 }

@@ -291,7 +291,10 @@ int Session::run() {
     auto start = Clock::now();
     auto next_sync = start;
     while (!g_stop.load()) {
+        // The BPF side wakes us only when data piles up (BPF_RB_NO_WAKEUP otherwise), so a poll
+        // that times out is followed by an explicit drain.
         int n = ring_buffer__poll(ring_.get(), 50);
+        if (n >= 0) n = ring_buffer__consume(ring_.get());
         if (n < 0 && n != -EINTR) {
             error_line(std::string("reading the ring buffer failed: ") + std::strerror(-n));
             break;
