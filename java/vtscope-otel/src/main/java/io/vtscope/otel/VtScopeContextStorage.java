@@ -53,11 +53,17 @@ public final class VtScopeContextStorage implements ContextStorage {
             return scope; // the delegate changed nothing (same context, or null)
         }
         SpanContext sc = validSpanContext(toAttach);
-        // A thread with no record and no span to publish has nothing to write or restore.
-        long r = sc != null ? region.currentRecordOffset() : region.claimedRecordOffset();
-        if (r < 0) {
+        long existing = region.claimedRecordOffset();
+        if (existing < 0) {
+            // No record yet: nothing to save, and a slot claimed now need not reflect 'before'
+            // (an earlier attach may have found no free slot), so the close republishes.
+            long r = sc != null ? region.currentRecordOffset() : -1;
+            if (r >= 0) {
+                write(r, sc);
+            }
             return new RepublishingScope(scope);
         }
+        long r = existing;
         RestoringScope restoring = new RestoringScope(scope, before, r, region.traceIdHigh(r),
                 region.traceIdLow(r), region.spanId(r), region.validAndFlags(r));
         if (sc != null) {
@@ -108,6 +114,7 @@ public final class VtScopeContextStorage implements ContextStorage {
     }
 
     private final class RestoringScope implements Scope {
+        private final Thread owner = Thread.currentThread();
         private final Scope inner;
         private final Context before;
         private final long record;
@@ -130,9 +137,15 @@ public final class VtScopeContextStorage implements ContextStorage {
         @Override
         public void close() {
             inner.close();
-            // Only the owning thread closes its scope (OpenTelemetry's contract), so the record
-            // is this thread's and unchanged since attach unless nested scopes are still open,
-            // which the identity check on the restored context catches.
+            // The saved state belongs to the attaching thread's record, which only that thread
+            // may write. A scope closed elsewhere (against OpenTelemetry's contract) republishes
+            // the closing thread's own context instead.
+            if (Thread.currentThread() != owner) {
+                republish();
+                return;
+            }
+            // Unchanged since attach unless nested scopes are still open, which the identity
+            // check on the restored context catches.
             if (delegate.current() == before) {
                 region.restore(record, traceIdHigh, traceIdLow, spanId, validAndFlags);
             } else {

@@ -186,4 +186,37 @@ class VtScopeContextStorageTest {
         });
         span.end();
     }
+
+    @Test
+    void scopeClosedOnAnotherThreadNeverWritesTheAttachingThreadsRecord() throws Exception {
+        Span span = TRACER.spanBuilder("handed-over").startSpan();
+        AtomicReference<Scope> handed = new AtomicReference<>();
+        java.util.concurrent.CountDownLatch attached = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread a = Thread.ofVirtual().start(() -> {
+            try {
+                Span earlier = TRACER.spanBuilder("earlier").startSpan();
+                try (Scope ignored = earlier.makeCurrent()) {
+                    assertRecord(earlier); // the thread now has a record, so the next scope saves it
+                }
+                earlier.end();
+                Scope s = span.makeCurrent();
+                handed.set(s);
+                attached.countDown();
+                closed.await();
+                assertRecord(span); // still inside the span: the foreign close must not clear it
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        });
+        attached.await();
+        run(Thread.ofVirtual(), () -> handed.get().close());
+        closed.countDown();
+        a.join();
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        span.end();
+    }
 }
