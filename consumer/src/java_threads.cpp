@@ -48,16 +48,25 @@ Expected<std::vector<JavaThreadInfo>> walk_java_threads(const MemoryReader& memo
     return make_error("the JVM's thread list kept changing; could not read a consistent snapshot");
 }
 
-int64_t sample_own_id(const MemoryReader& memory, const HotSpotLayout& layout, uint64_t jt) {
+namespace {
+int64_t sample_once(const MemoryReader& memory, const HotSpotLayout& layout, uint64_t jt) {
     int64_t before = 0, after = 0;
-    uint64_t vthread = 0, thread_obj = 0;
+    uint64_t vthread = 0, thread_obj = 0, entry_before = 0, entry_after = 0;
     if (!memory.read_value(jt + layout.java_thread_monitor_owner_id, before) || before <= 0) return 0;
+    if (layout.java_thread_cont_entry && !memory.read_value(jt + *layout.java_thread_cont_entry, entry_before)) return 0;
     if (!read_oop(memory, jt + layout.java_thread_vthread, vthread) ||
         !read_oop(memory, jt + layout.java_thread_thread_obj, thread_obj))
         return 0;
+    if (layout.java_thread_cont_entry && !memory.read_value(jt + *layout.java_thread_cont_entry, entry_after)) return 0;
     if (!memory.read_value(jt + layout.java_thread_monitor_owner_id, after)) return 0;
-    if (before != after || vthread == 0 || vthread != thread_obj) return 0;
+    if (before != after || vthread == 0 || vthread != thread_obj || entry_before != 0 || entry_after != 0) return 0;
     return before;
+}
+}  // namespace
+
+int64_t sample_own_id(const MemoryReader& memory, const HotSpotLayout& layout, uint64_t jt) {
+    int64_t first = sample_once(memory, layout, jt);
+    return first != 0 && sample_once(memory, layout, jt) == first ? first : 0;
 }
 
 }  // namespace vtscope

@@ -24,10 +24,12 @@ struct JavaThreadInfo {
 // will pass through JavaThread::run, where the uprobe records them.
 Expected<std::vector<JavaThreadInfo>> walk_java_threads(const MemoryReader& memory, const HotSpotLayout& layout);
 
-// The OS thread's own Java id, when it can be proven from one sample: _vthread and _threadObj
-// hold the same object exactly when no virtual thread is mounted (javaThread.hpp), and then
-// _monitor_owner_id is the thread's own id. Reading the id before and after the two handles
-// rejects a sample that overlapped a mount or unmount. Returns 0 when not proven.
+// The OS thread's own Java id, when it can be proven: _vthread and _threadObj hold the same
+// object exactly when no virtual thread is mounted (javaThread.hpp), and then _monitor_owner_id
+// is the thread's own id. One sample reads the id, _cont_entry (null while no continuation is
+// mounted), both handles, _cont_entry and the id again; two consecutive samples must agree. A
+// mount-unmount-remount of one virtual thread between the reads (an ABA on the id) would have to
+// happen twice, each time exactly around the _cont_entry reads. Returns 0 when not proven.
 int64_t sample_own_id(const MemoryReader& memory, const HotSpotLayout& layout, uint64_t java_thread);
 
 }  // namespace vtscope

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "event_format.h"
 #include "java_threads.h"
@@ -218,6 +219,7 @@ void Session::sync_threads(bool at_attach) {
     auto threads = walk_java_threads(memory_, target_.layout);
     if (!threads) return;  // the target may be exiting; the next round retries
     int map_fd = bpf_map__fd(skel_->maps.threads);
+    std::set<uint32_t> inserted;
     for (const JavaThreadInfo& t : *threads) {
         vtscope_thread_info current{};
         bool present = bpf_map_lookup_elem(map_fd, &t.tid, &current) == 0;
@@ -225,20 +227,22 @@ void Session::sync_threads(bool at_attach) {
         vtscope_thread_info info{t.java_thread, t.own_id};
         // BPF_NOEXIST for new entries: never overwrite what the JavaThread::run uprobe wrote.
         if (bpf_map_update_elem(map_fd, &t.tid, &info, present ? BPF_EXIST : BPF_NOEXIST) == 0) {
+            if (!present) inserted.insert(t.tid);
             if (!present && at_attach) threads_at_attach_++;
             if (t.own_id) own_ids_learned_++;
         }
     }
     // A thread may have exited between the walk and the insert; its exit hooks then ran before
-    // the insert and left a stale entry. Drop entries whose JavaThread left the list.
+    // the insert and left a stale entry. Drop entries whose JavaThread left the list, and if the
+    // list cannot be read again, drop what this round inserted rather than keep an unverified one.
     auto after = walk_java_threads(memory_, target_.layout);
-    if (!after) return;
     std::set<std::pair<uint32_t, uint64_t>> live;
-    for (const auto& t : *after) live.emplace(t.tid, t.java_thread);
+    if (after)
+        for (const auto& t : *after) live.emplace(t.tid, t.java_thread);
     for (const auto& t : *threads) {
         vtscope_thread_info current{};
-        if (!live.count({t.tid, t.java_thread}) && bpf_map_lookup_elem(map_fd, &t.tid, &current) == 0 &&
-            current.java_thread == t.java_thread)
+        bool stale = after ? !live.count({t.tid, t.java_thread}) : inserted.count(t.tid) > 0;
+        if (stale && bpf_map_lookup_elem(map_fd, &t.tid, &current) == 0 && current.java_thread == t.java_thread)
             bpf_map_delete_elem(map_fd, &t.tid);
     }
 }
@@ -321,8 +325,13 @@ int Session::run() {
         if (write_errno_) break;
     }
     if (g_stop.load()) stop_reason_ = "signal";
-    // Detach first so no event arrives after the drain; then nothing collected is lost.
+    // Detach first so no event arrives after the drain; then nothing collected is lost. A
+    // handler already running on another CPU may still submit after the detach: drain, wait a
+    // moment, drain again.
     detach();
+    while (ring_buffer__consume(ring_.get()) > 0) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
     while (ring_buffer__consume(ring_.get()) > 0) {
     }
     if (std::fflush(out_) != 0 && !write_errno_) write_errno_ = errno ? errno : EIO;

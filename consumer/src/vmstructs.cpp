@@ -101,6 +101,7 @@ Expected<HotSpotLayout> resolve_layout(const VMStructs& structs, const MemoryRea
         if (auto err = instance(name, *out)) return make_error("unsupported JVM: " + err->message);
     }
     if (auto f = structs.find("JavaThread::_terminated"); f && !f->is_static) layout.java_thread_terminated = f->offset;
+    if (auto f = structs.find("JavaThread::_cont_entry"); f && !f->is_static) layout.java_thread_cont_entry = f->offset;
     if (auto f = structs.find("Abstract_VM_Version::_s_vm_release"); f && f->is_static) {
         uint64_t ptr = 0;
         if (memory.read_value(f->address, ptr)) (void)memory.read_string(ptr, layout.vm_release, 64);

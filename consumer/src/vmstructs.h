@@ -64,6 +64,7 @@ struct HotSpotLayout {
     uint64_t java_thread_thread_obj = 0;    // JavaThread::_threadObj (OopHandle)
     uint64_t java_thread_vthread = 0;       // JavaThread::_vthread (OopHandle)
     std::optional<uint64_t> java_thread_terminated;  // JavaThread::_terminated
+    std::optional<uint64_t> java_thread_cont_entry;  // JavaThread::_cont_entry (mounted continuation)
     std::string vm_release;                 // Abstract_VM_Version::_s_vm_release, if readable
 };
 

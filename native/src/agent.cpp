@@ -252,7 +252,14 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
     ok &= jvmti->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_VIRTUAL_THREAD_END, nullptr) == JVMTI_ERROR_NONE;
     ok &= jvmti->SetEventNotificationMode(JVMTI_ENABLE, static_cast<jvmtiEvent>(mount_index), nullptr) == JVMTI_ERROR_NONE;
     ok &= jvmti->SetEventNotificationMode(JVMTI_ENABLE, static_cast<jvmtiEvent>(unmount_index), nullptr) == JVMTI_ERROR_NONE;
-    if (!ok) return fail(VTSCOPE_ERR_JVMTI, "enabling the virtual-thread events failed");
+    if (!ok) {
+        // Leave nothing half-enabled: a start event without its end would claim slots forever.
+        for (jvmtiEvent event : {JVMTI_EVENT_VIRTUAL_THREAD_START, JVMTI_EVENT_VIRTUAL_THREAD_END,
+                                 static_cast<jvmtiEvent>(mount_index), static_cast<jvmtiEvent>(unmount_index)})
+            jvmti->SetEventNotificationMode(JVMTI_DISABLE, event, nullptr);
+        g_rt.features = 0;
+        return fail(VTSCOPE_ERR_JVMTI, "enabling the virtual-thread events failed");
+    }
     return VTSCOPE_OK;
 }
 
