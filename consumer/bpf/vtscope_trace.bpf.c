@@ -333,11 +333,15 @@ static __always_inline bool all_zero(const __u8 *bytes, int n)
 	return acc == 0;
 }
 
-/* Reads the record and its owner for a slot whose owner is about to be trusted. */
-static __always_inline void read_content(struct vtscope_event *e, __u64 slot, __s64 id)
+/*
+ * Reads the OTEP 4947 record at record_addr into the event (valid flag protocol). With
+ * owner_slot set, the slot's owner must still be id after the read (the region's channels);
+ * the probe channels pass 0 and trust their cached address, as the paper's reader does.
+ */
+static __always_inline void read_record(struct vtscope_event *e, __u64 record_addr, __u64 owner_slot, __s64 id)
 {
 	struct vtscope_record record;
-	if (bpf_probe_read_user(&record, 26, (const void *)(slot + VTSCOPE_RECORD_OFFSET)) != 0) {
+	if (bpf_probe_read_user(&record, 26, (const void *)record_addr) != 0) {
 		e->status = VTSCOPE_STATUS_INVALID;
 		e->reason = VTSCOPE_REASON_READ_FAULT;
 		return;
@@ -352,7 +356,8 @@ static __always_inline void read_content(struct vtscope_event *e, __u64 slot, __
 		return;
 	}
 	__s64 owner_after = 0;
-	if (bpf_probe_read_user(&owner_after, sizeof(owner_after), (const void *)slot) != 0 || owner_after != id) {
+	if (owner_slot &&
+	    (bpf_probe_read_user(&owner_after, sizeof(owner_after), (const void *)owner_slot) != 0 || owner_after != id)) {
 		e->status = VTSCOPE_STATUS_INVALID;
 		e->reason = VTSCOPE_REASON_OWNER_CHANGED;
 		return;
@@ -361,6 +366,12 @@ static __always_inline void read_content(struct vtscope_event *e, __u64 slot, __
 	__builtin_memcpy(e->span_id, record.span_id, 8);
 	e->trace_flags = record.trace_flags;
 	e->status = VTSCOPE_STATUS_OK;
+}
+
+/* The record of a region slot whose owner is about to be trusted. */
+static __always_inline void read_content(struct vtscope_event *e, __u64 slot, __s64 id)
+{
+	read_record(e, slot + VTSCOPE_RECORD_OFFSET, slot, id);
 }
 
 static __always_inline void resolve(struct vtscope_event *e, __u32 tid)
@@ -487,22 +498,7 @@ static __always_inline void resolve_mapping(struct vtscope_event *e, __u32 tid)
 		e->status = VTSCOPE_STATUS_NO_CONTEXT;
 		return;
 	}
-	struct vtscope_record record;
-	if (bpf_probe_read_user(&record, 26, (const void *)m->record) != 0) {
-		e->status = VTSCOPE_STATUS_INVALID;
-		e->reason = VTSCOPE_REASON_READ_FAULT;
-		return;
-	}
-	if (record.valid != 1) {
-		e->status = all_zero(record.trace_id, 16) ? VTSCOPE_STATUS_NO_CONTEXT : VTSCOPE_STATUS_INVALID;
-		if (e->status == VTSCOPE_STATUS_INVALID)
-			e->reason = VTSCOPE_REASON_TORN;
-		return;
-	}
-	__builtin_memcpy(e->trace_id, record.trace_id, 16);
-	__builtin_memcpy(e->span_id, record.span_id, 8);
-	e->trace_flags = record.trace_flags;
-	e->status = VTSCOPE_STATUS_OK;
+	read_record(e, m->record, 0, m->vid);
 }
 
 SEC("tracepoint")
