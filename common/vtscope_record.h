@@ -80,7 +80,8 @@ struct vtscope_record {
 struct vtscope_slot_owner {
 	__s64 owner;                /* Java thread id, 0 = never used, -1 = released */
 	__u8 kind;                  /* VTSCOPE_KIND_* */
-	__u8 reserved[55];
+	__u8 claimed_at_start;      /* 1: claimed by libvtscope at VirtualThreadStart, released at its end */
+	__u8 reserved[54];
 };
 
 struct vtscope_slot {
@@ -102,6 +103,7 @@ static_assert(offsetof(struct vtscope_record, trace_flags) == 25, "OTEP 4947 lay
 static_assert(offsetof(struct vtscope_record, attrs_size) == 26, "OTEP 4947 layout");
 static_assert(offsetof(struct vtscope_record, attrs) == 28, "OTEP 4947 layout");
 static_assert(sizeof(struct vtscope_slot) == VTSCOPE_SLOT_SIZE, "slot size");
+static_assert(offsetof(struct vtscope_slot_owner, claimed_at_start) == 9, "layout");
 static_assert(offsetof(struct vtscope_slot, record) == VTSCOPE_RECORD_OFFSET, "record offset");
 #endif
 #endif

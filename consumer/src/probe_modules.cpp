@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstring>
 #include <set>
+#include <thread>
 
 #include "elf_symbols.h"
 
@@ -66,6 +67,31 @@ Expected<std::string> find_vtscope_library(pid_t pid, const std::vector<Mapping>
     }
     return make_error("libvtscope.so is not loaded in process " + std::to_string(pid) +
                       " (start the JVM with -agentpath:libvtscope.so=probes)");
+}
+
+bool wait_for_probe_events(pid_t pid, const std::vector<Mapping>& maps, const std::string& library,
+                           const MemoryReader& memory, std::chrono::milliseconds timeout) {
+    constexpr const char* kFlag = "vtscope_probe_events_active";
+    const Mapping* base = nullptr;
+    for (const Mapping& m : maps)
+        if (m.path == library && m.offset == 0) {
+            base = &m;
+            break;
+        }
+    if (!base) return false;
+    auto elf = ElfFile::load(host_path(pid, library), {kFlag});
+    if (!elf) return false;
+    const ElfSymbol* flag = elf->find(kFlag);
+    if (!flag) return true;  // an older library: its events are always on
+    uint64_t address = base->start - elf->first_load_vaddr() + flag->value;
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+        uint32_t active = 0;
+        if (!memory.read_value(address, active)) return false;
+        if (active == 1) return true;
+        if (std::chrono::steady_clock::now() >= deadline) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
 }
 
 Expected<std::string> find_hotspot_probe_module(pid_t pid, const std::vector<Mapping>& maps) {

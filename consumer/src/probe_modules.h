@@ -3,17 +3,27 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
 #include "expected.h"
 #include "proc_maps.h"
+#include "process_memory.h"
 
 namespace vtscope {
 
 // The mapped libvtscope.so (any file name: the Java loader extracts it under a hashed name),
 // recognised by its exported vtscope_native_init. Its path as the target sees it.
 Expected<std::string> find_vtscope_library(pid_t pid, const std::vector<Mapping>& maps);
+
+// libvtscope.so enables the JVMTI events behind its probes only while a tracer holds a probe
+// semaphore; it notices within 50 ms and then sets its exported vtscope_probe_events_active to 1
+// (native/include/vtscope_native.h). Waits up to timeout for that, reading only. Returns true
+// once it is 1, or at once if the library predates the variable; false on timeout or when the
+// target can no longer be read.
+bool wait_for_probe_events(pid_t pid, const std::vector<Mapping>& maps, const std::string& library,
+                           const MemoryReader& memory, std::chrono::milliseconds timeout);
 
 // The module with the paper's hotspot:vthread__* probes: libjvm.so of a patched JDK, else the
 // target's executable (the probe-ABI test program).

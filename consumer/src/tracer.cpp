@@ -185,6 +185,11 @@ Status Session::attach_probe_channel() {
     bpf_link* exit_link = bpf_program__attach(skel_->progs.on_task_exit);
     if (!exit_link) return make_error(std::string("cannot attach sched_process_exit: ") + std::strerror(errno));
     links_.emplace_back(exit_link);
+    // libvtscope switches its events on when it sees our semaphores (within 50 ms); until then
+    // no thread is mapped, so "ready" waits for it.
+    if (!hotspot && !wait_for_probe_events(target_.pid, *maps, *module, memory_, std::chrono::seconds(2)))
+        std::fprintf(stderr, "vtscope: warning: libvtscope.so did not report its lifecycle events enabled within "
+                             "2 s; events before that are unmapped\n");
     return ok_status();
 }
 

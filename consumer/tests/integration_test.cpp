@@ -16,6 +16,7 @@
 
 #include "attribution_checker.h"
 #include "privilege.h"
+#include "probe_modules.h"
 #include "proc_maps.h"
 #include "process_memory.h"
 #include "report.h"
@@ -359,6 +360,12 @@ TEST(LifecycleProbes, CountsAndRecordAddressesMatchTheWorkload) {
                                      "concurrent", "--yields"};
     Child jvm = Child::start(java, "", dir.path("java.err"));
     ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 60s)) << read_file(dir.path("java.err"));
+    // Dormant until a tracer attaches: the library keeps its JVMTI events off.
+    vtscope::ProcessMemory memory(jvm.pid());
+    auto maps = vtscope::read_maps(jvm.pid());
+    ASSERT_TRUE(static_cast<bool>(maps));
+    EXPECT_FALSE(vtscope::wait_for_probe_events(jvm.pid(), *maps, lib, memory, 0ms))
+        << "vtscope_probe_events_active is set with no tracer attached";
     std::string probe = "usdt:" + lib + ":vtscope:";
     std::string program = probe + "vthread__start { printf(\"S %lld %lld\\n\", arg0, arg1); }\n" + probe +
                           "vthread__end { printf(\"E %lld\\n\", arg0); }\n" + probe +
@@ -372,6 +379,9 @@ TEST(LifecycleProbes, CountsAndRecordAddressesMatchTheWorkload) {
         ASSERT_FALSE(tracer.wait(10ms).has_value()) << read_file(dir.path("bpftrace.err"));
     }
     std::this_thread::sleep_for(300ms);  // "Attaching" precedes the last probe going live
+    // The library sees the semaphores within 50 ms and switches its events on.
+    ASSERT_TRUE(vtscope::wait_for_probe_events(jvm.pid(), *maps, lib, memory, 5s))
+        << "libvtscope did not enable its events for the attached tracer";
     if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
     ASSERT_EQ(jvm.wait(120s).value_or(-1), 0) << read_file(dir.path("java.err"));
     tracer.signal(SIGINT);
@@ -425,6 +435,44 @@ TEST(LifecycleProbes, CountsAndRecordAddressesMatchTheWorkload) {
     }
     std::printf("[ probes   ] %zu threads seen, %ld starts, %ld mounts, %ld unmounts\n", by_thread.size(), threads,
                 total_mounts, total_unmounts);
+}
+
+// The lifecycle probes cost nothing while nobody traces: libvtscope keeps its JVMTI events off
+// until a tracer holds the probe semaphores, and switches them off again once it detaches.
+TEST(LifecycleProbes, EventsAreOnOnlyWhileATracerIsAttached) {
+    REQUIRE_BPF();
+    TempDir dir;
+    const std::string lib = VTSCOPE_NATIVE_LIB;
+    Child jvm = Child::start({java_bin(), "-agentpath:" + lib + "=probes", "--enable-native-access=ALL-UNNAMED", "-cp",
+                              class_path(), "io.vtscope.workloads.MarkerHarness", "--expected",
+                              dir.path("expected.jsonl"), "--ready-file", dir.path("java.ready"), "--go-file",
+                              dir.path("go")},
+                             "", dir.path("java.err"));
+    ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 60s)) << read_file(dir.path("java.err"));
+    vtscope::ProcessMemory memory(jvm.pid());
+    auto maps = vtscope::read_maps(jvm.pid());
+    ASSERT_TRUE(static_cast<bool>(maps));
+    EXPECT_FALSE(vtscope::wait_for_probe_events(jvm.pid(), *maps, lib, memory, 200ms)) << "on before any tracer";
+
+    Child tracer = Child::start({kVtscope, "trace", "--pid", std::to_string(jvm.pid()), "--identity", "lifecycle",
+                                 "--duration", "2", "--output", dir.path("out.jsonl"), "--ready-file",
+                                 dir.path("vtscope.ready")},
+                                "", dir.path("vtscope.err"));
+    ASSERT_TRUE(wait_for_file(dir.path("vtscope.ready"), 30s)) << read_file(dir.path("vtscope.err"));
+    // vtscope waits for the library before it reports ready.
+    EXPECT_TRUE(vtscope::wait_for_probe_events(jvm.pid(), *maps, lib, memory, 0ms)) << "off while traced";
+    EXPECT_EQ(read_file(dir.path("vtscope.err")).find("warning"), std::string::npos) << read_file(dir.path("vtscope.err"));
+    ASSERT_EQ(tracer.wait(30s).value_or(-1), 0) << read_file(dir.path("vtscope.err"));
+
+    // Detached: the watcher notices within 50 ms.
+    bool off = false;
+    for (int i = 0; i < 100 && !off; i++) {
+        off = !vtscope::wait_for_probe_events(jvm.pid(), *maps, lib, memory, 0ms);
+        if (!off) std::this_thread::sleep_for(10ms);
+    }
+    EXPECT_TRUE(off) << "still on 1 s after the tracer detached";
+    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
+    ASSERT_EQ(jvm.wait(120s).value_or(-1), 0) << read_file(dir.path("java.err"));
 }
 
 // OTEP 4947 from outside: with -agentpath:libvtscope.so=otep the carriers' otel_thread_ctx_v1

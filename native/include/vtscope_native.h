@@ -73,6 +73,16 @@ int32_t vtscope_vtt_unregister(struct vtscope_vtt_block* block);
 /* Blocks currently allocated (registered and not yet unregistered or ended): a leak check. */
 int64_t vtscope_vtt_live_blocks(void);
 
+/*
+ * 1 while the lifecycle probes fire for every virtual-thread start, mount, unmount and end; 0
+ * otherwise. The JVMTI events behind the probes cost every transition, so the library enables
+ * them only while a tracer holds a probe semaphore (polled every 50 ms) or OTEP needs them. A
+ * tracer reads this variable from outside, through the ELF symbol, to know that its attach has
+ * taken effect. Virtual Thread Time enables the mount, unmount and end events at the first
+ * registration, JVM-wide and for good.
+ */
+extern volatile uint32_t vtscope_probe_events_active;
+
 #ifdef __cplusplus
 }
 static_assert(sizeof(struct vtscope_vtt_block) == 64, "one cache line, read by Java at fixed offsets");

@@ -12,7 +12,13 @@
 //   notifyJvmtiMount/Unmount while it is the current thread), so "current thread" in a callback
 //   is the virtual thread, and its JVMTI thread-local storage is the virtual thread's.
 // - Enabling them is JVM-wide; per-thread enabling is globally synchronised in JDK 25 and
-//   collapses throughput (../shared/seeds/001_*), so events are enabled once at initialisation.
+//   collapses throughput (../shared/seeds/001_*), so events are switched JVM-wide, and rarely.
+// - Enabled mount/unmount events are the whole per-transition cost (bench/RESULTS.md: HotSpot's
+//   JvmtiExport::post_vthread_mount/unmount, a JNI handle and a native transition per event),
+//   and posting them creates a JvmtiThreadState (~280 bytes) per virtual thread. So the events
+//   are on only while something needs them (EventDemand below): OTEP always; Virtual Thread Time
+//   from the first registration on; the lifecycle probes while a tracer holds their semaphores,
+//   which a watcher thread polls.
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <jni.h>
@@ -25,6 +31,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <pthread.h>
 #include <string>
 
 #include "agent_options.h"
@@ -34,6 +41,11 @@
 #include "vtscope_native.h"
 
 extern "C" {
+// 1 while the JVMTI events behind the lifecycle probes are enabled, so every start, mount,
+// unmount and end fires its probe; 0 otherwise. Exported for tracers, which read it from outside
+// (consumer/src/probe_modules.cpp) to know when their attach has taken effect.
+__attribute__((visibility("default"))) volatile uint32_t vtscope_probe_events_active = 0;
+
 // USDT semaphores (see probes.h): incremented by tracers through the probe notes.
 __attribute__((visibility("hidden"), section(".probes"))) unsigned short vtscope_vthread__start_semaphore = 0;
 __attribute__((visibility("hidden"), section(".probes"))) unsigned short vtscope_vthread__end_semaphore = 0;
@@ -61,10 +73,26 @@ struct Runtime {
 
 Runtime g_rt;
 std::mutex g_init_mutex;
+
+// Which virtual-thread events are enabled, and why. Switching takes g_events_mutex (never on a
+// callback path); callbacks read only the atomics.
+constexpr uint32_t kStart = 1, kEnd = 2, kMountUnmount = 4;
+std::mutex g_events_mutex;
+uint32_t g_events_enabled = 0;           // kStart | kEnd | kMountUnmount, under g_events_mutex
+jint g_mount_index = -1, g_unmount_index = -1;
+std::atomic<bool> g_vtt_active{false};     // a thread has registered for Virtual Thread Time
+std::atomic<bool> g_record_demand{false};  // records wanted at start: OTEP, or a probe tracer
+// Slots claimed at VirtualThreadStart and not yet released at VirtualThreadEnd: while any is
+// left, VirtualThreadEnd stays enabled, so no claimed slot outlives its thread.
+std::atomic<int64_t> g_start_claims{0};
+constexpr long kProbeWatchPeriodNs = 50'000'000;  // a tracer's attach takes effect within 50 ms
 bool g_init_done = false;
 int32_t g_init_result = VTSCOPE_ERR_NOT_INITIALIZED;
 char g_error[512] = "";
 std::atomic<int64_t> g_live_blocks{0};
+
+bool needs_probe_watcher();
+void start_probe_watcher();
 
 int32_t fail(int32_t code, const std::string& message) {
     std::snprintf(g_error, sizeof(g_error), "vtscope: %s", message.c_str());
@@ -97,10 +125,20 @@ void free_block(jvmtiEnv* jvmti, vtscope_vtt_block* block) {
 
 void JNICALL on_vthread_start(jvmtiEnv*, JNIEnv* jni, jthread vthread) {
     if (!wants_records()) return;
+    // Counted before demand is checked, and the watcher clears demand before it reads the count
+    // (both sequentially consistent): either this claim is counted before the watcher decides
+    // to disable VirtualThreadEnd, or the demand it reads is already gone and nothing is claimed.
+    g_start_claims.fetch_add(1);
+    if (!g_record_demand.load()) {
+        g_start_claims.fetch_sub(1);
+        return;
+    }
     int64_t vid = thread_id(jni, vthread);
     // Claimed at start so the address is known to a caching reader from the first mount on,
     // and stays valid until after vthread__end.
-    uint64_t record = g_rt.table.claim(vid, true);
+    bool newly_claimed = false;
+    uint64_t record = g_rt.table.claim(vid, true, true, &newly_claimed);
+    if (!newly_claimed) g_start_claims.fetch_sub(1);
     // JDK 25 posts a VirtualThreadMount right after this start (and an unmount right before
     // VirtualThreadEnd), so every mount and unmount reaches the probes through the extension
     // events: per thread, mounts = unmounts.
@@ -116,7 +154,8 @@ void JNICALL on_vthread_end(jvmtiEnv* jvmti, JNIEnv* jni, jthread vthread) {
     int64_t vid = thread_id(jni, vthread);
     if (VTSCOPE_PROBE_ENABLED(vthread__end)) DTRACE_PROBE1(vtscope, vthread__end, vid);
     if (g_rt.features & VTSCOPE_FEATURE_OTEP) set_thread_context(0);
-    g_rt.table.release(vid, g_rt.paper_release);  // after the probe: valid until vthread__end fired
+    // After the probe: the record stays valid until vthread__end has fired.
+    if (g_rt.table.release(vid, g_rt.paper_release)) g_start_claims.fetch_sub(1);
 }
 
 // Extension event callbacks are declared variadic by jvmti.h; HotSpot calls the mount and
@@ -181,6 +220,7 @@ bool resolve_tid_field(JNIEnv* jni) {
 void JNICALL on_vm_init(jvmtiEnv*, JNIEnv* jni, jthread) {
     // -agentpath: JNI is usable only from VMInit on; no virtual thread can start before it.
     resolve_tid_field(jni);
+    if (needs_probe_watcher()) start_probe_watcher();  // threads can attach from VMInit on
 }
 
 // Finds the extension events by id; their indexes differ between builds.
@@ -200,6 +240,119 @@ bool find_extension_events(jvmtiEnv* jvmti, jint* mount_index, jint* unmount_ind
     }
     jvmti->Deallocate(reinterpret_cast<unsigned char*>(events));
     return *mount_index >= 0 && *unmount_index >= 0;
+}
+
+bool set_event(jvmtiEvent event, bool enable) {
+    return g_rt.jvmti->SetEventNotificationMode(enable ? JVMTI_ENABLE : JVMTI_DISABLE, event, nullptr) ==
+           JVMTI_ERROR_NONE;
+}
+
+// Brings the enabled events in line with the demand; with g_events_mutex held. Enables in the
+// order end, mount/unmount, start and disables in the reverse, so a thread whose start was seen
+// always has its end seen. Returns false if JVMTI refused a change (the state stays consistent:
+// g_events_enabled says what is on).
+bool apply_event_demand_locked() {
+    bool records = wants_records() && g_record_demand.load();
+    bool vtt = g_vtt_active.load();
+    uint32_t wanted = 0;
+    if (records) wanted |= kStart;
+    if (records || vtt) wanted |= kMountUnmount;
+    if (records || vtt || g_start_claims.load() > 0) wanted |= kEnd;
+
+    struct Step { uint32_t bit; jvmtiEvent events[2]; int count; };
+    const Step steps[] = {
+        {kEnd, {JVMTI_EVENT_VIRTUAL_THREAD_END}, 1},
+        {kMountUnmount, {static_cast<jvmtiEvent>(g_mount_index), static_cast<jvmtiEvent>(g_unmount_index)}, 2},
+        {kStart, {JVMTI_EVENT_VIRTUAL_THREAD_START}, 1},
+    };
+    bool ok = true;
+    for (const Step& step : steps) {  // enabling: end first
+        if (!(wanted & step.bit) || (g_events_enabled & step.bit)) continue;
+        bool step_ok = true;
+        for (int i = 0; i < step.count; i++) step_ok &= set_event(step.events[i], true);
+        if (!step_ok) {
+            for (int i = 0; i < step.count; i++) set_event(step.events[i], false);
+            ok = false;
+            break;  // never enable a later step (start) without the earlier ones (end)
+        }
+        g_events_enabled |= step.bit;
+    }
+    for (int s = 2; s >= 0; s--) {  // disabling: start first
+        const Step& step = steps[s];
+        if ((wanted & step.bit) || !(g_events_enabled & step.bit)) continue;
+        for (int i = 0; i < step.count; i++) ok &= set_event(step.events[i], false);
+        g_events_enabled &= ~step.bit;
+    }
+    bool probes_live = (g_rt.features & VTSCOPE_FEATURE_PROBES) && records &&
+                       (g_events_enabled & (kStart | kEnd | kMountUnmount)) == (kStart | kEnd | kMountUnmount);
+    vtscope_probe_events_active = probes_live ? 1 : 0;
+    return ok;
+}
+
+bool apply_event_demand() {
+    std::lock_guard<std::mutex> lock(g_events_mutex);
+    return apply_event_demand_locked();
+}
+
+bool probe_tracer_attached() {
+    return __atomic_load_n(&vtscope_vthread__start_semaphore, __ATOMIC_RELAXED) != 0 ||
+           __atomic_load_n(&vtscope_vthread__end_semaphore, __ATOMIC_RELAXED) != 0 ||
+           __atomic_load_n(&vtscope_vthread__mount_semaphore, __ATOMIC_RELAXED) != 0 ||
+           __atomic_load_n(&vtscope_vthread__unmount_semaphore, __ATOMIC_RELAXED) != 0;
+}
+
+// The watcher: a daemon thread attached to the JVM (JVMTI calls need a Java thread) that follows
+// the probe semaphores, which the kernel increments when a tracer attaches a uprobe with a
+// reference counter and decrements when it detaches. Nothing else tells the library.
+void* watch_probe_tracers(void*) {
+    JavaVMAttachArgs args{JNI_VERSION_21, const_cast<char*>("vtscope probe watcher"), nullptr};
+    JNIEnv* jni = nullptr;
+    if (g_rt.vm->AttachCurrentThreadAsDaemon(reinterpret_cast<void**>(&jni), &args) != JNI_OK) {
+        std::fprintf(stderr, "vtscope: cannot attach the probe watcher thread; lifecycle probes stay off\n");
+        return nullptr;
+    }
+    bool reported = false;
+    for (;;) {
+        timespec period{0, kProbeWatchPeriodNs};
+        nanosleep(&period, nullptr);
+        bool attached = probe_tracer_attached();
+        bool demand = g_record_demand.load();
+        // Re-applied while VirtualThreadEnd outlives the demand, until the start claims are gone.
+        bool end_pending;
+        {
+            std::lock_guard<std::mutex> lock(g_events_mutex);
+            end_pending = !attached && (g_events_enabled & kEnd) && !g_vtt_active.load();
+        }
+        if (attached == demand && !end_pending) continue;
+        g_record_demand.store(attached);
+        if (!apply_event_demand() && !reported) {
+            std::fprintf(stderr, "vtscope: switching the virtual-thread events failed; lifecycle probes may miss events\n");
+            reported = true;
+        }
+    }
+    return nullptr;
+}
+
+void start_probe_watcher() {
+    pthread_t thread;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&thread, &attr, watch_probe_tracers, nullptr) != 0)
+        std::fprintf(stderr, "vtscope: cannot start the probe watcher thread; lifecycle probes stay off\n");
+    pthread_attr_destroy(&attr);
+}
+
+// The watcher runs code of this library forever: keep it mapped even if a class loader's
+// SymbolLookup arena is closed (dlclose).
+void pin_library() {
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void*>(&pin_library), &info) && info.dli_fname)
+        dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
+bool needs_probe_watcher() {
+    return (g_rt.features & VTSCOPE_FEATURE_PROBES) && !(g_rt.features & VTSCOPE_FEATURE_OTEP);
 }
 
 // Called with g_init_mutex held. in_onload: from Agent_OnLoad (no JNI yet).
@@ -234,6 +387,8 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
     jint mount_index = -1, unmount_index = -1;
     if (!find_extension_events(jvmti, &mount_index, &unmount_index))
         return fail(VTSCOPE_ERR_UNSUPPORTED, "the JVM has no VirtualThreadMount/Unmount extension events");
+    g_mount_index = mount_index;
+    g_unmount_index = unmount_index;
     g_rt.features = features;
 
     jvmtiEventCallbacks callbacks{};
@@ -245,20 +400,24 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
         jvmti->SetExtensionEventCallback(unmount_index, reinterpret_cast<jvmtiExtensionEvent>(on_unmount)) != JVMTI_ERROR_NONE)
         return fail(VTSCOPE_ERR_JVMTI, "setting the JVMTI callbacks failed");
 
-    bool ok = true;
-    if (in_onload) ok &= jvmti->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, nullptr) == JVMTI_ERROR_NONE;
-    if (wants_records())
-        ok &= jvmti->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_VIRTUAL_THREAD_START, nullptr) == JVMTI_ERROR_NONE;
-    ok &= jvmti->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_VIRTUAL_THREAD_END, nullptr) == JVMTI_ERROR_NONE;
-    ok &= jvmti->SetEventNotificationMode(JVMTI_ENABLE, static_cast<jvmtiEvent>(mount_index), nullptr) == JVMTI_ERROR_NONE;
-    ok &= jvmti->SetEventNotificationMode(JVMTI_ENABLE, static_cast<jvmtiEvent>(unmount_index), nullptr) == JVMTI_ERROR_NONE;
-    if (!ok) {
+    if (in_onload && !set_event(JVMTI_EVENT_VM_INIT, true))
+        return fail(VTSCOPE_ERR_JVMTI, "enabling VMInit failed");
+    // OTEP readers cannot be detected, so OTEP keeps the records and events on from here. The
+    // probes and Virtual Thread Time switch them on when first needed.
+    g_record_demand.store((features & VTSCOPE_FEATURE_OTEP) != 0);
+    if (!apply_event_demand()) {
         // Leave nothing half-enabled: a start event without its end would claim slots forever.
+        g_record_demand.store(false);
         for (jvmtiEvent event : {JVMTI_EVENT_VIRTUAL_THREAD_START, JVMTI_EVENT_VIRTUAL_THREAD_END,
                                  static_cast<jvmtiEvent>(mount_index), static_cast<jvmtiEvent>(unmount_index)})
-            jvmti->SetEventNotificationMode(JVMTI_DISABLE, event, nullptr);
+            set_event(event, false);
+        g_events_enabled = 0;
         g_rt.features = 0;
         return fail(VTSCOPE_ERR_JVMTI, "enabling the virtual-thread events failed");
+    }
+    if (needs_probe_watcher()) {
+        pin_library();
+        if (!in_onload) start_probe_watcher();  // -agentpath: from VMInit
     }
     return VTSCOPE_OK;
 }
@@ -275,6 +434,18 @@ int32_t initialize(JavaVM* vm, uint32_t features, uint64_t region_base, uint64_t
     g_init_result = initialize_locked(vm, features, region_base, region_size, capacity, in_onload);
     g_init_done = true;
     return g_init_result;
+}
+
+// The first registration switches the mount, unmount and end events on, JVM-wide and for good:
+// switching per registration is what collapses throughput on JDK 25 (the seed), and the events
+// are enabled before this thread's block exists, so its next unmount is always seen.
+bool activate_vtt() {
+    std::lock_guard<std::mutex> lock(g_events_mutex);
+    g_vtt_active.store(true);
+    if (apply_event_demand_locked()) return true;
+    g_vtt_active.store(false);
+    apply_event_demand_locked();
+    return false;
 }
 
 JavaVM* find_java_vm() {
@@ -349,6 +520,8 @@ __attribute__((visibility("default"))) int32_t vtscope_vtt_register(vtscope_vtt_
         result = VTSCOPE_ERR_NOT_VIRTUAL;
     } else if (current_block(g_rt.jvmti)) {
         result = VTSCOPE_ERR_ALREADY;
+    } else if (!g_vtt_active.load() && !activate_vtt()) {
+        result = VTSCOPE_ERR_JVMTI;
     } else {
         void* memory = std::aligned_alloc(64, sizeof(vtscope_vtt_block));
         if (!memory) {

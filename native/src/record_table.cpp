@@ -115,7 +115,8 @@ uint64_t RecordTable::find(int64_t tid) const {
     return 0;
 }
 
-uint64_t RecordTable::claim(int64_t tid, bool is_virtual) {
+uint64_t RecordTable::claim(int64_t tid, bool is_virtual, bool at_start, bool* newly_claimed) {
+    if (newly_claimed) *newly_claimed = false;
     if (!base_ || tid <= 0) return 0;
     if (uint64_t existing = find(tid)) return existing;
     for (uint32_t i = 0; i < VTSCOPE_MAX_PROBE; i++) {
@@ -127,24 +128,29 @@ uint64_t RecordTable::claim(int64_t tid, bool is_virtual) {
         if (!owner_word(slot).compare_exchange_strong(owner, VTSCOPE_OWNER_BUSY, std::memory_order_acq_rel)) continue;
         clear_record(&slot_ptr(slot)->record);
         slot_ptr(slot)->head.kind = is_virtual ? VTSCOPE_KIND_VIRTUAL : VTSCOPE_KIND_PLATFORM;
+        slot_ptr(slot)->head.claimed_at_start = at_start ? 1 : 0;
         owner_word(slot).store(tid, std::memory_order_release);
         add_counter(base_, offsetof(vtscope_region_header, records_claimed));
+        if (newly_claimed) *newly_claimed = true;
         return slot + VTSCOPE_RECORD_OFFSET;
     }
     add_counter(base_, offsetof(vtscope_region_header, records_unavailable));
     return 0;
 }
 
-void RecordTable::release(int64_t tid, bool keep_record) {
+bool RecordTable::release(int64_t tid, bool keep_record) {
     uint64_t record = find(tid);
-    if (!record) return;
+    if (!record) return false;
     uint64_t slot = record - VTSCOPE_RECORD_OFFSET;
     int64_t expected = tid;
-    if (!owner_word(slot).compare_exchange_strong(expected, VTSCOPE_OWNER_BUSY, std::memory_order_acq_rel)) return;
+    if (!owner_word(slot).compare_exchange_strong(expected, VTSCOPE_OWNER_BUSY, std::memory_order_acq_rel)) return false;
     if (!keep_record) clear_record(&slot_ptr(slot)->record);
+    bool claimed_at_start = slot_ptr(slot)->head.claimed_at_start != 0;
     slot_ptr(slot)->head.kind = 0;
+    slot_ptr(slot)->head.claimed_at_start = 0;
     owner_word(slot).store(VTSCOPE_OWNER_RELEASED, std::memory_order_release);
     add_counter(base_, offsetof(vtscope_region_header, records_released));
+    return claimed_at_start;
 }
 
 }  // namespace vtscope::native

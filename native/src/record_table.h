@@ -23,11 +23,12 @@ public:
     // Address of the record owned by tid, or 0. Lock-free; no allocation.
     uint64_t find(int64_t tid) const;
     // Claims a free or released slot of tid's chain (or returns the slot tid already owns) and
-    // returns its record address; 0 when every slot of the chain is held.
-    uint64_t claim(int64_t tid, bool is_virtual);
+    // returns its record address; 0 when every slot of the chain is held. at_start marks a slot
+    // newly claimed here as claimed at VirtualThreadStart (*newly_claimed says whether it was).
+    uint64_t claim(int64_t tid, bool is_virtual, bool at_start = false, bool* newly_claimed = nullptr);
     // Releases tid's slot, if it has one, clearing its record first unless keep_record (the
-    // paper-release ablation).
-    void release(int64_t tid, bool keep_record = false);
+    // paper-release ablation). Returns true if the released slot had been claimed at start.
+    bool release(int64_t tid, bool keep_record = false);
 
 private:
     uint64_t slot_address(int64_t tid, uint32_t i) const;

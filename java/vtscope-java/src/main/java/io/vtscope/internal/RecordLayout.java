@@ -39,6 +39,8 @@ public final class RecordLayout {
     // struct vtscope_slot_owner, relative to the slot start
     public static final long S_OWNER = 0;
     public static final long S_KIND = 8;
+    /** 1 when libvtscope claimed the slot at VirtualThreadStart; a Java claim clears it. */
+    public static final long S_CLAIMED_AT_START = 9;
 
     // struct vtscope_record (OTEP 4947), relative to the record start
     public static final long R_TRACE_ID = 0;

@@ -270,6 +270,7 @@ public final class RecordRegion {
                 clearRecord(slot + RECORD_OFFSET);
                 owners[index(slot)] = new OwnerRef(t);
                 segment.set(ValueLayout.JAVA_BYTE, slot + S_KIND, t.isVirtual() ? KIND_VIRTUAL : KIND_PLATFORM);
+                segment.set(ValueLayout.JAVA_BYTE, slot + S_CLAIMED_AT_START, (byte) 0);
                 LONG.setRelease(segment, slot + S_OWNER, tid);
                 LONG.getAndAdd(segment, H_RECORDS_CLAIMED, 1L);
                 if (!free) {

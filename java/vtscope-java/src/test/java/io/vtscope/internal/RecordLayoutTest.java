@@ -43,6 +43,7 @@ class RecordLayoutTest {
             "offsetof(struct vtscope_region_header, records_claimed) == " + RecordLayout.H_RECORDS_CLAIMED,
             "offsetof(struct vtscope_region_header, records_unavailable) == " + RecordLayout.H_RECORDS_UNAVAILABLE,
             "offsetof(struct vtscope_region_header, record_offset) == " + RecordLayout.H_RECORD_OFFSET,
+            "offsetof(struct vtscope_slot_owner, claimed_at_start) == " + RecordLayout.S_CLAIMED_AT_START,
             "offsetof(struct vtscope_record, span_id) == " + RecordLayout.R_SPAN_ID,
             "offsetof(struct vtscope_record, valid) == " + RecordLayout.R_VALID,
             "offsetof(struct vtscope_record, trace_flags) == " + RecordLayout.R_TRACE_FLAGS,
