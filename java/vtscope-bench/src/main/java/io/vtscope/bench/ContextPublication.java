@@ -42,6 +42,9 @@ public class ContextPublication {
     public String config;
 
     private Span span;
+    /** Distinct spans, used in turn, so no attach finds its ids parsed already. */
+    private final Span[] distinct = new Span[64];
+    private int next;
     private VirtualWorker worker;
     private Runnable pairs;
     private boolean writes;
@@ -61,6 +64,9 @@ public class ContextPublication {
         }
         writes = config.equals("vtscope") || config.equals("writer");
         span = Setups.validSpan();
+        for (int i = 0; i < distinct.length; i++) {
+            distinct[i] = Setups.validSpan();
+        }
         Span s = span;
         pairs = () -> {
             for (int i = 0; i < PAIRS_PER_TASK; i++) {
@@ -96,6 +102,18 @@ public class ContextPublication {
     @Benchmark
     public void platformThread() {
         Scope scope = span.makeCurrent();
+        scope.close();
+    }
+
+    /**
+     * The pair on the platform thread with a different span each time (64 in turn): every attach
+     * parses its span's ids, none is the one the thread parsed last. The worst case of the writer;
+     * {@link #platformThread} re-attaches one span, as a request's callbacks do.
+     */
+    @Benchmark
+    public void platformThreadDistinctSpans() {
+        Span s = distinct[next++ & (distinct.length - 1)];
+        Scope scope = s.makeCurrent();
         scope.close();
     }
 

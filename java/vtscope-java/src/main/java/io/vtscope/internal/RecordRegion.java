@@ -37,6 +37,8 @@ import java.util.List;
 public final class RecordRegion {
     private static final ValueLayout.OfLong BE_LONG =
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    /** The valid byte (low) and the trace flags (high) at their fixed, 2-aligned offset 24. */
+    private static final ValueLayout.OfShort LE_SHORT = ValueLayout.JAVA_SHORT.withOrder(ByteOrder.LITTLE_ENDIAN);
     /** Coordinates (MemorySegment, long offset); needs 8-byte alignment, which the layout gives. */
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
@@ -197,31 +199,19 @@ public final class RecordRegion {
         return segment.get(BE_LONG, r + R_SPAN_ID);
     }
 
-    /** The valid byte in bit 8 and the trace flags in bits 0-7, as one snapshot value. */
-    public int validAndFlags(long r) {
-        return (segment.get(ValueLayout.JAVA_BYTE, r + R_VALID) == 1 ? 0x100 : 0)
-                | (segment.get(ValueLayout.JAVA_BYTE, r + R_TRACE_FLAGS) & 0xff);
-    }
-
-    /** Puts back a state read with the accessors above (valid, or cleared). */
-    public void restore(long r, long traceIdHigh, long traceIdLow, long spanId, int validAndFlags) {
-        if ((validAndFlags & 0x100) != 0) {
-            write(r, traceIdHigh, traceIdLow, spanId, validAndFlags & 0xff);
-        } else {
-            clearRecord(r);
-        }
-    }
-
-    /** The OTEP 4947 rewrite: valid=0, fence, payload, fence, valid=1. */
+    /**
+     * The OTEP 4947 rewrite: valid=0, fence, ids, fence, then valid=1 together with the trace flags
+     * in one aligned 2-byte store (valid at 24, flags at 25): a reader that sees valid=1 sees the
+     * flags of the same write.
+     */
     public void write(long r, long traceIdHigh, long traceIdLow, long spanId, int traceFlags) {
         segment.set(ValueLayout.JAVA_BYTE, r + R_VALID, (byte) 0);
         VarHandle.releaseFence();
         segment.set(BE_LONG, r + R_TRACE_ID, traceIdHigh);
         segment.set(BE_LONG, r + R_TRACE_ID + 8, traceIdLow);
         segment.set(BE_LONG, r + R_SPAN_ID, spanId);
-        segment.set(ValueLayout.JAVA_BYTE, r + R_TRACE_FLAGS, (byte) traceFlags);
         VarHandle.releaseFence();
-        segment.set(ValueLayout.JAVA_BYTE, r + R_VALID, (byte) 1);
+        segment.set(LE_SHORT, r + R_VALID, (short) (1 | (traceFlags & 0xff) << 8));
     }
 
     /** Marks the record at offset {@code r} as holding no context. */

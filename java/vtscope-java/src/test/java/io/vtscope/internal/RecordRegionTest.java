@@ -184,28 +184,28 @@ class RecordRegionTest {
     }
 
     @Test
-    void clearDoesNotClaimAndRestoreRoundTrips() throws Exception {
+    void clearDoesNotClaimAndWritesFollowTheRecordLayout() throws Exception {
         RecordRegion r = privateRegion(64);
         // Run in a virtual thread and propagate its assertion failures through the future.
         try (var executor = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
           executor.submit(() -> {
             r.clear();
             assertEquals(-1, r.claimedRecordOffset(), "clearing claims nothing");
-            r.publish(1, 2, 3, 1);
+            r.publish(0x0102030405060708L, 2, 3, 0x81);
             long rec = r.claimedRecordOffset();
-            long hi = r.traceIdHigh(rec), lo = r.traceIdLow(rec), span = r.spanId(rec);
-            int vf = r.validAndFlags(rec);
-            assertEquals(0x101, vf);
-            r.publish(9, 9, 9, 0);
-            r.restore(rec, hi, lo, span, vf);
+            MemorySegment s = r.segment();
+            assertEquals(1, s.get(ValueLayout.JAVA_BYTE, rec + RecordLayout.R_TRACE_ID + 0), "big-endian trace id");
+            assertEquals(8, s.get(ValueLayout.JAVA_BYTE, rec + RecordLayout.R_TRACE_ID + 7));
             assertEquals(2, r.traceIdLow(rec));
             assertEquals(3, r.spanId(rec));
+            assertEquals(1, s.get(ValueLayout.JAVA_BYTE, rec + RecordLayout.R_VALID), "valid");
+            assertEquals((byte) 0x81, s.get(ValueLayout.JAVA_BYTE, rec + RecordLayout.R_TRACE_FLAGS), "flags");
+            assertEquals(0, s.get(ValueLayout.JAVA_SHORT_UNALIGNED, rec + RecordLayout.R_ATTRS_SIZE), "no attributes");
             r.clear();
-            int cleared = r.validAndFlags(rec);
-            r.publish(4, 4, 4, 1);
-            r.restore(rec, 0, 0, 0, cleared);
-            assertEquals(0, r.validAndFlags(rec));
+            assertEquals(0, s.get(ValueLayout.JAVA_BYTE, rec + RecordLayout.R_VALID), "cleared");
             assertEquals(0, r.traceIdHigh(rec));
+            assertEquals(0, r.traceIdLow(rec));
+            assertEquals(0, r.spanId(rec));
             return null;
           }).get();
         }

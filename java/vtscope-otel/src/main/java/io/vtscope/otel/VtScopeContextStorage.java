@@ -8,6 +8,8 @@ import io.opentelemetry.context.Scope;
 import io.vtscope.internal.Hex;
 import io.vtscope.internal.RecordRegion;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * A {@link ContextStorage} that mirrors every change of the current context into the calling
@@ -16,19 +18,25 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * exactly once, on the thread (virtual or platform) that makes it.
  *
  * <p>After each change the record equals the span of the context that is then current (cleared
- * when it has no valid span). A scope remembers the record it replaced and puts it back on close
- * when the delegate restored the context it replaced, which is the common, well-nested case; any
- * other close (out of order, a foreign storage) republishes {@code delegate.current()}.
+ * when it has no valid span): an attach publishes the attached context and a close publishes the
+ * context the close restored, always into the calling thread's own record. Publishing parses the
+ * SDK's hex ids eight digits at a time ({@link Hex#parseDigits}), cheap enough that a close simply
+ * publishes again rather than saving and restoring the record.
+ *
+ * <p>Two shapes, one behaviour. Over OpenTelemetry's default storage (the usual case: the
+ * service-loaded provider) it is {@link OwnThreadLocal}: the default storage's own logic,
+ * {@code ThreadLocalContextStorage} of opentelemetry-context 1.68, with the record written in the
+ * same scope, so a change costs one thread-local read and one scope object, as without vtscope.
+ * Over any other storage (another provider, the strict-context storage, further wrappers) it is
+ * {@link Wrapping}: that storage decides and vtscope follows.
  */
-public final class VtScopeContextStorage implements ContextStorage {
+public abstract sealed class VtScopeContextStorage implements ContextStorage {
     /** One JVM-wide mirror is enough; a second (service loader plus {@link VtScopeOtel#install()}) would only double the work. */
     private static final AtomicBoolean WRAPPED = new AtomicBoolean();
 
-    private final ContextStorage delegate;
-    private final RecordRegion region;
+    final RecordRegion region;
 
-    private VtScopeContextStorage(ContextStorage delegate, RecordRegion region) {
-        this.delegate = delegate;
+    private VtScopeContextStorage(RecordRegion region) {
         this.region = region;
     }
 
@@ -42,129 +50,182 @@ public final class VtScopeContextStorage implements ContextStorage {
         if (storage instanceof VtScopeContextStorage || region == null || !WRAPPED.compareAndSet(false, true)) {
             return storage;
         }
-        return new VtScopeContextStorage(storage, region);
+        return storage == ContextStorage.defaultStorage() ? new OwnThreadLocal(region) : new Wrapping(storage, region);
     }
 
-    @Override
-    public Scope attach(Context toAttach) {
-        Context before = delegate.current();
-        Scope scope = delegate.attach(toAttach);
-        if (scope == Scope.noop()) {
-            return scope; // the delegate changed nothing (same context, or null)
-        }
-        SpanContext sc = validSpanContext(toAttach);
-        long existing = region.claimedRecordOffset();
-        if (existing < 0) {
-            // No record yet: nothing to save, and a slot claimed now need not reflect 'before'
-            // (an earlier attach may have found no free slot), so the close republishes.
-            long r = sc != null ? region.currentRecordOffset() : -1;
-            if (r >= 0) {
-                write(r, sc);
-            }
-            return new RepublishingScope(scope);
-        }
-        long r = existing;
-        RestoringScope restoring = new RestoringScope(scope, before, r, region.traceIdHigh(r),
-                region.traceIdLow(r), region.spanId(r), region.validAndFlags(r));
-        if (sc != null) {
-            write(r, sc);
-        } else {
-            region.clearRecord(r);
-        }
-        return restoring;
-    }
-
-    @Override
-    public Context current() {
-        return delegate.current();
-    }
-
-    @Override
-    public Context root() {
-        return delegate.root();
-    }
-
-    private static SpanContext validSpanContext(Context context) {
+    static SpanContext validSpanContext(Context context) {
         Span span = context == null ? null : Span.fromContextOrNull(context);
         SpanContext sc = span == null ? null : span.getSpanContext();
         return sc != null && sc.isValid() ? sc : null;
     }
 
-    /** Allocation-free: the SDK's ids are cached, validated lowercase hex strings. */
-    private void write(long r, SpanContext sc) {
-        String traceId = sc.getTraceId();
-        region.write(r, Hex.parseLowerHexUnchecked(traceId, 0), Hex.parseLowerHexUnchecked(traceId, 16),
-                Hex.parseLowerHexUnchecked(sc.getSpanId(), 0), sc.getTraceFlags().asByte());
+    /**
+     * A thread's parsed ids: the scratch buffer the SDK's hex ids are copied into, and the binary
+     * ids of the span context it parsed last, so re-publishing that context (a context attached
+     * again, e.g. for every callback of one request) does not parse again. Touched by one thread.
+     */
+    static class ParsedIds {
+        final byte[] scratch = new byte[Hex.IDS_BYTES];
+        SpanContext parsed;
+        long traceIdHigh;
+        long traceIdLow;
+        long spanId;
     }
 
-    /** Publishes whatever is current after the delegate's close. */
-    private void republish() {
-        SpanContext sc = validSpanContext(delegate.current());
+    /**
+     * Writes a valid span context into the record at {@code r}. The ids are the SDK's cached,
+     * validated lowercase hex strings, parsed eight digits at a time through {@code ids}, so
+     * nothing is allocated.
+     */
+    final void write(long r, SpanContext sc, ParsedIds ids) {
+        if (ids.parsed != sc) {
+            Hex.copyIds(sc.getTraceId(), sc.getSpanId(), ids.scratch);
+            ids.traceIdHigh = Hex.parseDigits(ids.scratch, 0);
+            ids.traceIdLow = Hex.parseDigits(ids.scratch, 16);
+            ids.spanId = Hex.parseDigits(ids.scratch, 32);
+            ids.parsed = sc;
+        }
+        region.write(r, ids.traceIdHigh, ids.traceIdLow, ids.spanId, sc.getTraceFlags().asByte());
+    }
+
+    /**
+     * Makes the record at {@code knownRecord} (the calling thread's, or -1 if unknown) hold
+     * {@code context}'s span, or no context. Returns the thread's record offset afterwards, or -1
+     * if it has none (a thread that never published has no record, which readers already report
+     * as no context, so clearing never claims).
+     */
+    final long publish(Context context, long knownRecord, ParsedIds ids) {
+        SpanContext sc = validSpanContext(context);
+        long r = knownRecord >= 0 ? knownRecord : region.claimedRecordOffset();
         if (sc != null) {
-            long r = region.currentRecordOffset();
-            if (r >= 0) {
-                write(r, sc);
+            if (r < 0) {
+                r = region.currentRecordOffset();
             }
-        } else {
-            long r = region.claimedRecordOffset();
             if (r >= 0) {
-                region.clearRecord(r);
+                write(r, sc, ids);
+            }
+        } else if (r >= 0) {
+            region.clearRecord(r);
+        }
+        return r;
+    }
+
+    /**
+     * OpenTelemetry's default storage, fused with the record: the same thread-local semantics as
+     * {@code io.opentelemetry.context.ThreadLocalContextStorage} (null and the current context
+     * attach as no-ops; a scope closes once, and only while its context is current, else the call
+     * is ignored and logged at FINE). The thread-local holds a mutable per-thread state instead of
+     * the context itself, so a change reads the thread-local once and never writes it, and the
+     * state carries the thread's parsed ids.
+     */
+    static final class OwnThreadLocal extends VtScopeContextStorage {
+        private static final Logger LOGGER = Logger.getLogger(OwnThreadLocal.class.getName());
+        private static final ThreadLocal<ThreadState> STATE = new ThreadLocal<>();
+
+        /** One per thread that attached a context, touched only by that thread. */
+        static final class ThreadState extends ParsedIds {
+            Context current;
+            /**
+             * The thread's record offset once it has one. A slot changes hands only after its
+             * owner has ended (RecordRegion's take-over, libvtscope's release at
+             * VirtualThreadEnd), so it stays valid for as long as the thread can attach.
+             */
+            long record = -1;
+        }
+
+        OwnThreadLocal(RecordRegion region) {
+            super(region);
+        }
+
+        private static ThreadState state() {
+            ThreadState state = STATE.get();
+            if (state == null) {
+                state = new ThreadState();
+                STATE.set(state);
+            }
+            return state;
+        }
+
+        @Override
+        public Scope attach(Context toAttach) {
+            if (toAttach == null) {
+                return Scope.noop();
+            }
+            ThreadState state = state();
+            Context before = state.current;
+            if (toAttach == before) {
+                return Scope.noop();
+            }
+            state.current = toAttach;
+            state.record = publish(toAttach, state.record, state);
+            return new OwnScope(before, toAttach);
+        }
+
+        @Override
+        public Context current() {
+            ThreadState state = STATE.get();
+            return state == null ? null : state.current;
+        }
+
+        private final class OwnScope implements Scope {
+            private final Context before;
+            private final Context attached;
+            private boolean closed;
+
+            OwnScope(Context before, Context attached) {
+                this.before = before;
+                this.attached = attached;
+            }
+
+            @Override
+            public void close() {
+                // The closing thread's own state: a scope closed on another thread (against
+                // OpenTelemetry's contract) finds that thread's context, not its own, and is
+                // ignored as the default storage ignores it; it never touches another record.
+                ThreadState state = STATE.get();
+                if (closed || state == null || state.current != attached) {
+                    LOGGER.log(Level.FINE, "Trying to close scope which does not represent current context. Ignoring the call.");
+                    return;
+                }
+                closed = true;
+                state.current = before;
+                state.record = publish(before, state.record, state);
             }
         }
     }
 
-    private final class RestoringScope implements Scope {
-        private final Thread owner = Thread.currentThread();
-        private final Scope inner;
-        private final Context before;
-        private final long record;
-        private final long traceIdHigh;
-        private final long traceIdLow;
-        private final long spanId;
-        private final int validAndFlags;
+    /** Over another storage: it decides what is current, and the record follows. */
+    static final class Wrapping extends VtScopeContextStorage {
+        private final ContextStorage delegate;
 
-        RestoringScope(Scope inner, Context before, long record, long traceIdHigh, long traceIdLow, long spanId,
-                int validAndFlags) {
-            this.inner = inner;
-            this.before = before;
-            this.record = record;
-            this.traceIdHigh = traceIdHigh;
-            this.traceIdLow = traceIdLow;
-            this.spanId = spanId;
-            this.validAndFlags = validAndFlags;
+        Wrapping(ContextStorage delegate, RecordRegion region) {
+            super(region);
+            this.delegate = delegate;
         }
 
         @Override
-        public void close() {
-            inner.close();
-            // The saved state belongs to the attaching thread's record, which only that thread
-            // may write. A scope closed elsewhere (against OpenTelemetry's contract) republishes
-            // the closing thread's own context instead.
-            if (Thread.currentThread() != owner) {
-                republish();
-                return;
+        public Scope attach(Context toAttach) {
+            Scope scope = delegate.attach(toAttach);
+            if (scope == Scope.noop()) {
+                return scope; // the delegate changed nothing (same context, or null)
             }
-            // Unchanged since attach unless nested scopes are still open, which the identity
-            // check on the restored context catches.
-            if (delegate.current() == before) {
-                region.restore(record, traceIdHigh, traceIdLow, spanId, validAndFlags);
-            } else {
-                republish();
-            }
-        }
-    }
-
-    private final class RepublishingScope implements Scope {
-        private final Scope inner;
-
-        RepublishingScope(Scope inner) {
-            this.inner = inner;
+            publish(toAttach, -1, new ParsedIds());
+            return () -> {
+                scope.close();
+                // Whatever the delegate made current (the context before, or something else after
+                // an out-of-order close), on the closing thread, into its own record.
+                publish(delegate.current(), -1, new ParsedIds());
+            };
         }
 
         @Override
-        public void close() {
-            inner.close();
-            republish();
+        public Context current() {
+            return delegate.current();
+        }
+
+        @Override
+        public Context root() {
+            return delegate.root();
         }
     }
 }

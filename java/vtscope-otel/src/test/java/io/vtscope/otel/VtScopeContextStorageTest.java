@@ -96,7 +96,7 @@ class VtScopeContextStorageTest {
     @Test
     void serviceLoaderInstalledTheStorageOnce() {
         ContextStorage storage = ContextStorage.get();
-        assertInstanceOf(VtScopeContextStorage.class, storage);
+        assertInstanceOf(VtScopeContextStorage.OwnThreadLocal.class, storage, "fused over the default storage");
         assertSame(storage, VtScopeContextStorage.wrap(storage));
         assertSame(ContextStorage.defaultStorage(), VtScopeContextStorage.wrap(ContextStorage.defaultStorage()));
         VtScopeOtel.install(); // too late and already wrapped: must not change anything
@@ -146,6 +146,31 @@ class VtScopeContextStorageTest {
             } finally {
                 span.end();
             }
+        });
+    }
+
+    /** Over a storage other than the default one, vtscope wraps it and follows what it decides. */
+    @Test
+    void wrappingAnotherStorageFollowsIt() throws Exception {
+        ContextStorage other = ContextStorage.defaultStorage(); // not the global storage: a separate thread-local
+        ContextStorage wrapping = new VtScopeContextStorage.Wrapping(other, io.vtscope.internal.RecordRegion.global());
+        run(Thread.ofVirtual(), () -> {
+            Span a = TRACER.spanBuilder("a").startSpan();
+            Span b = TRACER.spanBuilder("b").startSpan();
+            Scope sa = wrapping.attach(Context.root().with(a));
+            assertRecord(a);
+            Scope sb = wrapping.attach(Context.root().with(b));
+            assertRecord(b);
+            assertSame(Scope.noop(), wrapping.attach(other.current()), "the delegate's no-op passes through");
+            sa.close(); // out of order: the default storage ignores it, b stays current
+            assertSame(b, Span.fromContext(wrapping.current()));
+            assertRecord(b);
+            sb.close();
+            assertRecord(a);
+            sa.close();
+            assertCleared();
+            a.end();
+            b.end();
         });
     }
 
