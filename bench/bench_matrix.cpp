@@ -87,7 +87,7 @@ void usage() {
         "build/bin/vtscope). Defaults: 2 forks, 4 x 1s warm-up, 6 x 1s measurement. --quick: 1 fork,\n"
         "2 x 0.4s warm-up, 3 x 0.4s measurement, shorter storm, one memory run.\n"
         "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep\n"
-        "workloads: transition parkunpark churn ctx-platform ctx-virtual vtt-nanotime vtt-pair vtt-transition\n"
+        "workloads: transition parkunpark churn ctx-platform ctx-distinct ctx-virtual vtt-nanotime vtt-pair vtt-transition\n"
         "           vtt-parkunpark\n");
 }
 
@@ -179,6 +179,8 @@ std::vector<Workload> all_workloads() {
         {"churn", "Churn", "io.vtscope.bench.Churn.startJoin1000", kConfigs, Norm::PerThread, ""},
         {"ctx-platform", "Context publication, platform thread", "io.vtscope.bench.ContextPublication.platformThread",
          {"baseline", "writer"}, Norm::PerPair, ""},
+        {"ctx-distinct", "Context publication, platform thread, distinct spans",
+         "io.vtscope.bench.ContextPublication.platformThreadDistinctSpans", {"baseline", "writer"}, Norm::PerPair, ""},
         {"ctx-virtual", "Context publication, virtual thread", "io.vtscope.bench.ContextPublication.virtualThread",
          {"baseline", "writer"}, Norm::PerPair, ""},
         {"vtt-nanotime", "System.nanoTime() pair (control)", "io.vtscope.bench.VirtualThreadTimeBench.nanoTimePair",
@@ -957,7 +959,7 @@ int main(int argc, char** argv) {
     } else {
         target("attributed syscall: <= 150 ns over an empty program", "–", std::nullopt);
     }
-    for (const char* ctx : {"ctx-platform", "ctx-virtual"}) {
+    for (const char* ctx : {"ctx-platform", "ctx-distinct", "ctx-virtual"}) {
         auto d = rep.diff(std::string(ctx) + "/writer", std::string(ctx) + "/baseline");
         target(std::string("context publication (") + ctx + "): <= +25 ns per make-current + close",
                d ? diff_text(*d) + " ns" : "–", d ? std::optional<bool>(d->value <= 25) : std::nullopt);

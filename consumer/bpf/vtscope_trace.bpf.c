@@ -306,20 +306,26 @@ int on_task_exit(void *ctx)
 	return 0;
 }
 
-/* Finds the slot owned by java_id; returns its address or 0. Sets *fault on a failed read. */
+/* A slot's owner line and the used part of its record (ids, valid, flags), read in one copy. */
+#define SLOT_SNAPSHOT_BYTES (VTSCOPE_RECORD_OFFSET + 26)
+
+/*
+ * Finds the slot owned by java_id and leaves its snapshot in *snap; returns its address or 0.
+ * Sets *fault on a failed read. One copy per probed slot: the first usually matches.
+ */
 static __always_inline __u64 find_slot(const struct vtscope_region_info *rg, __s64 java_id,
-				       struct vtscope_slot_owner *head, bool *fault)
+				       struct vtscope_slot *snap, bool *fault)
 {
 	for (__u32 i = 0; i < VTSCOPE_MAX_PROBE; i++) {
 		__u64 index = ((__u64)java_id + i) & rg->capacity_mask;
 		__u64 slot = rg->base + VTSCOPE_REGION_HEADER_SIZE + index * VTSCOPE_SLOT_SIZE;
-		if (bpf_probe_read_user(head, 16, (const void *)slot) != 0) {
+		if (bpf_probe_read_user(snap, SLOT_SNAPSHOT_BYTES, (const void *)slot) != 0) {
 			*fault = true;
 			return 0;
 		}
-		if (head->owner == java_id)
+		if (snap->head.owner == java_id)
 			return slot;
-		if (head->owner == VTSCOPE_OWNER_FREE)
+		if (snap->head.owner == VTSCOPE_OWNER_FREE)
 			return 0;
 	}
 	return 0;
@@ -333,9 +339,27 @@ static __always_inline bool all_zero(const __u8 *bytes, int n)
 	return acc == 0;
 }
 
+/* The event's status and context from a copy of an OTEP 4947 record (valid-flag protocol). */
+static __always_inline void take_record(struct vtscope_event *e, const struct vtscope_record *record)
+{
+	if (record->valid != 1) {
+		if (all_zero(record->trace_id, 16)) {
+			e->status = VTSCOPE_STATUS_NO_CONTEXT;
+		} else {
+			e->status = VTSCOPE_STATUS_INVALID;
+			e->reason = VTSCOPE_REASON_TORN;
+		}
+		return;
+	}
+	__builtin_memcpy(e->trace_id, record->trace_id, 16);
+	__builtin_memcpy(e->span_id, record->span_id, 8);
+	e->trace_flags = record->trace_flags;
+	e->status = VTSCOPE_STATUS_OK;
+}
+
 /*
- * Reads the OTEP 4947 record at record_addr into the event (valid flag protocol). With
- * owner_slot set, the slot's owner must still be id after the read (the region's channels);
+ * Reads the OTEP 4947 record at record_addr into the event. With owner_slot set, the slot's
+ * owner must still be id after the read (otep-tls, whose pointer comes from a thread-local);
  * the probe channels pass 0 and trust their cached address, as the paper's reader does.
  */
 static __always_inline void read_record(struct vtscope_event *e, __u64 record_addr, __u64 owner_slot, __s64 id)
@@ -346,32 +370,14 @@ static __always_inline void read_record(struct vtscope_event *e, __u64 record_ad
 		e->reason = VTSCOPE_REASON_READ_FAULT;
 		return;
 	}
-	if (record.valid != 1) {
-		if (all_zero(record.trace_id, 16)) {
-			e->status = VTSCOPE_STATUS_NO_CONTEXT;
-		} else {
-			e->status = VTSCOPE_STATUS_INVALID;
-			e->reason = VTSCOPE_REASON_TORN;
-		}
-		return;
-	}
 	__s64 owner_after = 0;
-	if (owner_slot &&
+	if (record.valid == 1 && owner_slot &&
 	    (bpf_probe_read_user(&owner_after, sizeof(owner_after), (const void *)owner_slot) != 0 || owner_after != id)) {
 		e->status = VTSCOPE_STATUS_INVALID;
 		e->reason = VTSCOPE_REASON_OWNER_CHANGED;
 		return;
 	}
-	__builtin_memcpy(e->trace_id, record.trace_id, 16);
-	__builtin_memcpy(e->span_id, record.span_id, 8);
-	e->trace_flags = record.trace_flags;
-	e->status = VTSCOPE_STATUS_OK;
-}
-
-/* The record of a region slot whose owner is about to be trusted. */
-static __always_inline void read_content(struct vtscope_event *e, __u64 slot, __s64 id)
-{
-	read_record(e, slot + VTSCOPE_RECORD_OFFSET, slot, id);
+	take_record(e, &record);
 }
 
 static __always_inline void resolve(struct vtscope_event *e, __u32 tid)
@@ -396,11 +402,13 @@ static __always_inline void resolve(struct vtscope_event *e, __u32 tid)
 
 	__u32 zero = 0;
 	struct vtscope_region_info *rg = bpf_map_lookup_elem(&region, &zero);
-	struct vtscope_slot_owner head = {};
+	struct vtscope_slot snap;
+	snap.head.kind = 0;
 	bool fault = false;
 	__u64 slot = 0;
 	if (rg && rg->base)
-		slot = find_slot(rg, id, &head, &fault);
+		slot = find_slot(rg, id, &snap, &fault);
+	struct vtscope_slot_owner head = snap.head;
 
 	/* Identity: exact when the carrier's own id is known; otherwise the record's kind,
 	 * written by the thread itself, decides; with neither, the event stays unattributed. */
@@ -429,7 +437,15 @@ static __always_inline void resolve(struct vtscope_event *e, __u32 tid)
 		e->status = VTSCOPE_STATUS_NO_CONTEXT;
 		return;
 	}
-	read_content(e, slot, id);
+	/*
+	 * The snapshot is consistent without a second look at the owner: id is the thread mounted
+	 * on this task, which is inside this syscall, so it is alive and not writing its record (only
+	 * it writes it), and a slot changes owner only once its owner has ended (a take-over by the
+	 * Java writer, or libvtscope's release at VirtualThreadEnd, run by the thread itself). The
+	 * owner line was copied before the record (ascending addresses), so a claim it shows had
+	 * finished clearing the record.
+	 */
+	take_record(e, &snap.record);
 }
 
 /* otep-tls: resolve-at-read through the carrier's otel_thread_ctx_v1 (x86_64: fs base). */
@@ -478,7 +494,7 @@ static __always_inline void resolve_otep_tls(struct vtscope_event *e)
 	}
 	e->java_id = head.owner;
 	e->mounted_virtual = head.kind == VTSCOPE_KIND_VIRTUAL;
-	read_content(e, slot, head.owner);
+	read_record(e, slot + VTSCOPE_RECORD_OFFSET, slot, head.owner);
 }
 
 /* Probe channels: the cached mapping of this carrier, read like the paper's consumer. */
