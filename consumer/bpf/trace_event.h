@@ -64,6 +64,24 @@ struct vtscope_event {
 	__u64 args[3];         /* first three syscall arguments */
 };
 
+/* Key of the "stats" map (vtscope stat): what one attributed syscall entry is counted under. */
+struct vtscope_stat_key {
+	__s64 java_id;         /* as in vtscope_event */
+	__u8 trace_id[16];
+	__u8 span_id[8];
+	__u32 syscall_index;
+	__u8 status;
+	__u8 reason;
+	__u8 mounted_virtual;
+	__u8 trace_flags;
+};
+
+/* Value of the "stats" map, one per CPU. */
+struct vtscope_stat_value {
+	__u64 calls;
+	__u64 arg2_sum;        /* sum of the third argument: bytes requested by read/write-like calls */
+};
+
 /* Value of the "threads" map, keyed by kernel tid. */
 struct vtscope_thread_info {
 	__u64 java_thread;     /* JavaThread* in the target */
@@ -98,6 +116,8 @@ enum vtscope_counter {
 #ifdef __cplusplus
 static_assert(sizeof(struct vtscope_event) == 80, "event layout shared with BPF");
 static_assert(sizeof(struct vtscope_thread_info) == 16, "map value layout shared with BPF");
+static_assert(sizeof(struct vtscope_stat_key) == 40, "map key layout shared with BPF");
+static_assert(sizeof(struct vtscope_stat_value) == 16, "map value layout shared with BPF");
 static_assert(sizeof(struct vtscope_region_info) == 16, "map value layout shared with BPF");
 static_assert(sizeof(struct vtscope_tls_info) == 16, "map value layout shared with BPF");
 static_assert(sizeof(struct vtscope_mapping) == 16, "map value layout shared with BPF");

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
             std::printf("vtscope %s\n", VTSCOPE_VERSION);
             return 0;
         case vtscope::Command::kTrace:
+        case vtscope::Command::kStat:
             return vtscope::run_trace(options->trace);
         case vtscope::Command::kReport:
             return vtscope::run_report(options->report);

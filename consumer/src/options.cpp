@@ -47,12 +47,16 @@ Commands:
                                 (-agentpath:...=probes); attach before threads start
                               two-probe: mount/unmount probes only (an unsound ablation)
                               hotspot-probes: the paper's patched-JDK hotspot:vthread__* probes
+  stat --pid PID [options]    count syscall entries per trace context in the kernel (no event
+                              stream, so far cheaper per syscall) and print the per-trace report
+                              at the end; options as for trace, plus --top N (default 10);
+                              --output FILE gets the report
   report FILE [--top N]       summarise a trace file per trace id (syscalls, bytes, top N)
   --help, -h                  show this help
   --version                   show the version
 
-trace needs root (or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE). It only reads the target.
-A summary of counters (events, ok, no_context, invalid, unmapped, lost) goes to stderr.
+trace and stat need root (or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE). They only read the
+target. A summary of counters (events, ok, no_context, invalid, unmapped, lost) goes to stderr.
 )";
 }
 
@@ -88,10 +92,13 @@ Expected<std::vector<std::string>> parse_syscall_list(const std::string& text) {
     return names;
 }
 
-Expected<Options> parse_trace(const std::vector<std::string>& args) {
+// trace and stat share their options; stat adds --top.
+Expected<Options> parse_trace(const std::vector<std::string>& args, bool aggregate) {
+    const std::string command = aggregate ? "stat" : "trace";
     Options options;
-    options.command = Command::kTrace;
+    options.command = aggregate ? Command::kStat : Command::kTrace;
     TraceOptions& t = options.trace;
+    t.aggregate = aggregate;
     bool have_pid = false;
     for (size_t i = 0; i < args.size(); i++) {
         const std::string& arg = args[i];
@@ -105,11 +112,11 @@ Expected<Options> parse_trace(const std::vector<std::string>& args) {
             name = arg.substr(0, eq);
             value = arg.substr(eq + 1);
         } else if (arg == "--pid" || arg == "--syscalls" || arg == "--duration" || arg == "--output" ||
-                   arg == "--ready-file" || arg == "--identity") {
+                   arg == "--ready-file" || arg == "--identity" || (aggregate && arg == "--top")) {
             if (i + 1 >= args.size()) return make_error(arg + " needs a value");
             value = args[++i];
         } else {
-            return make_error("unknown option for trace: '" + arg + "'");
+            return make_error("unknown option for " + command + ": '" + arg + "'");
         }
         if (name == "--pid") {
             auto pid = parse_int(value, "pid", 1, 0x7fffffff);
@@ -145,11 +152,15 @@ Expected<Options> parse_trace(const std::vector<std::string>& args) {
         } else if (name == "--ready-file") {
             if (value.empty()) return make_error("--ready-file needs a file name");
             t.ready_file = value;
+        } else if (aggregate && name == "--top") {
+            auto top = parse_int(value, "--top", 1, 1000000);
+            if (!top) return top.error();
+            t.top = static_cast<int>(*top);
         } else {
-            return make_error("unknown option for trace: '" + name + "'");
+            return make_error("unknown option for " + command + ": '" + name + "'");
         }
     }
-    if (!have_pid) return make_error("trace needs --pid PID");
+    if (!have_pid) return make_error(command + " needs --pid PID");
     if (t.syscalls.empty()) t.syscalls = default_syscalls();
     return options;
 }
@@ -192,7 +203,8 @@ Expected<Options> parse_options(const std::vector<std::string>& args) {
         o.command = Command::kVersion;
         return o;
     }
-    if (command == "trace") return parse_trace(rest);
+    if (command == "trace") return parse_trace(rest, false);
+    if (command == "stat") return parse_trace(rest, true);
     if (command == "report") return parse_report(rest);
     return make_error("unknown command '" + command + "' (try 'vtscope --help')");
 }

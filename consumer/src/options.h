@@ -11,7 +11,7 @@
 
 namespace vtscope {
 
-enum class Command { kHelp, kVersion, kTrace, kReport };
+enum class Command { kHelp, kVersion, kTrace, kStat, kReport };
 
 enum class IdentityChannel { kVmStructs, kOtepTls, kLifecycle, kTwoProbe, kHotspotProbes };
 
@@ -24,6 +24,10 @@ struct TraceOptions {
     std::optional<double> duration_seconds;
     std::string output = "-";  // "-" is standard output
     std::string ready_file;
+    // stat: counts per thread, trace context, syscall and status in the kernel, and prints a
+    // per-trace report at the end instead of one line per event.
+    bool aggregate = false;
+    int top = 10;  // stat: traces shown in the report
 };
 
 struct ReportOptions {

@@ -22,6 +22,7 @@
 #include "privilege.h"
 #include "proc_maps.h"
 #include "record_region.h"
+#include "report.h"
 #include "probe_modules.h"
 #include "thread_context_tls.h"
 #include "tracefs.h"
@@ -87,6 +88,7 @@ private:
     bool probe_channel() const { return !vmstructs() && !otep_tls(); }
     Status attach_probe_channel();
     void print_summary();
+    ReportData collect_stats();
 
     const TraceOptions& options_;
     JvmTarget target_;
@@ -114,6 +116,15 @@ Status Session::load_and_attach() {
     skel_->rodata->target_tgid = static_cast<__u32>(target_.pid);
     skel_->rodata->off_monitor_owner_id = target_.layout.java_thread_monitor_owner_id;
     skel_->rodata->identity_mode = identity_mode(options_.identity);
+    // Size for the mode: trace streams events through the ring buffer, stat counts in the
+    // stats table; the other one is left at its minimum.
+    if (options_.aggregate) {
+        bpf_map__set_max_entries(skel_->maps.events, static_cast<uint32_t>(sysconf(_SC_PAGESIZE)));
+        bpf_program__set_autoload(skel_->progs.on_sys_enter, false);
+    } else {
+        bpf_map__set_max_entries(skel_->maps.stats, 1);
+        bpf_program__set_autoload(skel_->progs.on_sys_enter_stat, false);
+    }
     if (int err = vtscope_trace_bpf__load(skel_.get())) {
         if (err == -EPERM || err == -EACCES)
             return make_error("no BPF privilege: loading the BPF programs was refused (run as root)");
@@ -197,7 +208,8 @@ Status Session::attach_syscalls() {
     for (size_t i = 0; i < options_.syscalls.size(); i++) {
         LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = i);
         std::string name = "sys_enter_" + options_.syscalls[i];
-        bpf_link* link = bpf_program__attach_tracepoint_opts(skel_->progs.on_sys_enter, "syscalls", name.c_str(), &opts);
+        bpf_program* program = options_.aggregate ? skel_->progs.on_sys_enter_stat : skel_->progs.on_sys_enter;
+        bpf_link* link = bpf_program__attach_tracepoint_opts(program, "syscalls", name.c_str(), &opts);
         if (!link) return make_error("cannot attach tracepoint syscalls:" + name + ": " + std::strerror(errno));
         links_.emplace_back(link);
     }
@@ -339,6 +351,11 @@ int Session::run() {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
     while (ring_buffer__consume(ring_.get()) > 0) {
     }
+    if (options_.aggregate) {
+        std::string report = render_report(collect_stats(), options_.top);
+        if (std::fwrite(report.data(), 1, report.size(), out_) != report.size() && !write_errno_)
+            write_errno_ = errno ? errno : EIO;
+    }
     if (std::fflush(out_) != 0 && !write_errno_) write_errno_ = errno ? errno : EIO;
     print_summary();
     if (write_errno_) {
@@ -346,6 +363,48 @@ int Session::run() {
         return 1;
     }
     return 0;
+}
+
+// vtscope stat: the kernel's counts, summed over CPUs, in the form `vtscope report` reads from a
+// trace file, so both print the same report.
+ReportData Session::collect_stats() {
+    ReportData data;
+    int fd = bpf_map__fd(skel_->maps.stats);
+    int ncpu = libbpf_num_possible_cpus();
+    std::vector<vtscope_stat_value> per_cpu(ncpu > 0 ? ncpu : 1);
+    vtscope_stat_key key{};
+    vtscope_stat_key next{};
+    bool first = true;
+    while (bpf_map_get_next_key(fd, first ? nullptr : &key, &next) == 0) {
+        first = false;
+        key = next;
+        if (bpf_map_lookup_elem(fd, &key, per_cpu.data()) != 0) continue;
+        vtscope_stat_value total{};
+        for (const auto& v : per_cpu) {
+            total.calls += v.calls;
+            total.arg2_sum += v.arg2_sum;
+        }
+        if (total.calls == 0) continue;
+        unsigned status = key.status < VTSCOPE_STATUS_COUNT ? key.status : unsigned{VTSCOPE_STATUS_INVALID};
+        counts_.delivered[status] += total.calls;
+        data.lines += total.calls;
+        data.by_status[status_name(status)] += total.calls;
+        if (status != VTSCOPE_STATUS_OK) continue;
+        const std::string& syscall =
+            key.syscall_index < options_.syscalls.size() ? options_.syscalls[key.syscall_index] : "?";
+        static constexpr char kDigits[] = "0123456789abcdef";
+        std::string trace_id;
+        for (unsigned char b : key.trace_id) {
+            trace_id.push_back(kDigits[b >> 4]);
+            trace_id.push_back(kDigits[b & 15]);
+        }
+        TraceTotals& t = data.traces[trace_id];
+        t.syscalls += total.calls;
+        if (syscall_has_count(syscall)) t.bytes += total.arg2_sum;
+        if (key.mounted_virtual) t.vthreads.insert(key.java_id);
+        t.by_syscall[syscall] += total.calls;
+    }
+    return data;
 }
 
 void Session::print_summary() {
@@ -364,6 +423,11 @@ void Session::print_summary() {
                  static_cast<unsigned long long>(counts_.delivered[VTSCOPE_STATUS_INVALID]),
                  static_cast<unsigned long long>(counts_.delivered[VTSCOPE_STATUS_UNMAPPED]),
                  static_cast<unsigned long long>(totals[VTSCOPE_COUNTER_LOST]));
+    if (totals[VTSCOPE_COUNTER_LOST] > 0)
+        std::fprintf(stderr, "vtscope: warning: %llu events were not counted: %s\n",
+                     static_cast<unsigned long long>(totals[VTSCOPE_COUNTER_LOST]),
+                     options_.aggregate ? "the stat table is full (131072 distinct thread/context/syscall keys)"
+                                        : "the ring buffer was full");
     if (vmstructs()) {
         std::fprintf(stderr, "vtscope: threads: %zu at attach, %llu started, %llu exited during the trace\n",
                      threads_at_attach_, static_cast<unsigned long long>(totals[VTSCOPE_COUNTER_THREADS_STARTED]),

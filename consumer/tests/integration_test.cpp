@@ -437,6 +437,42 @@ TEST(LifecycleProbes, CountsAndRecordAddressesMatchTheWorkload) {
                 total_mounts, total_unmounts);
 }
 
+// vtscope stat counts in the kernel what vtscope trace streams: attached side by side to the
+// bundled sample service, stat's report equals `vtscope report` of trace's file, line for line
+// (every status count, every trace id with its syscalls, bytes and virtual threads).
+TEST(Stat, CountsEqualTheReportOfATraceOfTheSameRun) {
+    REQUIRE_BPF();
+    TempDir dir;
+    Child service = Child::start({java_bin(), "--enable-native-access=ALL-UNNAMED", "-cp", class_path(),
+                                  "io.vtscope.workloads.DemoService", "--requests", "120", "--concurrency", "8",
+                                  "--ready-file", dir.path("service.ready"), "--go-file", dir.path("go")},
+                                 dir.path("service.out"), dir.path("service.err"));
+    ASSERT_TRUE(wait_for_file(dir.path("service.ready"), 60s)) << read_file(dir.path("service.err"));
+    std::string pid = std::to_string(service.pid());
+    Child trace = Child::start({kVtscope, "trace", "--pid", pid, "--output", dir.path("trace.jsonl"), "--ready-file",
+                                dir.path("trace.ready")},
+                               "", dir.path("trace.err"));
+    Child stat = Child::start({kVtscope, "stat", "--pid", pid, "--top", "1000", "--output", dir.path("stat.txt"),
+                               "--ready-file", dir.path("stat.ready")},
+                              "", dir.path("stat.err"));
+    ASSERT_TRUE(wait_for_file(dir.path("trace.ready"), 30s)) << read_file(dir.path("trace.err"));
+    ASSERT_TRUE(wait_for_file(dir.path("stat.ready"), 30s)) << read_file(dir.path("stat.err"));
+    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
+    ASSERT_EQ(service.wait(120s).value_or(-1), 0) << read_file(dir.path("service.err"));
+    ASSERT_EQ(trace.wait(30s).value_or(-1), 0) << read_file(dir.path("trace.err"));
+    ASSERT_EQ(stat.wait(30s).value_or(-1), 0) << read_file(dir.path("stat.err"));
+    EXPECT_NE(read_file(dir.path("trace.err")).find("lost 0"), std::string::npos) << read_file(dir.path("trace.err"));
+    EXPECT_NE(read_file(dir.path("stat.err")).find("lost 0"), std::string::npos) << read_file(dir.path("stat.err"));
+
+    Child report_run = Child::start({kVtscope, "report", dir.path("trace.jsonl"), "--top", "1000"},
+                                    dir.path("report.txt"), dir.path("report.err"));
+    ASSERT_EQ(report_run.wait(60s).value_or(-1), 0) << read_file(dir.path("report.err"));
+    std::string report = read_file(dir.path("report.txt"));
+    std::string counted = read_file(dir.path("stat.txt"));
+    EXPECT_EQ(counted, report);
+    EXPECT_NE(counted.find("traces: 120 distinct trace ids"), std::string::npos) << counted;
+}
+
 // The lifecycle probes cost nothing while nobody traces: libvtscope keeps its JVMTI events off
 // until a tracer holds the probe semaphores, and switches them off again once it detaches.
 TEST(LifecycleProbes, EventsAreOnOnlyWhileATracerIsAttached) {

@@ -80,3 +80,27 @@ TEST(Options, IdentityChannel) {
     ASSERT_FALSE(bad.ok());
     EXPECT_NE(bad.error().message.find("unknown identity channel 'psychic'"), std::string::npos);
 }
+
+TEST(Options, Stat) {
+    auto o = parse_options({"stat", "--pid", "9", "--top", "3", "--identity", "lifecycle", "--duration", "1"});
+    ASSERT_TRUE(o.ok()) << o.error().message;
+    EXPECT_EQ(o->command, Command::kStat);
+    EXPECT_TRUE(o->trace.aggregate);
+    EXPECT_EQ(o->trace.top, 3);
+    EXPECT_EQ(o->trace.pid, 9);
+    EXPECT_EQ(o->trace.syscalls, vtscope::default_syscalls());
+
+    auto plain = parse_options({"trace", "--pid", "9"});
+    ASSERT_TRUE(plain.ok());
+    EXPECT_FALSE(plain->trace.aggregate);
+
+    auto no_pid = parse_options({"stat", "--top", "3"});
+    ASSERT_FALSE(no_pid.ok());
+    EXPECT_EQ(no_pid.error().message, "stat needs --pid PID");
+    auto bad_top = parse_options({"stat", "--pid", "9", "--top", "0"});
+    ASSERT_FALSE(bad_top.ok());
+    EXPECT_EQ(bad_top.error().message, "invalid --top: '0'");
+    auto top_in_trace = parse_options({"trace", "--pid", "9", "--top", "3"});
+    ASSERT_FALSE(top_in_trace.ok());
+    EXPECT_EQ(top_in_trace.error().message, "unknown option for trace: '--top'");
+}
