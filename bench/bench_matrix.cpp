@@ -158,8 +158,9 @@ const std::map<std::string, std::string> kConfigMeaning = {
     {"jvmti", "control: a JVMTI agent with can_support_virtual_threads and empty VirtualThreadStart/End "
               "callbacks (bench/jvmti_control_agent.cpp; the paper's \"Agent\")"},
     {"lib", "libvtscope.so loaded at run time (dlopen), not initialised: no JVMTI environment, no events"},
-    {"vtt", "VirtualThreadTime.initialize() at run time: mount/unmount/end callbacks on, nothing registered"},
-    {"probes", "-agentpath:libvtscope.so=probes, no consumer"},
+    {"vtt", "VirtualThreadTime.initialize() at run time, nothing registered: a JVMTI environment with "
+            "can_support_virtual_threads, no event enabled (the first registration enables them)"},
+    {"probes", "-agentpath:libvtscope.so=probes, no consumer: events off until a tracer holds the probe semaphores"},
     {"probes+consumer", "probes + `vtscope trace --identity lifecycle --syscalls write` attached"},
     {"otep", "-agentpath:libvtscope.so=otep (otel_thread_ctx_v1 follows every mount)"}};
 

@@ -37,10 +37,12 @@ import java.lang.foreign.ValueLayout;
  * tracker, it simply becomes garbage. One thread has at most one open tracker at a time.
  *
  * <p><b>Cost.</b> {@link #mountedTimeNanos()}, {@link #mountCount()} and {@link #unmountCount()}
- * read the thread's native accounting block directly: no native call, no allocation. After the
- * first successful {@link #initialize()} the JVMTI mount, unmount and end callbacks stay enabled
- * for every virtual thread of the JVM (enabling them per thread would synchronize the whole JVM at
- * each registration); an unregistered thread pays a lookup per transition.
+ * read the thread's native accounting block directly: no native call, no allocation.
+ * {@link #initialize()} enables no event: until the first {@link #register()} the library costs
+ * nothing per transition. The first registration enables the JVMTI mount, unmount and end
+ * callbacks for every virtual thread of the JVM, for good (enabling them per thread would
+ * synchronize the whole JVM at each registration); from then on an unregistered thread pays
+ * HotSpot's event posting and a lookup per transition.
  *
  * <p><b>Requirements.</b> Linux (glibc) on x86_64 or aarch64 with a HotSpot JDK 25 that exposes the
  * JVMTI virtual-thread mount events, and native access for this code
