@@ -69,26 +69,41 @@ Expected<std::string> find_vtscope_library(pid_t pid, const std::vector<Mapping>
                       " (start the JVM with -agentpath:libvtscope.so=probes)");
 }
 
-bool wait_for_probe_events(pid_t pid, const std::vector<Mapping>& maps, const std::string& library,
-                           const MemoryReader& memory, std::chrono::milliseconds timeout) {
-    constexpr const char* kFlag = "vtscope_probe_events_active";
+std::optional<ProbeEventsLocation> find_probe_events_state(pid_t pid, const std::vector<Mapping>& maps,
+                                                           const std::string& library) {
+    constexpr const char* kActive = "vtscope_probe_events_active";
+    constexpr const char* kEpoch = "vtscope_probe_events_epoch";
     const Mapping* base = nullptr;
     for (const Mapping& m : maps)
         if (m.path == library && m.offset == 0) {
             base = &m;
             break;
         }
-    if (!base) return false;
-    auto elf = ElfFile::load(host_path(pid, library), {kFlag});
-    if (!elf) return false;
-    const ElfSymbol* flag = elf->find(kFlag);
-    if (!flag) return true;  // an older library: its events are always on
-    uint64_t address = base->start - elf->first_load_vaddr() + flag->value;
+    if (!base) return std::nullopt;
+    auto elf = ElfFile::load(host_path(pid, library), {kActive, kEpoch});
+    if (!elf) return std::nullopt;
+    const ElfSymbol* active = elf->find(kActive);
+    const ElfSymbol* epoch = elf->find(kEpoch);
+    if (!active || !epoch) return std::nullopt;
+    uint64_t bias = base->start - elf->first_load_vaddr();
+    return ProbeEventsLocation{bias + active->value, bias + epoch->value};
+}
+
+std::optional<ProbeEventsState> read_probe_events_state(const MemoryReader& memory, const ProbeEventsLocation& at) {
+    ProbeEventsState state;
+    if (!memory.read_value(at.active, state.active) || !memory.read_value(at.epoch, state.epoch)) return std::nullopt;
+    return state;
+}
+
+bool wait_for_probe_events(pid_t pid, const std::vector<Mapping>& maps, const std::string& library,
+                           const MemoryReader& memory, std::chrono::milliseconds timeout) {
+    auto at = find_probe_events_state(pid, maps, library);
+    if (!at) return true;  // an older library: its events are always on
     auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
-        uint32_t active = 0;
-        if (!memory.read_value(address, active)) return false;
-        if (active == 1) return true;
+        auto state = read_probe_events_state(memory, *at);
+        if (!state) return false;
+        if (state->active == 1) return true;
         if (std::chrono::steady_clock::now() >= deadline) return false;
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,10 +19,27 @@ namespace vtscope {
 Expected<std::string> find_vtscope_library(pid_t pid, const std::vector<Mapping>& maps);
 
 // libvtscope.so enables the JVMTI events behind its probes only while a tracer holds a probe
-// semaphore; it notices within 50 ms and then sets its exported vtscope_probe_events_active to 1
-// (native/include/vtscope_native.h). Waits up to timeout for that, reading only. Returns true
-// once it is 1, or at once if the library predates the variable; false on timeout or when the
-// target can no longer be read.
+// semaphore; it notices within 50 ms (native/include/vtscope_native.h). It exports the state:
+// vtscope_probe_events_active (1 while every start, mount, unmount and end fires its probe) and
+// vtscope_probe_events_epoch (incremented each time they go on). A tracer reads both, never writes.
+struct ProbeEventsState {
+    uint32_t active = 0;
+    uint32_t epoch = 0;
+};
+
+struct ProbeEventsLocation {
+    uint64_t active = 0;  // addresses in the target
+    uint64_t epoch = 0;
+};
+
+// Where the loaded library keeps that state; nullopt when it predates it (its events are then
+// always on) or the file cannot be read.
+std::optional<ProbeEventsLocation> find_probe_events_state(pid_t pid, const std::vector<Mapping>& maps,
+                                                           const std::string& library);
+std::optional<ProbeEventsState> read_probe_events_state(const MemoryReader& memory, const ProbeEventsLocation& at);
+
+// Waits up to timeout for the events to be on. True once they are, or at once if the library
+// predates the state; false on timeout or when the target can no longer be read.
 bool wait_for_probe_events(pid_t pid, const std::vector<Mapping>& maps, const std::string& library,
                            const MemoryReader& memory, std::chrono::milliseconds timeout);
 

@@ -87,6 +87,7 @@ private:
     bool vmstructs() const { return options_.identity == IdentityChannel::kVmStructs; }
     bool probe_channel() const { return !vmstructs() && !otep_tls(); }
     Status attach_probe_channel();
+    void check_probe_events();
     void print_summary();
     ReportData collect_stats();
 
@@ -108,6 +109,9 @@ private:
     size_t threads_at_attach_ = 0;
     size_t own_ids_learned_ = 0;
     std::string stop_reason_ = "stopped";
+    std::optional<ProbeEventsLocation> probe_events_at_;  // libvtscope's event state (lifecycle channels)
+    uint32_t expected_epoch_ = 0;
+    uint64_t mapping_resets_ = 0;
 };
 
 Status Session::load_and_attach() {
@@ -186,6 +190,12 @@ Status Session::attach_probe_channel() {
                   {skel_->progs.on_vt_unmount, "vtscope", "vthread__unmount"}};
     }
     std::string binary = "/proc/" + std::to_string(target_.pid) + "/root" + *module;
+    // libvtscope's event state before our probes exist: see check_probe_events.
+    std::optional<ProbeEventsState> before;
+    if (!hotspot) {
+        probe_events_at_ = find_probe_events_state(target_.pid, *maps, *module);
+        if (probe_events_at_) before = read_probe_events_state(memory_, *probe_events_at_);
+    }
     for (const Probe& p : probes) {
         bpf_link* link = bpf_program__attach_usdt(p.program, target_.pid, binary.c_str(), p.provider, p.name, nullptr);
         if (!link)
@@ -201,7 +211,37 @@ Status Session::attach_probe_channel() {
     if (!hotspot && !wait_for_probe_events(target_.pid, *maps, *module, memory_, std::chrono::seconds(2)))
         std::fprintf(stderr, "vtscope: warning: libvtscope.so did not report its lifecycle events enabled within "
                              "2 s; events before that are unmapped\n");
+    if (probe_events_at_) {
+        // Events that were on when we attached stay on for us (the library switches off only
+        // after two polls without a tracer). If they went off and on anyway, a thread switch in
+        // between was missed: mappings learned before may be stale, so they are dropped.
+        if (before) {
+            expected_epoch_ = before->active ? before->epoch : before->epoch + 1;
+        } else if (auto now = read_probe_events_state(memory_, *probe_events_at_)) {
+            expected_epoch_ = now->epoch;  // nothing known from before: take what is on now
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(150));  // a switch in progress ends
+        check_probe_events();
+    }
     return ok_status();
+}
+
+// The lifecycle mappings are only as good as the stream of mount and unmount probes behind them.
+// If libvtscope's events were off for a while (its epoch moved), drop every mapping: a carrier is
+// then unmapped until its next mount, never mapped to a thread that left it.
+void Session::check_probe_events() {
+    if (!probe_events_at_) return;
+    auto state = read_probe_events_state(memory_, *probe_events_at_);
+    if (!state) return;  // the target is exiting
+    if (state->active == 1 && state->epoch == expected_epoch_) return;
+    if (state->active == 0 && state->epoch == expected_epoch_ - 1) return;  // never came on for us
+    for (bpf_map* map : {skel_->maps.carriers, skel_->maps.just_started, skel_->maps.pending_unmount}) {
+        int fd = bpf_map__fd(map);
+        uint32_t key = 0;
+        while (bpf_map_get_next_key(fd, nullptr, &key) == 0) bpf_map_delete_elem(fd, &key);
+    }
+    mapping_resets_++;
+    if (state->active == 1) expected_epoch_ = state->epoch;
 }
 
 Status Session::attach_syscalls() {
@@ -335,6 +375,7 @@ int Session::run() {
             sync_threads(false);
             sync_region();
             sync_thread_context_tls();
+            check_probe_events();
             if (region_found_)
                 if (auto stats = read_writer_stats(memory_, region_)) writer_stats_ = stats;
             next_sync = now + std::chrono::milliseconds(250);
@@ -440,6 +481,11 @@ void Session::print_summary() {
                      static_cast<unsigned long long>(totals[VTSCOPE_COUNTER_UNMOUNT_UNMAPPED]),
                      static_cast<unsigned long long>(totals[VTSCOPE_COUNTER_END_UNMAPPED]));
     }
+    if (mapping_resets_ > 0)
+        std::fprintf(stderr,
+                     "vtscope: warning: libvtscope.so switched its lifecycle events off during the trace %llu "
+                     "time(s); every carrier mapping was dropped each time and rebuilt from later mounts\n",
+                     static_cast<unsigned long long>(mapping_resets_));
     if (otep_tls() && !thread_context_tls_)
         std::fprintf(stderr, "vtscope: otel_thread_ctx_v1 never found: %s\n", thread_context_tls_error_.c_str());
     if (!region_found_) {

@@ -45,6 +45,10 @@ extern "C" {
 // unmount and end fires its probe; 0 otherwise. Exported for tracers, which read it from outside
 // (consumer/src/probe_modules.cpp) to know when their attach has taken effect.
 __attribute__((visibility("default"))) volatile uint32_t vtscope_probe_events_active = 0;
+// Incremented each time the probe events go on. A tracer that reads the same epoch before it
+// attached and after it saw the events on knows they never went off in between (else mappings it
+// learned before may be stale).
+__attribute__((visibility("default"))) volatile uint32_t vtscope_probe_events_epoch = 0;
 
 // USDT semaphores (see probes.h): incremented by tracers through the probe notes.
 __attribute__((visibility("hidden"), section(".probes"))) unsigned short vtscope_vthread__start_semaphore = 0;
@@ -80,11 +84,17 @@ constexpr uint32_t kStart = 1, kEnd = 2, kMountUnmount = 4;
 std::mutex g_events_mutex;
 uint32_t g_events_enabled = 0;           // kStart | kEnd | kMountUnmount, under g_events_mutex
 jint g_mount_index = -1, g_unmount_index = -1;
-std::atomic<bool> g_vtt_active{false};     // a thread has registered for Virtual Thread Time
-std::atomic<bool> g_record_demand{false};  // records wanted at start: OTEP, or a probe tracer
+std::atomic<bool> g_vtt_active{false};     // Virtual Thread Time wants its events (under the mutex)
+std::atomic<bool> g_vtt_ready{false};      // ... and they are enabled: registration's fast path
+std::atomic<bool> g_records_wanted{false}; // OTEP, or a probe tracer attached (under the mutex)
+// Read by on_vthread_start: claim records at start. Set only once VirtualThreadEnd is enabled and
+// cleared before VirtualThreadStart is disabled, so a start callback that sees it (however late it
+// runs) always has its end seen too.
+std::atomic<bool> g_record_demand{false};
 // Slots claimed at VirtualThreadStart and not yet released at VirtualThreadEnd: while any is
 // left, VirtualThreadEnd stays enabled, so no claimed slot outlives its thread.
 std::atomic<int64_t> g_start_claims{0};
+std::atomic<bool> g_vm_dead{false};  // VMDeath was posted: the watcher stops
 constexpr long kProbeWatchPeriodNs = 50'000'000;  // a tracer's attach takes effect within 50 ms
 bool g_init_done = false;
 int32_t g_init_result = VTSCOPE_ERR_NOT_INITIALIZED;
@@ -217,6 +227,8 @@ bool resolve_tid_field(JNIEnv* jni) {
     return g_rt.tid_field != nullptr;
 }
 
+void JNICALL on_vm_death(jvmtiEnv*, JNIEnv*) { g_vm_dead.store(true); }
+
 void JNICALL on_vm_init(jvmtiEnv*, JNIEnv* jni, jthread) {
     // -agentpath: JNI is usable only from VMInit on; no virtual thread can start before it.
     resolve_tid_field(jni);
@@ -249,14 +261,18 @@ bool set_event(jvmtiEvent event, bool enable) {
 
 // Brings the enabled events in line with the demand; with g_events_mutex held. Enables in the
 // order end, mount/unmount, start and disables in the reverse, so a thread whose start was seen
-// always has its end seen. Returns false if JVMTI refused a change (the state stays consistent:
-// g_events_enabled says what is on).
+// always has its end seen. Returns false if JVMTI refused a change (g_events_enabled still says
+// what is on).
 bool apply_event_demand_locked() {
-    bool records = wants_records() && g_record_demand.load();
+    bool records = wants_records() && g_records_wanted.load();
     bool vtt = g_vtt_active.load();
     uint32_t wanted = 0;
     if (records) wanted |= kStart;
     if (records || vtt) wanted |= kMountUnmount;
+    if (!records) {
+        vtscope_probe_events_active = 0;  // going off, or never on: tracers must not trust it now
+        g_record_demand.store(false);     // before start goes off (see g_record_demand)
+    }
     if (records || vtt || g_start_claims.load() > 0) wanted |= kEnd;
 
     struct Step { uint32_t bit; jvmtiEvent events[2]; int count; };
@@ -276,6 +292,7 @@ bool apply_event_demand_locked() {
             break;  // never enable a later step (start) without the earlier ones (end)
         }
         g_events_enabled |= step.bit;
+        if (step.bit == kEnd && records) g_record_demand.store(true);  // end is on: claims may start
     }
     for (int s = 2; s >= 0; s--) {  // disabling: start first
         const Step& step = steps[s];
@@ -283,9 +300,12 @@ bool apply_event_demand_locked() {
         for (int i = 0; i < step.count; i++) ok &= set_event(step.events[i], false);
         g_events_enabled &= ~step.bit;
     }
-    bool probes_live = (g_rt.features & VTSCOPE_FEATURE_PROBES) && records &&
-                       (g_events_enabled & (kStart | kEnd | kMountUnmount)) == (kStart | kEnd | kMountUnmount);
-    vtscope_probe_events_active = probes_live ? 1 : 0;
+    constexpr uint32_t kAll = kStart | kEnd | kMountUnmount;
+    bool probes_live = (g_rt.features & VTSCOPE_FEATURE_PROBES) && records && (g_events_enabled & kAll) == kAll;
+    if (probes_live && !vtscope_probe_events_active) {
+        vtscope_probe_events_epoch = vtscope_probe_events_epoch + 1;
+        vtscope_probe_events_active = 1;
+    }
     return ok;
 }
 
@@ -301,31 +321,53 @@ bool probe_tracer_attached() {
            __atomic_load_n(&vtscope_vthread__unmount_semaphore, __ATOMIC_RELAXED) != 0;
 }
 
-// The watcher: a daemon thread attached to the JVM (JVMTI calls need a Java thread) that follows
-// the probe semaphores, which the kernel increments when a tracer attaches a uprobe with a
-// reference counter and decrements when it detaches. Nothing else tells the library.
-void* watch_probe_tracers(void*) {
+// The watcher follows the probe semaphores, which the kernel increments when a tracer attaches a
+// uprobe with a reference counter and decrements when it detaches; nothing else tells the library.
+// It polls from a plain thread and attaches to the JVM only while it switches events (JVMTI calls
+// need a Java thread): a thread attached for good would sit "in native" and make every JVM exit
+// wait for it (HotSpot's VM_Exit::wait_for_threads_in_native_to_block, about 300 ms).
+bool switch_events_attached(bool tracer_attached) {
     JavaVMAttachArgs args{JNI_VERSION_21, const_cast<char*>("vtscope probe watcher"), nullptr};
     JNIEnv* jni = nullptr;
-    if (g_rt.vm->AttachCurrentThreadAsDaemon(reinterpret_cast<void**>(&jni), &args) != JNI_OK) {
-        std::fprintf(stderr, "vtscope: cannot attach the probe watcher thread; lifecycle probes stay off\n");
-        return nullptr;
+    if (g_rt.vm->AttachCurrentThreadAsDaemon(reinterpret_cast<void**>(&jni), &args) != JNI_OK) return false;
+    bool ok;
+    {
+        std::lock_guard<std::mutex> lock(g_events_mutex);
+        g_records_wanted.store(tracer_attached);
+        ok = apply_event_demand_locked();
     }
+    g_rt.vm->DetachCurrentThread();
+    return ok;
+}
+
+bool vm_is_live() { return !g_vm_dead.load(); }
+
+void* watch_probe_tracers(void*) {
     bool reported = false;
+    int idle_polls = 0;  // consecutive polls that found no tracer
     for (;;) {
         timespec period{0, kProbeWatchPeriodNs};
         nanosleep(&period, nullptr);
-        bool attached = probe_tracer_attached();
-        bool demand = g_record_demand.load();
-        // Re-applied while VirtualThreadEnd outlives the demand, until the start claims are gone.
-        bool end_pending;
+        if (!vm_is_live()) return nullptr;  // VMDeath: nothing to switch any more
+        // Off only after two polls without a tracer, so a tracer that replaces another within a
+        // period finds the events still on (and the epoch unchanged).
+        bool present = probe_tracer_attached();
+        idle_polls = present ? 0 : idle_polls + 1;
+        bool attached = present || (g_records_wanted.load() && idle_polls < 2);
+        bool work;
         {
             std::lock_guard<std::mutex> lock(g_events_mutex);
-            end_pending = !attached && (g_events_enabled & kEnd) && !g_vtt_active.load();
+            work = attached != g_records_wanted.load() ||
+                   // a failed switch is retried while a tracer waits for it
+                   (attached && !vtscope_probe_events_active) ||
+                   // VirtualThreadEnd outlives the demand until the start claims are released
+                   (!attached && (g_events_enabled & kEnd) && !g_vtt_active.load());
         }
-        if (attached == demand && !end_pending) continue;
-        g_record_demand.store(attached);
-        if (!apply_event_demand() && !reported) {
+        if (!work) continue;
+        bool ok = switch_events_attached(attached);
+        // A tracer that attached while the events were being switched off must not wait a period.
+        if (ok && !attached && probe_tracer_attached()) ok = switch_events_attached(true);
+        if (!ok && !reported && vm_is_live()) {
             std::fprintf(stderr, "vtscope: switching the virtual-thread events failed; lifecycle probes may miss events\n");
             reported = true;
         }
@@ -395,6 +437,7 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
     callbacks.VirtualThreadStart = on_vthread_start;
     callbacks.VirtualThreadEnd = on_vthread_end;
     callbacks.VMInit = on_vm_init;
+    callbacks.VMDeath = on_vm_death;
     if (jvmti->SetEventCallbacks(&callbacks, sizeof(callbacks)) != JVMTI_ERROR_NONE ||
         jvmti->SetExtensionEventCallback(mount_index, reinterpret_cast<jvmtiExtensionEvent>(on_mount)) != JVMTI_ERROR_NONE ||
         jvmti->SetExtensionEventCallback(unmount_index, reinterpret_cast<jvmtiExtensionEvent>(on_unmount)) != JVMTI_ERROR_NONE)
@@ -402,11 +445,14 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
 
     if (in_onload && !set_event(JVMTI_EVENT_VM_INIT, true))
         return fail(VTSCOPE_ERR_JVMTI, "enabling VMInit failed");
+    if (needs_probe_watcher() && !set_event(JVMTI_EVENT_VM_DEATH, true))
+        return fail(VTSCOPE_ERR_JVMTI, "enabling VMDeath failed");
     // OTEP readers cannot be detected, so OTEP keeps the records and events on from here. The
     // probes and Virtual Thread Time switch them on when first needed.
-    g_record_demand.store((features & VTSCOPE_FEATURE_OTEP) != 0);
+    g_records_wanted.store((features & VTSCOPE_FEATURE_OTEP) != 0);
     if (!apply_event_demand()) {
         // Leave nothing half-enabled: a start event without its end would claim slots forever.
+        g_records_wanted.store(false);
         g_record_demand.store(false);
         for (jvmtiEvent event : {JVMTI_EVENT_VIRTUAL_THREAD_START, JVMTI_EVENT_VIRTUAL_THREAD_END,
                                  static_cast<jvmtiEvent>(mount_index), static_cast<jvmtiEvent>(unmount_index)})
@@ -440,9 +486,14 @@ int32_t initialize(JavaVM* vm, uint32_t features, uint64_t region_base, uint64_t
 // switching per registration is what collapses throughput on JDK 25 (the seed), and the events
 // are enabled before this thread's block exists, so its next unmount is always seen.
 bool activate_vtt() {
+    if (g_vtt_ready.load(std::memory_order_acquire)) return true;
     std::lock_guard<std::mutex> lock(g_events_mutex);
+    if (g_vtt_ready.load(std::memory_order_relaxed)) return true;  // another thread got here first
     g_vtt_active.store(true);
-    if (apply_event_demand_locked()) return true;
+    if (apply_event_demand_locked()) {
+        g_vtt_ready.store(true, std::memory_order_release);
+        return true;
+    }
     g_vtt_active.store(false);
     apply_event_demand_locked();
     return false;
@@ -520,7 +571,7 @@ __attribute__((visibility("default"))) int32_t vtscope_vtt_register(vtscope_vtt_
         result = VTSCOPE_ERR_NOT_VIRTUAL;
     } else if (current_block(g_rt.jvmti)) {
         result = VTSCOPE_ERR_ALREADY;
-    } else if (!g_vtt_active.load() && !activate_vtt()) {
+    } else if (!activate_vtt()) {
         result = VTSCOPE_ERR_JVMTI;
     } else {
         void* memory = std::aligned_alloc(64, sizeof(vtscope_vtt_block));
