@@ -500,7 +500,18 @@ TEST(LifecycleProbes, EventsAreOnOnlyWhileATracerIsAttached) {
     EXPECT_EQ(read_file(dir.path("vtscope.err")).find("warning"), std::string::npos) << read_file(dir.path("vtscope.err"));
     ASSERT_EQ(tracer.wait(30s).value_or(-1), 0) << read_file(dir.path("vtscope.err"));
 
-    // Detached: the watcher notices within 50 ms.
+    // A second tracer right after the first: it finds the events on, and nothing went off under it.
+    Child second = Child::start({kVtscope, "trace", "--pid", std::to_string(jvm.pid()), "--identity", "lifecycle",
+                                 "--duration", "1", "--output", dir.path("out2.jsonl"), "--ready-file",
+                                 dir.path("vtscope2.ready")},
+                                "", dir.path("vtscope2.err"));
+    ASSERT_TRUE(wait_for_file(dir.path("vtscope2.ready"), 30s)) << read_file(dir.path("vtscope2.err"));
+    EXPECT_TRUE(vtscope::wait_for_probe_events(jvm.pid(), *maps, lib, memory, 0ms)) << "off under the second tracer";
+    ASSERT_EQ(second.wait(30s).value_or(-1), 0) << read_file(dir.path("vtscope2.err"));
+    EXPECT_EQ(read_file(dir.path("vtscope2.err")).find("warning"), std::string::npos)
+        << read_file(dir.path("vtscope2.err"));
+
+    // Detached: the watcher switches off after two polls without a tracer.
     bool off = false;
     for (int i = 0; i < 100 && !off; i++) {
         off = !vtscope::wait_for_probe_events(jvm.pid(), *maps, lib, memory, 0ms);
