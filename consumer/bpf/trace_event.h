@@ -64,19 +64,21 @@ struct vtscope_event {
 	__u64 args[3];         /* first three syscall arguments */
 };
 
-/* Key of the "stats" map (vtscope stat): what one attributed syscall entry is counted under. */
+/*
+ * Key of the "stats" maps (vtscope stat): what one syscall entry is counted under. Only what the
+ * per-trace report needs, so that keys stay few: for a status other than ok, java_id, trace_id
+ * and mounted_virtual are 0 (the report counts those events per status only).
+ */
 struct vtscope_stat_key {
 	__s64 java_id;         /* as in vtscope_event */
 	__u8 trace_id[16];
-	__u8 span_id[8];
 	__u32 syscall_index;
 	__u8 status;
-	__u8 reason;
 	__u8 mounted_virtual;
-	__u8 trace_flags;
+	__u8 pad[2];
 };
 
-/* Value of the "stats" map, one per CPU. */
+/* Value of the "stats" maps, shared by all CPUs (atomic adds). */
 struct vtscope_stat_value {
 	__u64 calls;
 	__u64 arg2_sum;        /* sum of the third argument: bytes requested by read/write-like calls */
@@ -116,7 +118,7 @@ enum vtscope_counter {
 #ifdef __cplusplus
 static_assert(sizeof(struct vtscope_event) == 80, "event layout shared with BPF");
 static_assert(sizeof(struct vtscope_thread_info) == 16, "map value layout shared with BPF");
-static_assert(sizeof(struct vtscope_stat_key) == 40, "map key layout shared with BPF");
+static_assert(sizeof(struct vtscope_stat_key) == 32, "map key layout shared with BPF");
 static_assert(sizeof(struct vtscope_stat_value) == 16, "map value layout shared with BPF");
 static_assert(sizeof(struct vtscope_region_info) == 16, "map value layout shared with BPF");
 static_assert(sizeof(struct vtscope_tls_info) == 16, "map value layout shared with BPF");

@@ -107,15 +107,25 @@ struct {
 } counters SEC(".maps");
 
 /* Layout of every syscalls:sys_enter_* tracepoint (see its "format" file in tracefs). */
-/* vtscope stat: counts per key, summed over CPUs by user space at the end. */
-#define STATS_ENTRIES 131072
+/*
+ * vtscope stat: counts per key in two tables, one active (stats_generation & 1) while user space
+ * drains the other, so a long run never fills them. Entries are allocated on insert
+ * (BPF_F_NO_PREALLOC): a deleted entry is freed only after the programs that may still hold it
+ * have finished, so a late increment is lost at worst, never added to another key.
+ */
+#define STATS_ENTRIES 65536
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+struct stats_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, STATS_ENTRIES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct vtscope_stat_key);
 	__type(value, struct vtscope_stat_value);
-} stats SEC(".maps");
+};
+struct stats_map stats0 SEC(".maps");
+struct stats_map stats1 SEC(".maps");
+
+volatile __u32 stats_generation = 0; /* written by user space between drains */
 
 struct syscall_enter_args {
 	__u64 common;
@@ -321,7 +331,9 @@ int on_task_exit(void *ctx)
 
 /*
  * Finds the slot owned by java_id and leaves its snapshot in *snap; returns its address or 0.
- * Sets *fault on a failed read. One copy per probed slot: the first usually matches.
+ * Sets *fault on a failed read. The home slot (where a thread's slot almost always is) is copied
+ * with its record in one read; further slots of the chain by their owner line only, and the
+ * record of a match there in a second read.
  */
 static __always_inline __u64 find_slot(const struct vtscope_region_info *rg, __s64 java_id,
 				       struct vtscope_slot *snap, bool *fault)
@@ -329,12 +341,19 @@ static __always_inline __u64 find_slot(const struct vtscope_region_info *rg, __s
 	for (__u32 i = 0; i < VTSCOPE_MAX_PROBE; i++) {
 		__u64 index = ((__u64)java_id + i) & rg->capacity_mask;
 		__u64 slot = rg->base + VTSCOPE_REGION_HEADER_SIZE + index * VTSCOPE_SLOT_SIZE;
-		if (bpf_probe_read_user(snap, SLOT_SNAPSHOT_BYTES, (const void *)slot) != 0) {
+		__u32 size = i == 0 ? SLOT_SNAPSHOT_BYTES : sizeof(snap->head.owner) + sizeof(snap->head.kind);
+		if (bpf_probe_read_user(snap, size, (const void *)slot) != 0) {
 			*fault = true;
 			return 0;
 		}
-		if (snap->head.owner == java_id)
+		if (snap->head.owner == java_id) {
+			if (i > 0 && bpf_probe_read_user(&snap->record, SLOT_SNAPSHOT_BYTES - VTSCOPE_RECORD_OFFSET,
+							 (const void *)(slot + VTSCOPE_RECORD_OFFSET)) != 0) {
+				*fault = true;
+				return 0;
+			}
 			return slot;
+		}
 		if (snap->head.owner == VTSCOPE_OWNER_FREE)
 			return 0;
 	}
@@ -589,26 +608,26 @@ int on_sys_enter_stat(struct syscall_enter_args *ctx)
 	struct vtscope_event e;
 	attribute(&e, (__u32)pid_tgid);
 	struct vtscope_stat_key key = {};
-	key.java_id = e.java_id;
-	__builtin_memcpy(key.trace_id, e.trace_id, sizeof(key.trace_id));
-	__builtin_memcpy(key.span_id, e.span_id, sizeof(key.span_id));
 	key.syscall_index = (__u32)bpf_get_attach_cookie(ctx);
 	key.status = e.status;
-	key.reason = e.reason;
-	key.mounted_virtual = e.mounted_virtual;
-	key.trace_flags = e.trace_flags;
-	struct vtscope_stat_value *value = bpf_map_lookup_elem(&stats, &key);
+	if (e.status == VTSCOPE_STATUS_OK) {
+		key.java_id = e.java_id;
+		__builtin_memcpy(key.trace_id, e.trace_id, sizeof(key.trace_id));
+		key.mounted_virtual = e.mounted_virtual;
+	}
+	void *table = (stats_generation & 1) ? (void *)&stats1 : (void *)&stats0;
+	struct vtscope_stat_value *value = bpf_map_lookup_elem(table, &key);
 	if (!value) {
-		/* Per-CPU values: another CPU's insert of the same key (EEXIST) leaves this CPU's at 0. */
+		/* Another CPU may insert the same key first (EEXIST): the lookup below finds its entry. */
 		struct vtscope_stat_value zero = {};
-		bpf_map_update_elem(&stats, &key, &zero, BPF_NOEXIST);
-		value = bpf_map_lookup_elem(&stats, &key);
+		bpf_map_update_elem(table, &key, &zero, BPF_NOEXIST);
+		value = bpf_map_lookup_elem(table, &key);
 		if (!value) {
 			count(VTSCOPE_COUNTER_LOST); /* the table is full */
 			return 0;
 		}
 	}
-	value->calls += 1;
-	value->arg2_sum += ctx->args[2];
+	__sync_fetch_and_add(&value->calls, 1);
+	__sync_fetch_and_add(&value->arg2_sum, ctx->args[2]);
 	return 0;
 }

@@ -89,7 +89,8 @@ private:
     Status attach_probe_channel();
     void check_probe_events();
     void print_summary();
-    ReportData collect_stats();
+    void drain_stats(bpf_map* table);
+    void rotate_stats();
 
     const TraceOptions& options_;
     JvmTarget target_;
@@ -112,6 +113,7 @@ private:
     std::optional<ProbeEventsLocation> probe_events_at_;  // libvtscope's event state (lifecycle channels)
     uint32_t expected_epoch_ = 0;
     uint64_t mapping_resets_ = 0;
+    ReportData stats_report_;  // vtscope stat: the counts drained so far
 };
 
 Status Session::load_and_attach() {
@@ -126,7 +128,8 @@ Status Session::load_and_attach() {
         bpf_map__set_max_entries(skel_->maps.events, static_cast<uint32_t>(sysconf(_SC_PAGESIZE)));
         bpf_program__set_autoload(skel_->progs.on_sys_enter, false);
     } else {
-        bpf_map__set_max_entries(skel_->maps.stats, 1);
+        bpf_map__set_max_entries(skel_->maps.stats0, 1);
+        bpf_map__set_max_entries(skel_->maps.stats1, 1);
         bpf_program__set_autoload(skel_->progs.on_sys_enter_stat, false);
     }
     if (int err = vtscope_trace_bpf__load(skel_.get())) {
@@ -376,6 +379,7 @@ int Session::run() {
             sync_region();
             sync_thread_context_tls();
             check_probe_events();
+            rotate_stats();
             if (region_found_)
                 if (auto stats = read_writer_stats(memory_, region_)) writer_stats_ = stats;
             next_sync = now + std::chrono::milliseconds(250);
@@ -393,7 +397,9 @@ int Session::run() {
     while (ring_buffer__consume(ring_.get()) > 0) {
     }
     if (options_.aggregate) {
-        std::string report = render_report(collect_stats(), options_.top);
+        drain_stats(skel_->maps.stats0);  // after the detach: nothing writes them any more
+        drain_stats(skel_->maps.stats1);
+        std::string report = render_report(stats_report_, options_.top);
         if (std::fwrite(report.data(), 1, report.size(), out_) != report.size() && !write_errno_)
             write_errno_ = errno ? errno : EIO;
     }
@@ -406,30 +412,21 @@ int Session::run() {
     return 0;
 }
 
-// vtscope stat: the kernel's counts, summed over CPUs, in the form `vtscope report` reads from a
-// trace file, so both print the same report.
-ReportData Session::collect_stats() {
-    ReportData data;
-    int fd = bpf_map__fd(skel_->maps.stats);
-    int ncpu = libbpf_num_possible_cpus();
-    std::vector<vtscope_stat_value> per_cpu(ncpu > 0 ? ncpu : 1);
+// vtscope stat: moves a table's counts into the report (the form `vtscope report` reads from a
+// trace file, so both print the same report) and empties it.
+void Session::drain_stats(bpf_map* table) {
+    int fd = bpf_map__fd(table);
     vtscope_stat_key key{};
-    vtscope_stat_key next{};
-    bool first = true;
-    while (bpf_map_get_next_key(fd, first ? nullptr : &key, &next) == 0) {
-        first = false;
-        key = next;
-        if (bpf_map_lookup_elem(fd, &key, per_cpu.data()) != 0) continue;
+    std::vector<vtscope_stat_key> drained;
+    while (bpf_map_get_next_key(fd, drained.empty() ? nullptr : &key, &key) == 0) {
         vtscope_stat_value total{};
-        for (const auto& v : per_cpu) {
-            total.calls += v.calls;
-            total.arg2_sum += v.arg2_sum;
-        }
+        if (bpf_map_lookup_elem(fd, &key, &total) != 0) continue;
+        drained.push_back(key);
         if (total.calls == 0) continue;
         unsigned status = key.status < VTSCOPE_STATUS_COUNT ? key.status : unsigned{VTSCOPE_STATUS_INVALID};
         counts_.delivered[status] += total.calls;
-        data.lines += total.calls;
-        data.by_status[status_name(status)] += total.calls;
+        stats_report_.lines += total.calls;
+        stats_report_.by_status[status_name(status)] += total.calls;
         if (status != VTSCOPE_STATUS_OK) continue;
         const std::string& syscall =
             key.syscall_index < options_.syscalls.size() ? options_.syscalls[key.syscall_index] : "?";
@@ -439,13 +436,22 @@ ReportData Session::collect_stats() {
             trace_id.push_back(kDigits[b >> 4]);
             trace_id.push_back(kDigits[b & 15]);
         }
-        TraceTotals& t = data.traces[trace_id];
+        TraceTotals& t = stats_report_.traces[trace_id];
         t.syscalls += total.calls;
         if (syscall_has_count(syscall)) t.bytes += total.arg2_sum;
         if (key.mounted_virtual) t.vthreads.insert(key.java_id);
         t.by_syscall[syscall] += total.calls;
     }
-    return data;
+    for (const auto& k : drained) bpf_map_delete_elem(fd, &k);
+}
+
+// Every sync: drain the table retired at the previous sync (at least 250 ms ago, so no program
+// still writes it), then make it the active one and retire the other.
+void Session::rotate_stats() {
+    if (!options_.aggregate) return;
+    uint32_t generation = __atomic_load_n(&skel_->bss->stats_generation, __ATOMIC_RELAXED);
+    drain_stats(generation & 1 ? skel_->maps.stats0 : skel_->maps.stats1);
+    __atomic_store_n(&skel_->bss->stats_generation, generation + 1, __ATOMIC_RELEASE);
 }
 
 void Session::print_summary() {
@@ -467,7 +473,8 @@ void Session::print_summary() {
     if (totals[VTSCOPE_COUNTER_LOST] > 0)
         std::fprintf(stderr, "vtscope: warning: %llu events were not counted: %s\n",
                      static_cast<unsigned long long>(totals[VTSCOPE_COUNTER_LOST]),
-                     options_.aggregate ? "the stat table is full (131072 distinct thread/context/syscall keys)"
+                     options_.aggregate ? "the stat table was full (65536 distinct thread/trace/syscall keys "
+                                          "between two drains, 250 ms apart)"
                                         : "the ring buffer was full");
     if (vmstructs()) {
         std::fprintf(stderr, "vtscope: threads: %zu at attach, %llu started, %llu exited during the trace\n",

@@ -196,6 +196,8 @@ public abstract sealed class VtScopeContextStorage implements ContextStorage {
 
     /** Over another storage: it decides what is current, and the record follows. */
     static final class Wrapping extends VtScopeContextStorage {
+        /** Each thread's parsed ids; the delegate keeps its own thread-local for the context. */
+        private static final ThreadLocal<ParsedIds> IDS = ThreadLocal.withInitial(ParsedIds::new);
         private final ContextStorage delegate;
 
         Wrapping(ContextStorage delegate, RecordRegion region) {
@@ -209,12 +211,12 @@ public abstract sealed class VtScopeContextStorage implements ContextStorage {
             if (scope == Scope.noop()) {
                 return scope; // the delegate changed nothing (same context, or null)
             }
-            publish(toAttach, -1, new ParsedIds());
+            publish(toAttach, -1, IDS.get());
             return () -> {
                 scope.close();
                 // Whatever the delegate made current (the context before, or something else after
                 // an out-of-order close), on the closing thread, into its own record.
-                publish(delegate.current(), -1, new ParsedIds());
+                publish(delegate.current(), -1, IDS.get());
             };
         }
 
