@@ -62,7 +62,7 @@ harness: all
 
 # The benchmark matrix (issue 5): workload x configuration, the write storm and native memory;
 # writes $(BUILD)/bench/results.{md,json} and figure.{svg,png}. Root (the consumer configurations).
-# bench: 4 forks, 3 x 1 s warm-up, 5 x 1 s measurement (about 30 minutes on 2 cores).
+# bench: 4 forks, 3 x 1 s warm-up, 5 x 1 s measurement (about 23 minutes on 2 cores).
 # bench-quick: 1 fork, short iterations (a sanity run of about 2-3 minutes, numbers are noise).
 bench: all
 	$(BUILD)/bin/vtscope-bench --out $(BUILD)/bench
