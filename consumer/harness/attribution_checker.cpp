@@ -34,12 +34,13 @@ CheckResult check_markers(const std::vector<std::string>& expected_lines, const 
     for (const std::string& line : expected_lines) {
         Expected e;
         auto get = [&](const char* key) { return json_int_field(line, key); };
-        if (!get("sender") || !get("seq") || !get("count") || !get("fd") || !get("thread_id")) continue;
-        e.sender = *get("sender");
-        e.seq = *get("seq");
-        e.count = *get("count");
-        e.fd = *get("fd");
-        e.thread_id = *get("thread_id");
+        auto sender = get("sender"), seq = get("seq"), count = get("count"), fd = get("fd"), thread_id = get("thread_id");
+        if (!sender || !seq || !count || !fd || !thread_id) continue;
+        e.sender = *sender;
+        e.seq = *seq;
+        e.count = *count;
+        e.fd = *fd;
+        e.thread_id = *thread_id;
         e.vthread = get("vthread");
         e.trace_id = std::string(json_raw_field(line, "trace_id").value_or(""));
         e.span_id = std::string(json_raw_field(line, "span_id").value_or(""));
@@ -51,8 +52,6 @@ CheckResult check_markers(const std::vector<std::string>& expected_lines, const 
     for (auto& [count, list] : by_count)
         std::sort(list.begin(), list.end(), [](const Expected& a, const Expected& b) { return a.seq < b.seq; });
 
-    std::vector<ParsedEvent> events;
-    std::vector<uint64_t> timestamps;
     std::vector<std::pair<uint64_t, ParsedEvent>> ordered;
     for (const std::string& line : trace_lines) {
         auto e = parse_event_line(line);

@@ -53,15 +53,22 @@ bool syscall_has_count(std::string_view name) {
 
 namespace {
 void append_hex(std::string& out, const unsigned char* bytes, size_t n) {
-    static constexpr char kDigits[] = "0123456789abcdef";
     out.push_back('"');
+    out += hex_string(bytes, n);
+    out.push_back('"');
+}
+}  // namespace
+
+std::string hex_string(const unsigned char* bytes, size_t n) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(2 * n);
     for (size_t i = 0; i < n; i++) {
         out.push_back(kDigits[bytes[i] >> 4]);
         out.push_back(kDigits[bytes[i] & 15]);
     }
-    out.push_back('"');
+    return out;
 }
-}  // namespace
 
 std::string format_event(const vtscope_event& e, std::string_view syscall) {
     std::string out;

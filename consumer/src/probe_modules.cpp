@@ -95,18 +95,22 @@ std::optional<ProbeEventsState> read_probe_events_state(const MemoryReader& memo
     return state;
 }
 
-bool wait_for_probe_events(pid_t pid, const std::vector<Mapping>& maps, const std::string& library,
-                           const MemoryReader& memory, std::chrono::milliseconds timeout) {
-    auto at = find_probe_events_state(pid, maps, library);
-    if (!at) return true;  // an older library: its events are always on
+bool wait_for_probe_events(const MemoryReader& memory, const ProbeEventsLocation& at,
+                           std::chrono::milliseconds timeout) {
     auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
-        auto state = read_probe_events_state(memory, *at);
+        auto state = read_probe_events_state(memory, at);
         if (!state) return false;
         if (state->active == 1) return true;
         if (std::chrono::steady_clock::now() >= deadline) return false;
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
+}
+
+bool wait_for_probe_events(pid_t pid, const std::vector<Mapping>& maps, const std::string& library,
+                           const MemoryReader& memory, std::chrono::milliseconds timeout) {
+    auto at = find_probe_events_state(pid, maps, library);
+    return !at || wait_for_probe_events(memory, *at, timeout);  // an older library: always on
 }
 
 Expected<std::string> find_hotspot_probe_module(pid_t pid, const std::vector<Mapping>& maps) {

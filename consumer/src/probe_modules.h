@@ -40,6 +40,8 @@ std::optional<ProbeEventsState> read_probe_events_state(const MemoryReader& memo
 
 // Waits up to timeout for the events to be on. True once they are, or at once if the library
 // predates the state; false on timeout or when the target can no longer be read.
+bool wait_for_probe_events(const MemoryReader& memory, const ProbeEventsLocation& at,
+                           std::chrono::milliseconds timeout);
 bool wait_for_probe_events(pid_t pid, const std::vector<Mapping>& maps, const std::string& library,
                            const MemoryReader& memory, std::chrono::milliseconds timeout);
 

@@ -69,21 +69,27 @@ ReportData collect_report(std::istream& in) {
     std::string line;
     while (std::getline(in, line)) {
         if (line.empty()) continue;
-        data.lines++;
         auto e = parse_event_line(line);
         if (!e) {
+            data.lines++;
             data.malformed++;
             continue;
         }
-        data.by_status[e->status]++;
-        if (e->trace_id.empty()) continue;
-        TraceTotals& t = data.traces[e->trace_id];
-        t.syscalls++;
-        if (e->count) t.bytes += *e->count;
-        if (e->vthread) t.vthreads.insert(*e->vthread);
-        t.by_syscall[e->syscall]++;
+        add_to_report(data, e->status, e->trace_id, e->syscall, 1, e->count, e->vthread);
     }
     return data;
+}
+
+void add_to_report(ReportData& data, std::string_view status, const std::string& trace_id, const std::string& syscall,
+                   uint64_t n, std::optional<uint64_t> bytes, std::optional<int64_t> vthread) {
+    data.lines += n;
+    data.by_status[std::string(status)] += n;
+    if (trace_id.empty()) return;
+    TraceTotals& t = data.traces[trace_id];
+    t.syscalls += n;
+    if (bytes) t.bytes += *bytes;
+    if (vthread) t.vthreads.insert(*vthread);
+    t.by_syscall[syscall] += n;
 }
 
 std::string render_report(const ReportData& data, int top) {

@@ -52,6 +52,11 @@ struct ReportData {
     std::map<std::string, TraceTotals> traces;
 };
 
+// Counts n syscall entries of one kind into the report: trace_id empty unless status is ok;
+// bytes only for syscalls that take a byte count; vthread when a virtual thread was mounted.
+void add_to_report(ReportData& data, std::string_view status, const std::string& trace_id, const std::string& syscall,
+                   uint64_t n, std::optional<uint64_t> bytes, std::optional<int64_t> vthread);
+
 ReportData collect_report(std::istream& in);
 std::string render_report(const ReportData& data, int top);
 int run_report(const ReportOptions& options);

@@ -90,6 +90,11 @@ private:
     void check_probe_events();
     void print_summary();
     void drain_stats(bpf_map* table);
+    // The name behind an attach cookie (an index into --syscalls).
+    const std::string& syscall_name(uint32_t index) const {
+        static const std::string unknown = "?";
+        return index < options_.syscalls.size() ? options_.syscalls[index] : unknown;
+    }
     void rotate_stats();
 
     const TraceOptions& options_;
@@ -211,7 +216,7 @@ Status Session::attach_probe_channel() {
     links_.emplace_back(exit_link);
     // libvtscope switches its events on when it sees our semaphores (within 50 ms); until then
     // no thread is mapped, so "ready" waits for it.
-    if (!hotspot && !wait_for_probe_events(target_.pid, *maps, *module, memory_, std::chrono::seconds(2)))
+    if (probe_events_at_ && !wait_for_probe_events(memory_, *probe_events_at_, std::chrono::seconds(2)))
         std::fprintf(stderr, "vtscope: warning: libvtscope.so did not report its lifecycle events enabled within "
                              "2 s; events before that are unmapped\n");
     if (probe_events_at_) {
@@ -340,8 +345,7 @@ int Session::on_event(void* ctx, void* data, size_t size) {
     if (size < sizeof(vtscope_event)) return 0;
     vtscope_event event;
     std::memcpy(&event, data, sizeof(event));
-    const std::string& name =
-        event.syscall_index < self->options_.syscalls.size() ? self->options_.syscalls[event.syscall_index] : "?";
+    const std::string& name = self->syscall_name(event.syscall_index);
     self->counts_.delivered[event.status < VTSCOPE_STATUS_COUNT ? event.status : unsigned{VTSCOPE_STATUS_INVALID}]++;
     std::string line = format_event(event, name);
     line.push_back('\n');
@@ -425,22 +429,12 @@ void Session::drain_stats(bpf_map* table) {
         if (total.calls == 0) continue;
         unsigned status = key.status < VTSCOPE_STATUS_COUNT ? key.status : unsigned{VTSCOPE_STATUS_INVALID};
         counts_.delivered[status] += total.calls;
-        stats_report_.lines += total.calls;
-        stats_report_.by_status[status_name(status)] += total.calls;
-        if (status != VTSCOPE_STATUS_OK) continue;
-        const std::string& syscall =
-            key.syscall_index < options_.syscalls.size() ? options_.syscalls[key.syscall_index] : "?";
-        static constexpr char kDigits[] = "0123456789abcdef";
-        std::string trace_id;
-        for (unsigned char b : key.trace_id) {
-            trace_id.push_back(kDigits[b >> 4]);
-            trace_id.push_back(kDigits[b & 15]);
-        }
-        TraceTotals& t = stats_report_.traces[trace_id];
-        t.syscalls += total.calls;
-        if (syscall_has_count(syscall)) t.bytes += total.arg2_sum;
-        if (key.mounted_virtual) t.vthreads.insert(key.java_id);
-        t.by_syscall[syscall] += total.calls;
+        const std::string& syscall = syscall_name(key.syscall_index);
+        bool ok = status == VTSCOPE_STATUS_OK;
+        add_to_report(stats_report_, status_name(status), ok ? hex_string(key.trace_id, sizeof(key.trace_id)) : "",
+                      syscall, total.calls,
+                      ok && syscall_has_count(syscall) ? std::optional<uint64_t>(total.arg2_sum) : std::nullopt,
+                      ok && key.mounted_virtual ? std::optional<int64_t>(key.java_id) : std::nullopt);
     }
     for (const auto& k : drained) bpf_map_delete_elem(fd, &k);
 }
