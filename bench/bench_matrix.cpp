@@ -249,11 +249,9 @@ Exit reap(pid_t pid) {
 std::optional<Exit> reap_within(pid_t pid, std::chrono::milliseconds timeout) {
     auto deadline = Clock::now() + timeout;
     for (;;) {
-        int status = 0;
         siginfo_t info{};
         if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
             return reap(pid);
-        (void)status;
         if (Clock::now() >= deadline) return std::nullopt;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
@@ -280,6 +278,16 @@ bool wait_for_text(const std::string& path, const std::string& needle, pid_t pid
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return false;
+}
+
+// Waits up to timeout for a tracer's ready file; false if it does not appear or a process exits.
+bool wait_for_ready(const std::string& path, pid_t tracer, pid_t target, std::chrono::milliseconds timeout) {
+    auto deadline = Clock::now() + timeout;
+    while (!fs::exists(path)) {
+        if (Clock::now() >= deadline || !running(tracer) || !running(target)) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
 }
 
 // utime + stime of a live process, in seconds (/proc/PID/stat fields 14 and 15).
@@ -332,8 +340,10 @@ void parse_tracer_stderr(const std::string& text, TracerSummary* t) {
     }
 }
 
-std::vector<std::string> tracer_argv(const Options& o, const std::string& config, pid_t pid, const std::string& ready) {
-    std::vector<std::string> argv = {o.vtscope, "trace", "--pid", std::to_string(pid), "--syscalls", "write",
+// command: "trace", or "stat" (the same attribution counted in the kernel).
+std::vector<std::string> tracer_argv(const Options& o, const std::string& config, pid_t pid, const std::string& ready,
+                                     const std::string& command = "trace") {
+    std::vector<std::string> argv = {o.vtscope, command, "--pid", std::to_string(pid), "--syscalls", "write",
                                      "--output", "/dev/null", "--ready-file", ready};
     if (config == "probes+consumer") {
         argv.push_back("--identity");
@@ -410,10 +420,7 @@ void run_fork(const Options& o, Cell* cell, int fork) {
             std::string ready = stem + ".ready";
             fs::remove(ready);
             tracer = spawn(tracer_argv(o, cell->config, child, ready), stem + ".tracer.out", stem + ".tracer.err");
-            auto deadline = Clock::now() + std::chrono::seconds(60);
-            while (Clock::now() < deadline && !fs::exists(ready) && running(tracer) && running(child))
-                std::this_thread::sleep_for(std::chrono::milliseconds(5));
-            if (fs::exists(ready)) {
+            if (wait_for_ready(ready, tracer, child, std::chrono::seconds(60))) {
                 ts.attach_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
                 // A measurement line "Iteration   1:" (not "# Warmup Iteration") means it was late.
                 std::string text = read_text(out);
@@ -530,10 +537,9 @@ StormRun run_storm(const Options& o, const std::string& mode, int threads) {
     if (mode == "vtscope" || mode == "vtscope-stat") {
         std::string ready = stem + ".ready";
         fs::remove(ready);
-        std::vector<std::string> argv_tracer = tracer_argv(o, "writer+trace", child, ready);
-        if (mode == "vtscope-stat") argv_tracer[1] = "stat";  // same options; counts in the kernel
-        tracer = spawn(argv_tracer, stem + ".tracer.out", stem + ".tracer.err", tracer_cpu);
-        if (!wait_for_text(ready, "", tracer, std::chrono::seconds(30)) && !fs::exists(ready)) r.error = "no ready file";
+        tracer = spawn(tracer_argv(o, "writer+trace", child, ready, mode == "vtscope-stat" ? "stat" : "trace"),
+                       stem + ".tracer.out", stem + ".tracer.err", tracer_cpu);
+        if (!wait_for_ready(ready, tracer, child, std::chrono::seconds(30))) r.error = "no ready file";
     } else if (mode == "empty-bpf") {
         // The same tracepoint with a program that only filters on the pid: bpftrace, no new BPF code.
         std::string program = "tracepoint:syscalls:sys_enter_write /pid == " + std::to_string(child) + "/ { }";
@@ -758,12 +764,10 @@ int main(int argc, char** argv) {
     for (int f = 1; f <= o.forks; f++) {
         for (const auto& key : order) {
             Cell& cell = cells.at(key);
-            auto t = Clock::now();
             run_fork(o, &cell, f);
             std::fprintf(stderr, "  [%3.0fs] %-32s fork %d: %zu samples%s\n",
                          std::chrono::duration<double>(Clock::now() - started).count(), key.c_str(), f,
                          cell.samples.size(), cell.errors.empty() ? "" : (" ERROR: " + cell.errors.back()).c_str());
-            (void)t;
         }
     }
     for (auto& [key, cell] : cells) cell.summary = summarize(cell.samples);
