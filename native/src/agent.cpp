@@ -72,6 +72,7 @@ struct Runtime {
     jfieldID tid_field = nullptr;
     uint32_t features = 0;
     bool paper_release = false;  // AgentOptions::paper_release
+    bool count_start_claims = false;  // the probe watcher may switch VirtualThreadEnd off
     RecordTable table;
 };
 
@@ -135,12 +136,14 @@ void free_block(jvmtiEnv* jvmti, vtscope_vtt_block* block) {
 
 void JNICALL on_vthread_start(jvmtiEnv*, JNIEnv* jni, jthread vthread) {
     if (!wants_records()) return;
+    // Only the watcher switches VirtualThreadEnd off, so only then are start claims counted.
     // Counted before demand is checked, and the watcher clears demand before it reads the count
     // (both sequentially consistent): either this claim is counted before the watcher decides
     // to disable VirtualThreadEnd, or the demand it reads is already gone and nothing is claimed.
-    g_start_claims.fetch_add(1);
+    bool counted = g_rt.count_start_claims;
+    if (counted) g_start_claims.fetch_add(1);
     if (!g_record_demand.load()) {
-        g_start_claims.fetch_sub(1);
+        if (counted) g_start_claims.fetch_sub(1);
         return;
     }
     int64_t vid = thread_id(jni, vthread);
@@ -148,12 +151,11 @@ void JNICALL on_vthread_start(jvmtiEnv*, JNIEnv* jni, jthread vthread) {
     // and stays valid until after vthread__end.
     bool newly_claimed = false;
     uint64_t record = g_rt.table.claim(vid, true, true, &newly_claimed);
-    if (!newly_claimed) g_start_claims.fetch_sub(1);
+    if (counted && !newly_claimed) g_start_claims.fetch_sub(1);
     // JDK 25 posts a VirtualThreadMount right after this start (and an unmount right before
     // VirtualThreadEnd), so every mount and unmount reaches the probes through the extension
-    // events: per thread, mounts = unmounts.
+    // events (per thread, mounts = unmounts), and on_mount/on_unmount set otel_thread_ctx_v1.
     if (VTSCOPE_PROBE_ENABLED(vthread__start)) DTRACE_PROBE2(vtscope, vthread__start, vid, record);
-    if (g_rt.features & VTSCOPE_FEATURE_OTEP) set_thread_context(record);
 }
 
 void JNICALL on_vthread_end(jvmtiEnv* jvmti, JNIEnv* jni, jthread vthread) {
@@ -163,9 +165,8 @@ void JNICALL on_vthread_end(jvmtiEnv* jvmti, JNIEnv* jni, jthread vthread) {
     if (!wants_records()) return;
     int64_t vid = thread_id(jni, vthread);
     if (VTSCOPE_PROBE_ENABLED(vthread__end)) DTRACE_PROBE1(vtscope, vthread__end, vid);
-    if (g_rt.features & VTSCOPE_FEATURE_OTEP) set_thread_context(0);
     // After the probe: the record stays valid until vthread__end has fired.
-    if (g_rt.table.release(vid, g_rt.paper_release)) g_start_claims.fetch_sub(1);
+    if (g_rt.table.release(vid, g_rt.paper_release) && g_rt.count_start_claims) g_start_claims.fetch_sub(1);
 }
 
 // Extension event callbacks are declared variadic by jvmti.h; HotSpot calls the mount and
@@ -432,6 +433,7 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
     g_mount_index = mount_index;
     g_unmount_index = unmount_index;
     g_rt.features = features;
+    g_rt.count_start_claims = needs_probe_watcher();
 
     jvmtiEventCallbacks callbacks{};
     callbacks.VirtualThreadStart = on_vthread_start;

@@ -16,7 +16,6 @@ public:
     // Creates and maps a new region (memfd "vtscope-records") with capacity slots (power of two).
     bool create(uint32_t capacity, std::string* error);
 
-    bool ready() const { return base_ != 0; }
     uint64_t base() const { return base_; }
     uint64_t size() const { return size_; }
 
