@@ -431,7 +431,8 @@ public final class NativeLibrary {
         throw new IllegalStateException(t); // the C functions throw nothing checked
     }
 
-    private static List<String> mapsOfThisProcess() {
+    /** The lines of /proc/self/maps, or none without /proc; RecordRegion's adoption reads them too. */
+    static List<String> mapsOfThisProcess() {
         try {
             return Files.readAllLines(Path.of("/proc/self/maps"));
         } catch (IOException e) {

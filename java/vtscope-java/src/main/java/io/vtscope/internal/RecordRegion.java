@@ -2,7 +2,6 @@ package io.vtscope.internal;
 
 import static io.vtscope.internal.RecordLayout.*;
 
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -14,8 +13,6 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
 import java.nio.ByteOrder;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -174,9 +171,9 @@ public final class RecordRegion {
      * report as no context, so this does not claim a slot.
      */
     public void clear() {
-        long slot = findSlot(Thread.currentThread().threadId());
-        if (slot >= 0) {
-            clearRecord(slot + RECORD_OFFSET);
+        long r = claimedRecordOffset();
+        if (r >= 0) {
+            clearRecord(r);
         }
     }
 
@@ -440,14 +437,6 @@ public final class RecordRegion {
                 .orElseThrow(() -> new IllegalStateException("libc has no " + name)), fd, options);
     }
 
-    private static List<String> mapsOfThisProcess() {
-        try {
-            return Files.readAllLines(Path.of("/proc/self/maps"));
-        } catch (IOException e) {
-            return List.of();
-        }
-    }
-
     /** Lazy holder: the region is adopted or created by the first thread that needs it, exactly once. */
     private static final class Global {
         static final RecordRegion REGION;
@@ -457,7 +446,7 @@ public final class RecordRegion {
             RecordRegion region = null;
             String reason = null;
             try {
-                region = adoptExisting(mapsOfThisProcess(), ProcessHandle.current().pid());
+                region = adoptExisting(NativeLibrary.mapsOfThisProcess(), ProcessHandle.current().pid());
                 if (region == null) {
                     region = new RecordRegion(Math.clamp(
                             Long.getLong("vtscope.records.capacity", DEFAULT_CAPACITY), MIN_CAPACITY, MAX_CAPACITY));

@@ -60,11 +60,18 @@ public abstract sealed class VtScopeContextStorage implements ContextStorage {
     }
 
     /**
-     * A thread's parsed ids: the scratch buffer the SDK's hex ids are copied into, and the binary
-     * ids of the span context it parsed last, so re-publishing that context (a context attached
-     * again, e.g. for every callback of one request) does not parse again. Touched by one thread.
+     * What a thread keeps for publishing, touched only by that thread: its record's offset, the
+     * scratch buffer the SDK's hex ids are copied into, and the binary ids of the span context it
+     * parsed last, so re-publishing that context (a context attached again, e.g. for every
+     * callback of one request) does not parse again.
      */
     static class ParsedIds {
+        /**
+         * The thread's record offset once it has one. A slot changes hands only after its owner
+         * has ended (RecordRegion's take-over, libvtscope's release at VirtualThreadEnd), so it
+         * stays valid for as long as the thread can publish.
+         */
+        long record = -1;
         final byte[] scratch = new byte[Hex.IDS_BYTES];
         SpanContext parsed;
         long traceIdHigh;
@@ -89,25 +96,23 @@ public abstract sealed class VtScopeContextStorage implements ContextStorage {
     }
 
     /**
-     * Makes the record at {@code knownRecord} (the calling thread's, or -1 if unknown) hold
-     * {@code context}'s span, or no context. Returns the thread's record offset afterwards, or -1
-     * if it has none (a thread that never published has no record, which readers already report
-     * as no context, so clearing never claims).
+     * Makes the calling thread's record hold {@code context}'s span, or no context, and keeps the
+     * record's offset in {@code ids} once known. A thread that never published has no record,
+     * which readers already report as no context, so clearing never claims.
      */
-    final long publish(Context context, long knownRecord, ParsedIds ids) {
+    final void publish(Context context, ParsedIds ids) {
         SpanContext sc = validSpanContext(context);
-        long r = knownRecord >= 0 ? knownRecord : region.claimedRecordOffset();
-        if (sc != null) {
-            if (r < 0) {
-                r = region.currentRecordOffset();
-            }
-            if (r >= 0) {
-                write(r, sc, ids);
-            }
-        } else if (r >= 0) {
-            region.clearRecord(r);
+        if (ids.record < 0) {
+            ids.record = sc != null ? region.currentRecordOffset() : region.claimedRecordOffset();
         }
-        return r;
+        if (ids.record < 0) {
+            return;
+        }
+        if (sc != null) {
+            write(ids.record, sc, ids);
+        } else {
+            region.clearRecord(ids.record);
+        }
     }
 
     /**
@@ -125,12 +130,6 @@ public abstract sealed class VtScopeContextStorage implements ContextStorage {
         /** One per thread that attached a context, touched only by that thread. */
         static final class ThreadState extends ParsedIds {
             Context current;
-            /**
-             * The thread's record offset once it has one. A slot changes hands only after its
-             * owner has ended (RecordRegion's take-over, libvtscope's release at
-             * VirtualThreadEnd), so it stays valid for as long as the thread can attach.
-             */
-            long record = -1;
         }
 
         OwnThreadLocal(RecordRegion region) {
@@ -157,7 +156,7 @@ public abstract sealed class VtScopeContextStorage implements ContextStorage {
                 return Scope.noop();
             }
             state.current = toAttach;
-            state.record = publish(toAttach, state.record, state);
+            publish(toAttach, state);
             return new OwnScope(before, toAttach);
         }
 
@@ -189,7 +188,7 @@ public abstract sealed class VtScopeContextStorage implements ContextStorage {
                 }
                 closed = true;
                 state.current = before;
-                state.record = publish(before, state.record, state);
+                publish(before, state);
             }
         }
     }
@@ -211,12 +210,12 @@ public abstract sealed class VtScopeContextStorage implements ContextStorage {
             if (scope == Scope.noop()) {
                 return scope; // the delegate changed nothing (same context, or null)
             }
-            publish(toAttach, -1, IDS.get());
+            publish(toAttach, IDS.get());
             return () -> {
                 scope.close();
                 // Whatever the delegate made current (the context before, or something else after
                 // an out-of-order close), on the closing thread, into its own record.
-                publish(delegate.current(), -1, IDS.get());
+                publish(delegate.current(), IDS.get());
             };
         }
 
