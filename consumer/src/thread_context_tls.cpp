@@ -17,16 +17,20 @@ Expected<int64_t> static_tls_offset(uint64_t descriptor_argument) {
 }
 
 Expected<ThreadContextTls> find_thread_context_tls(pid_t pid, const std::vector<Mapping>& maps,
-                                                   const MemoryReader& memory) {
+                                                   const MemoryReader& memory, std::set<std::string>* without_symbol) {
     std::set<std::string> tried;
     for (const Mapping& m : maps) {
         if (m.offset != 0 || m.path.empty() || m.path[0] != '/' || m.path.find(".so") == std::string::npos ||
-            m.path.find(" (deleted)") != std::string::npos || !tried.insert(m.path).second)
+            m.path.find(" (deleted)") != std::string::npos || !tried.insert(m.path).second ||
+            (without_symbol && without_symbol->count(m.path)))
             continue;
         auto elf = ElfFile::load("/proc/" + std::to_string(pid) + "/root" + m.path, {kThreadContextSymbol});
         if (!elf) continue;
         const ElfSymbol* sym = elf->find(kThreadContextSymbol);
-        if (!sym || !sym->is_tls) continue;
+        if (!sym || !sym->is_tls) {
+            if (without_symbol) without_symbol->insert(m.path);
+            continue;
+        }
         uint64_t slot = elf->tlsdesc_slot(kThreadContextSymbol);
         if (!slot) return make_error(m.path + " defines otel_thread_ctx_v1 without a TLS descriptor (not the TLSDESC dialect)");
         uint64_t descriptor[2] = {};

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,10 @@ struct ThreadContextTls {
 Expected<int64_t> static_tls_offset(uint64_t descriptor_argument);
 
 // Searches the target's mapped modules; an error says why the variable cannot be read (not
-// loaded yet is an error too: callers retry later).
+// loaded yet is an error too: callers retry later). Modules found not to define it are added to
+// *without_symbol, when given, and skipped on later calls, so a retry parses only new modules.
 Expected<ThreadContextTls> find_thread_context_tls(pid_t pid, const std::vector<Mapping>& maps,
-                                                   const MemoryReader& memory);
+                                                   const MemoryReader& memory,
+                                                   std::set<std::string>* without_symbol = nullptr);
 
 }  // namespace vtscope

@@ -111,6 +111,7 @@ private:
     std::optional<WriterStats> writer_stats_;  // last read, kept for after the target exits
     std::optional<ThreadContextTls> thread_context_tls_;
     std::string thread_context_tls_error_;
+    std::set<std::string> modules_without_tls_;  // parsed once: they do not define otel_thread_ctx_v1
     std::set<uint64_t> warned_regions_;
     size_t threads_at_attach_ = 0;
     size_t own_ids_learned_ = 0;
@@ -268,7 +269,7 @@ void Session::sync_thread_context_tls() {
     if (!otep_tls() || thread_context_tls_) return;
     auto maps = read_maps(target_.pid);
     if (!maps) return;
-    auto tls = find_thread_context_tls(target_.pid, *maps, memory_);
+    auto tls = find_thread_context_tls(target_.pid, *maps, memory_, &modules_without_tls_);
     if (!tls) {
         thread_context_tls_error_ = tls.error().message;
         return;
