@@ -40,6 +40,9 @@
 
 namespace fs = std::filesystem;
 using namespace vtscope::bench;
+using vtscope::Json;
+using vtscope::json_quote;
+using vtscope::parse_json;
 using Clock = std::chrono::steady_clock;
 
 namespace {

@@ -70,46 +70,51 @@ std::string hex_string(const unsigned char* bytes, size_t n) {
     return out;
 }
 
-std::string format_event(const vtscope_event& e, std::string_view syscall) {
-    std::string out;
-    out.reserve(320);
-    char buf[96];
-    std::snprintf(buf, sizeof(buf), "{\"ts_ns\":%llu,\"pid\":%u,\"tid\":%u,\"vthread\":",
-                  static_cast<unsigned long long>(e.ts_ns), e.pid, e.tid);
-    out += buf;
-    bool identity = e.status == VTSCOPE_STATUS_OK || e.status == VTSCOPE_STATUS_NO_CONTEXT ||
-                    (e.status == VTSCOPE_STATUS_INVALID && e.java_id > 0);
-    if (identity && e.mounted_virtual) {
-        out += std::to_string(e.java_id);
+void append_attribution(std::string& out, const vtscope_attribution& a) {
+    out += "\"vthread\":";
+    bool identity = a.status == VTSCOPE_STATUS_OK || a.status == VTSCOPE_STATUS_NO_CONTEXT ||
+                    (a.status == VTSCOPE_STATUS_INVALID && a.java_id > 0);
+    if (identity && a.mounted_virtual) {
+        out += std::to_string(a.java_id);
     } else {
         out += "null";
     }
     out += ",\"java_thread\":";
-    out += identity ? std::to_string(e.java_id) : std::string("null");
+    out += identity ? std::to_string(a.java_id) : std::string("null");
     out += ",\"trace_id\":";
-    bool context = e.status == VTSCOPE_STATUS_OK;
-    if (context) {
-        append_hex(out, e.trace_id, sizeof(e.trace_id));
+    if (a.status == VTSCOPE_STATUS_OK) {
+        append_hex(out, a.trace_id, sizeof(a.trace_id));
         out += ",\"span_id\":";
-        append_hex(out, e.span_id, sizeof(e.span_id));
-        out += ",\"trace_flags\":" + std::to_string(e.trace_flags);
+        append_hex(out, a.span_id, sizeof(a.span_id));
+        out += ",\"trace_flags\":" + std::to_string(a.trace_flags);
     } else {
         out += "null,\"span_id\":null,\"trace_flags\":null";
     }
     out += ",\"status\":\"";
-    out += status_name(e.status);
+    out += status_name(a.status);
     out += '"';
-    if (const char* reason = reason_name(e.reason)) {
+    if (const char* reason = reason_name(a.reason)) {
         out += ",\"reason\":\"";
         out += reason;
         out += '"';
     }
+}
+
+std::string format_syscall_event(const vtscope_syscall_event& e, std::string_view syscall) {
+    std::string out;
+    out.reserve(320);
+    char buf[96];
+    std::snprintf(buf, sizeof(buf), "{\"ts_ns\":%llu,\"pid\":%u,\"tid\":%u,", static_cast<unsigned long long>(e.ts_ns),
+                  e.pid, e.tid);
+    out += buf;
+    append_attribution(out, e.attribution);
     out += ",\"syscall\":\"";
     out += syscall;  // validated [a-z0-9_] by the option parser
     out += "\",\"fd\":";
-    out += syscall_has_fd(syscall) ? std::to_string(static_cast<int32_t>(static_cast<uint32_t>(e.args[0]))) : std::string("null");
+    out += e.nargs > 0 && syscall_has_fd(syscall) ? std::to_string(static_cast<int32_t>(static_cast<uint32_t>(e.args[0])))
+                                                  : std::string("null");
     out += ",\"count\":";
-    out += syscall_has_count(syscall) ? std::to_string(e.args[2]) : std::string("null");
+    out += e.nargs > 2 && syscall_has_count(syscall) ? std::to_string(e.args[2]) : std::string("null");
     out += '}';
     return out;
 }

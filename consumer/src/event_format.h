@@ -1,11 +1,11 @@
-// One trace event as a JSON line (the format of `vtscope trace`).
+// Events as JSON lines: the attribution fields every sink shares, and `vtscope trace`'s line.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <string_view>
 
-#include "../bpf/trace_event.h"
+#include "../bpf/syscalls.h"
 
 namespace vtscope {
 
@@ -15,6 +15,10 @@ bool syscall_has_fd(std::string_view name);     // the first argument is a file 
 bool syscall_has_count(std::string_view name);  // the third argument is a byte count
 std::string hex_string(const unsigned char* bytes, size_t n);  // lowercase, two digits a byte
 
-std::string format_event(const vtscope_event& event, std::string_view syscall);
+// Appends the attribution fields of an event ("vthread" ... "reason", no braces): every sink
+// that writes JSON lines writes them the same way.
+void append_attribution(std::string& out, const vtscope_attribution& attribution);
+// One line of `vtscope trace`.
+std::string format_syscall_event(const vtscope_syscall_event& event, std::string_view syscall);
 
 }  // namespace vtscope

@@ -5,7 +5,7 @@
 
 #include "options.h"
 #include "report.h"
-#include "tracer.h"
+#include "commands.h"
 
 #ifndef VTSCOPE_VERSION
 #define VTSCOPE_VERSION "0.1.0"
@@ -26,8 +26,9 @@ int main(int argc, char** argv) {
             std::printf("vtscope %s\n", VTSCOPE_VERSION);
             return 0;
         case vtscope::Command::kTrace:
-        case vtscope::Command::kStat:
             return vtscope::run_trace(options->trace);
+        case vtscope::Command::kStat:
+            return vtscope::run_stat(options->trace);
         case vtscope::Command::kReport:
             return vtscope::run_report(options->report);
     }

@@ -5,18 +5,9 @@
 #include <cstdlib>
 #include <set>
 
-namespace vtscope {
+#include "identity_channels.h"
 
-const char* identity_name(IdentityChannel channel) {
-    switch (channel) {
-        case IdentityChannel::kVmStructs: return "vmstructs";
-        case IdentityChannel::kOtepTls: return "otep-tls";
-        case IdentityChannel::kLifecycle: return "lifecycle";
-        case IdentityChannel::kTwoProbe: return "two-probe";
-        case IdentityChannel::kHotspotProbes: return "hotspot-probes";
-    }
-    return "?";
-}
+namespace vtscope {
 
 const std::vector<std::string>& default_syscalls() {
     static const std::vector<std::string> names = {"read",   "write",    "pread64", "pwrite64", "readv",
@@ -25,6 +16,12 @@ const std::vector<std::string>& default_syscalls() {
 }
 
 std::string usage() {
+    std::string channels;
+    for (const ChannelInfo& c : identity_channels()) {
+        std::string line = std::string("                              ") + c.name + ": " + c.summary + "\n";
+        if (*c.detail) line += std::string("                                ") + c.detail + "\n";
+        channels += line;
+    }
     return R"(usage: vtscope COMMAND [OPTIONS]
 
 Attributes OS events of a JVM to the Java virtual thread mounted at that instant and to its
@@ -38,16 +35,9 @@ Commands:
                               target exits)
       --output FILE           write JSON lines to FILE (default: standard output)
       --ready-file FILE       create FILE once every probe is attached and the JVM was read
+      --summary-json FILE     write the summary as one JSON object to FILE
       --identity CHANNEL      how the running thread is resolved:
-                              vmstructs (default): HotSpot's JavaThread::_monitor_owner_id,
-                                no agent needed
-                              otep-tls: the OTEP 4947 otel_thread_ctx_v1 thread-local that
-                                libvtscope.so keeps on carriers (-agentpath:...=otep)
-                              lifecycle: the four lifecycle probes of libvtscope.so
-                                (-agentpath:...=probes); attach before threads start
-                              two-probe: mount/unmount probes only (an unsound ablation)
-                              hotspot-probes: the paper's patched-JDK hotspot:vthread__* probes
-  stat --pid PID [options]    count syscall entries per trace context in the kernel (no event
+)" + channels + R"(  stat --pid PID [options]    count syscall entries per trace context in the kernel (no event
                               stream, so far cheaper per syscall) and print the per-trace report
                               at the end; options as for trace, plus --top N (default 10);
                               --output FILE gets the report
@@ -55,8 +45,8 @@ Commands:
   --help, -h                  show this help
   --version                   show the version
 
-trace and stat need root (or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE). They only read the
-target. A summary of counters (events, ok, no_context, invalid, unmapped, lost) goes to stderr.
+trace and stat )" + std::string(kPrivilegeText) + R"(. They only read the target. A
+summary of counters (events, ok, no_context, invalid, unmapped, lost) goes to stderr.
 )";
 }
 
@@ -112,7 +102,7 @@ Expected<Options> parse_trace(const std::vector<std::string>& args, bool aggrega
             name = arg.substr(0, eq);
             value = arg.substr(eq + 1);
         } else if (arg == "--pid" || arg == "--syscalls" || arg == "--duration" || arg == "--output" ||
-                   arg == "--ready-file" || arg == "--identity" || (aggregate && arg == "--top")) {
+                   arg == "--ready-file" || arg == "--identity" || arg == "--summary-json" || (aggregate && arg == "--top")) {
             if (i + 1 >= args.size()) return make_error(arg + " needs a value");
             value = args[++i];
         } else {
@@ -138,17 +128,12 @@ Expected<Options> parse_trace(const std::vector<std::string>& args, bool aggrega
             if (value.empty()) return make_error("--output needs a file name");
             t.output = value;
         } else if (name == "--identity") {
-            bool found = false;
-            for (auto channel : {IdentityChannel::kVmStructs, IdentityChannel::kOtepTls, IdentityChannel::kLifecycle,
-                                 IdentityChannel::kTwoProbe, IdentityChannel::kHotspotProbes}) {
-                if (value == identity_name(channel)) {
-                    t.identity = channel;
-                    found = true;
-                }
-            }
-            if (!found)
-                return make_error("unknown identity channel '" + value +
-                                  "' (vmstructs, otep-tls, lifecycle, two-probe, hotspot-probes)");
+            const ChannelInfo* channel = find_channel(value);
+            if (!channel) return make_error("unknown identity channel '" + value + "' (" + channel_names() + ")");
+            t.identity = channel->channel;
+        } else if (name == "--summary-json") {
+            if (value.empty()) return make_error("--summary-json needs a file name");
+            t.summary_json = value;
         } else if (name == "--ready-file") {
             if (value.empty()) return make_error("--ready-file needs a file name");
             t.ready_file = value;

@@ -24,6 +24,7 @@ struct TraceOptions {
     std::optional<double> duration_seconds;
     std::string output = "-";  // "-" is standard output
     std::string ready_file;
+    std::string summary_json;  // the summary as JSON to this file (empty: none)
     // stat: counts per thread, trace context, syscall and status in the kernel, and prints a
     // per-trace report at the end instead of one line per event.
     bool aggregate = false;

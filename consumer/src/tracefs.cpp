@@ -5,6 +5,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 namespace vtscope {
 
@@ -28,6 +30,27 @@ Expected<std::string> find_tracefs() {
 
 bool syscall_tracepoint_exists(const std::string& tracefs, const std::string& syscall) {
     return is_dir(tracefs + "/events/syscalls/sys_enter_" + syscall);
+}
+
+}  // namespace vtscope
+
+namespace vtscope {
+
+std::optional<int> parse_syscall_argument_count(std::string_view format) {
+    size_t nr = format.find("field:int __syscall_nr;");
+    if (nr == std::string_view::npos) return std::nullopt;
+    int count = 0;
+    for (size_t at = format.find("field:", nr + 1); at != std::string_view::npos; at = format.find("field:", at + 1))
+        count++;
+    return count;
+}
+
+std::optional<int> syscall_argument_count(const std::string& tracefs, const std::string& syscall) {
+    std::ifstream in(tracefs + "/events/syscalls/sys_enter_" + syscall + "/format");
+    if (!in) return std::nullopt;
+    std::stringstream text;
+    text << in.rdbuf();
+    return parse_syscall_argument_count(text.str());
 }
 
 }  // namespace vtscope

@@ -5,37 +5,38 @@
 #include "report.h"
 
 namespace {
-vtscope_event base_event() {
-    vtscope_event e{};
+vtscope_syscall_event base_event() {
+    vtscope_syscall_event e{};
     e.ts_ns = 123;
     e.pid = 10;
     e.tid = 11;
     e.args[0] = 5;
     e.args[2] = 1007;
+    e.nargs = 3;
     return e;
 }
 }  // namespace
 
 TEST(EventFormat, AttributedVirtualThread) {
-    vtscope_event e = base_event();
-    e.status = VTSCOPE_STATUS_OK;
-    e.java_id = 77;
-    e.mounted_virtual = 1;
-    e.trace_flags = 1;
-    for (int i = 0; i < 16; i++) e.trace_id[i] = static_cast<__u8>(0xa0 + i);
-    for (int i = 0; i < 8; i++) e.span_id[i] = static_cast<__u8>(i);
-    EXPECT_EQ(vtscope::format_event(e, "write"),
+    vtscope_syscall_event e = base_event();
+    e.attribution.status = VTSCOPE_STATUS_OK;
+    e.attribution.java_id = 77;
+    e.attribution.mounted_virtual = 1;
+    e.attribution.trace_flags = 1;
+    for (int i = 0; i < 16; i++) e.attribution.trace_id[i] = static_cast<__u8>(0xa0 + i);
+    for (int i = 0; i < 8; i++) e.attribution.span_id[i] = static_cast<__u8>(i);
+    EXPECT_EQ(vtscope::format_syscall_event(e, "write"),
               "{\"ts_ns\":123,\"pid\":10,\"tid\":11,\"vthread\":77,\"java_thread\":77,"
               "\"trace_id\":\"a0a1a2a3a4a5a6a7a8a9aaabacadaeaf\",\"span_id\":\"0001020304050607\","
               "\"trace_flags\":1,\"status\":\"ok\",\"syscall\":\"write\",\"fd\":5,\"count\":1007}");
 }
 
 TEST(EventFormat, PlatformThreadWithoutContext) {
-    vtscope_event e = base_event();
-    e.status = VTSCOPE_STATUS_NO_CONTEXT;
-    e.java_id = 3;
-    e.mounted_virtual = 0;
-    std::string line = vtscope::format_event(e, "futex");
+    vtscope_syscall_event e = base_event();
+    e.attribution.status = VTSCOPE_STATUS_NO_CONTEXT;
+    e.attribution.java_id = 3;
+    e.attribution.mounted_virtual = 0;
+    std::string line = vtscope::format_syscall_event(e, "futex");
     auto parsed = vtscope::parse_event_line(line);
     ASSERT_TRUE(parsed);
     EXPECT_FALSE(parsed->vthread.has_value());
@@ -47,12 +48,12 @@ TEST(EventFormat, PlatformThreadWithoutContext) {
 }
 
 TEST(EventFormat, UnmappedCarriesReasonAndNoIdentity) {
-    vtscope_event e = base_event();
-    e.status = VTSCOPE_STATUS_UNMAPPED;
-    e.reason = VTSCOPE_REASON_AMBIGUOUS;
-    e.java_id = 99;  // never shown for an unmapped event
-    e.mounted_virtual = 1;
-    auto parsed = vtscope::parse_event_line(vtscope::format_event(e, "read"));
+    vtscope_syscall_event e = base_event();
+    e.attribution.status = VTSCOPE_STATUS_UNMAPPED;
+    e.attribution.reason = VTSCOPE_REASON_AMBIGUOUS;
+    e.attribution.java_id = 99;  // never shown for an unmapped event
+    e.attribution.mounted_virtual = 1;
+    auto parsed = vtscope::parse_event_line(vtscope::format_syscall_event(e, "read"));
     ASSERT_TRUE(parsed);
     EXPECT_EQ(parsed->status, "unmapped");
     EXPECT_EQ(parsed->reason, "ambiguous_identity");
@@ -61,8 +62,8 @@ TEST(EventFormat, UnmappedCarriesReasonAndNoIdentity) {
 }
 
 TEST(EventFormat, NegativeDescriptor) {
-    vtscope_event e = base_event();
-    e.status = VTSCOPE_STATUS_NO_CONTEXT;
+    vtscope_syscall_event e = base_event();
+    e.attribution.status = VTSCOPE_STATUS_NO_CONTEXT;
     e.args[0] = 0xffffffffu;
-    EXPECT_EQ(vtscope::parse_event_line(vtscope::format_event(e, "close"))->fd, -1);
+    EXPECT_EQ(vtscope::parse_event_line(vtscope::format_syscall_event(e, "close"))->fd, -1);
 }

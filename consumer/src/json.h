@@ -1,4 +1,4 @@
-// A small JSON reader (enough for JMH's -rf json output) and string escaping for the writer.
+// A small JSON reader (JMH's -rf json output, vtscope's --summary-json) and string escaping for the writer.
 #pragma once
 
 #include <map>
@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace vtscope::bench {
+namespace vtscope {
 
 struct Json {
     enum class Type { Null, Bool, Number, String, Array, Object };
@@ -29,4 +29,4 @@ bool parse_json(std::string_view text, Json* out, std::string* error);
 // "text" with JSON escapes.
 std::string json_quote(std::string_view text);
 
-}  // namespace vtscope::bench
+}  // namespace vtscope

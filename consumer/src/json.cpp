@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace vtscope::bench {
+namespace vtscope {
 namespace {
 
 class Parser {
@@ -170,4 +170,4 @@ std::string json_quote(std::string_view text) {
     return out + "\"";
 }
 
-}  // namespace vtscope::bench
+}  // namespace vtscope

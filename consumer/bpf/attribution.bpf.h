@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The attribution core: the one place where a BPF program of vtscope resolves "which Java thread
+ * runs on this task, and what is its record". An event source includes this header, filters
+ * with vtscope_is_target() and calls vtscope_attribute() on the task the event belongs to;
+ * user space configures and feeds the core through consumer/src/attribution_core.h.
+ *
+ * Soundness rests on the caller: vtscope_attribute() must run on the task it attributes (a
+ * syscall tracepoint, a uprobe, or sched_switch on the task switching out), while that task
+ * cannot execute user code, so the mounted thread and the record it owns are stable for the
+ * duration of the reads.
+ */
+#ifndef VTSCOPE_ATTRIBUTION_BPF_H
+#define VTSCOPE_ATTRIBUTION_BPF_H
+
+#include "core.bpf.h"
+#include "channel_lifecycle.bpf.h"
+#include "channel_otep_tls.bpf.h"
+#include "channel_vmstructs.bpf.h"
+
+/* A task of the target exits: whatever a channel knew about it is gone. */
+SEC("tracepoint/sched/sched_process_exit")
+int on_task_exit(void *ctx)
+{
+	if (!vtscope_is_target())
+		return 0;
+	__u32 tid = vtscope_current_tid();
+	bpf_map_delete_elem(&threads, &tid);
+	bpf_map_delete_elem(&carriers, &tid);
+	bpf_map_delete_elem(&just_started, &tid);
+	bpf_map_delete_elem(&pending_unmount, &tid);
+	return 0;
+}
+
+/* Resolves the thread running on the current task (kernel tid `tid`) by the configured channel. */
+static __always_inline void vtscope_attribute(struct vtscope_attribution *a, __u32 tid)
+{
+	__builtin_memset(a, 0, sizeof(*a));
+	a->status = VTSCOPE_STATUS_UNMAPPED;
+	switch (attribution_config.identity_mode) {
+	case VTSCOPE_IDENTITY_VMSTRUCTS:
+		resolve_vmstructs(a, tid);
+		break;
+	case VTSCOPE_IDENTITY_OTEP_TLS:
+		resolve_otep_tls(a);
+		break;
+	default:
+		resolve_lifecycle(a, tid);
+		break;
+	}
+}
+
+#endif /* VTSCOPE_ATTRIBUTION_BPF_H */

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Identity channel "vmstructs" (the default): resolve-at-read through HotSpot's
+ * JavaThread::_monitor_owner_id (JDK 24+, JEP 491), which holds the Java id of the mounted
+ * virtual thread, or the carrier's own id when none is mounted (javaThread.hpp; the carrier
+ * itself writes it in JVM_SetCurrentThread on every mount and unmount).
+ *
+ * The "threads" map gives each kernel tid its JavaThread* and the OS thread's own Java id. The
+ * uprobe on JavaThread::run (first code of every new Java thread) fills it synchronously and the
+ * uprobe on Threads::remove (the exiting thread unlinks itself before its JavaThread is freed)
+ * empties it, so a read through a stale JavaThread* cannot happen. User space adds the threads
+ * that existed at attach (consumer/src/channel_vmstructs.cpp).
+ */
+#ifndef VTSCOPE_CHANNEL_VMSTRUCTS_BPF_H
+#define VTSCOPE_CHANNEL_VMSTRUCTS_BPF_H
+
+#include "core.bpf.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, VTSCOPE_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct vtscope_thread_info);
+} threads SEC(".maps");
+
+/* Java id of the OS thread's mounted thread, read through its JavaThread*. */
+static __always_inline int vmstructs_read_java_id(const struct vtscope_thread_info *info, __s64 *id)
+{
+	return bpf_probe_read_user(id, sizeof(*id),
+				   (const void *)(info->java_thread + attribution_config.off_monitor_owner_id));
+}
+
+SEC("uprobe") /* BPF_KPROBE: libbpf 1.1 has no BPF_UPROBE; the argument access is the same */
+int BPF_KPROBE(on_java_thread_run, void *java_thread)
+{
+	if (!vtscope_is_target())
+		return 0;
+	__u32 tid = vtscope_current_tid();
+	struct vtscope_thread_info info = { .java_thread = (__u64)java_thread, .own_id = 0 };
+	/* A new thread has mounted nothing yet: the id is its own (JavaThread::prepare set it). */
+	__s64 id = 0;
+	if (vmstructs_read_java_id(&info, &id) == 0 && id > 0)
+		info.own_id = id;
+	bpf_map_update_elem(&threads, &tid, &info, BPF_ANY);
+	vtscope_count(VTSCOPE_COUNTER_THREADS_STARTED);
+	return 0;
+}
+
+SEC("uprobe") /* BPF_KPROBE: libbpf 1.1 has no BPF_UPROBE; the argument access is the same */
+int BPF_KPROBE(on_threads_remove, void *java_thread)
+{
+	if (!vtscope_is_target())
+		return 0;
+	__u32 tid = vtscope_current_tid();
+	struct vtscope_thread_info *info = bpf_map_lookup_elem(&threads, &tid);
+	if (info && info->java_thread == (__u64)java_thread)
+		bpf_map_delete_elem(&threads, &tid);
+	vtscope_count(VTSCOPE_COUNTER_THREADS_REMOVED);
+	return 0;
+}
+
+static __always_inline void resolve_vmstructs(struct vtscope_attribution *a, __u32 tid)
+{
+	struct vtscope_thread_info *info = bpf_map_lookup_elem(&threads, &tid);
+	if (!info) {
+		vtscope_set(a, VTSCOPE_STATUS_UNMAPPED, VTSCOPE_REASON_NOT_JAVA_THREAD);
+		return;
+	}
+	__s64 id = 0;
+	if (vmstructs_read_java_id(info, &id) != 0) {
+		vtscope_set(a, VTSCOPE_STATUS_UNMAPPED, VTSCOPE_REASON_READ_FAULT);
+		return;
+	}
+	if (id <= 0) {
+		vtscope_set(a, VTSCOPE_STATUS_UNMAPPED, VTSCOPE_REASON_BAD_ID);
+		return;
+	}
+
+	struct vtscope_region_info *rg = vtscope_region();
+	struct vtscope_slot snap;
+	snap.head.kind = 0;
+	bool fault = false;
+	__u64 slot = rg ? vtscope_find_slot(rg, id, &snap, &fault) : 0;
+	__u8 kind = snap.head.kind;
+
+	/* Identity: exact when the carrier's own id is known; otherwise the record's kind, written
+	 * by the thread itself, decides; with neither, the event stays unattributed. */
+	if (info->own_id) {
+		a->mounted_virtual = id != info->own_id;
+		if (slot && kind != (a->mounted_virtual ? VTSCOPE_KIND_VIRTUAL : VTSCOPE_KIND_PLATFORM)) {
+			vtscope_set(a, VTSCOPE_STATUS_INVALID, VTSCOPE_REASON_KIND_MISMATCH);
+			return;
+		}
+	} else if (slot && (kind == VTSCOPE_KIND_VIRTUAL || kind == VTSCOPE_KIND_PLATFORM)) {
+		a->mounted_virtual = kind == VTSCOPE_KIND_VIRTUAL;
+	} else {
+		vtscope_set(a, VTSCOPE_STATUS_UNMAPPED, VTSCOPE_REASON_AMBIGUOUS);
+		return;
+	}
+	a->java_id = id;
+
+	if (fault) {
+		vtscope_set(a, VTSCOPE_STATUS_INVALID, VTSCOPE_REASON_READ_FAULT);
+		return;
+	}
+	if (!slot) {
+		vtscope_set(a, VTSCOPE_STATUS_NO_CONTEXT, VTSCOPE_REASON_NONE);
+		return;
+	}
+	/*
+	 * The snapshot is consistent without a second look at the owner: id is the thread mounted on
+	 * this task, which is inside the traced kernel code, so it is alive and not writing its
+	 * record (only it writes it), and a slot changes owner only once its owner has ended (a
+	 * take-over by the Java writer, or libvtscope's release at VirtualThreadEnd, run by the
+	 * thread itself). The owner line was copied before the record (ascending addresses), so a
+	 * claim it shows had finished clearing the record.
+	 */
+	vtscope_take_record(a, &snap.record);
+}
+
+#endif /* VTSCOPE_CHANNEL_VMSTRUCTS_BPF_H */

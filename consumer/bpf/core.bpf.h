@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The attribution core's shared part: its configuration, the target filter, the counters, the
+ * record region and the one reader of OTEP 4947 records (common/vtscope_record.h). The identity
+ * channels (channel_*.bpf.h) build on it; event sources include attribution.bpf.h, never this.
+ */
+#ifndef VTSCOPE_CORE_BPF_H
+#define VTSCOPE_CORE_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "../../common/vtscope_record.h"
+#include "attribution.h"
+
+/* Filled by user space before load (consumer/src/attribution_core.cpp). */
+const volatile struct vtscope_attribution_config attribution_config = {};
+
+/* Sized for one JVM's threads; shared by the channels that key by kernel tid. */
+#define VTSCOPE_MAX_THREADS 65536
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vtscope_region_info);
+} region SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, VTSCOPE_COUNTER_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+static __always_inline void vtscope_count(__u32 which)
+{
+	__u64 *value = bpf_map_lookup_elem(&counters, &which);
+	if (value)
+		*value += 1;
+}
+
+static __always_inline bool vtscope_is_target(void)
+{
+	return (bpf_get_current_pid_tgid() >> 32) == attribution_config.target_tgid;
+}
+
+static __always_inline __u32 vtscope_current_tid(void)
+{
+	return (__u32)bpf_get_current_pid_tgid();
+}
+
+static __always_inline void vtscope_set(struct vtscope_attribution *a, __u8 status, __u8 reason)
+{
+	a->status = status;
+	a->reason = reason;
+}
+
+/* The bytes of a record that attribution uses: ids, valid and flags (not the attributes). */
+#define VTSCOPE_RECORD_USED_BYTES (offsetof(struct vtscope_record, attrs_size))
+/* A slot's owner line and the used part of its record, read in one copy. */
+#define VTSCOPE_SLOT_SNAPSHOT_BYTES (VTSCOPE_RECORD_OFFSET + VTSCOPE_RECORD_USED_BYTES)
+/* The part of an owner line that identifies the owner: its id and kind. */
+#define VTSCOPE_OWNER_ID_KIND_BYTES (offsetof(struct vtscope_slot_owner, kind) + sizeof(__u8))
+
+/*
+ * Finds the slot owned by java_id (the linear-probing search of common/vtscope_record.h) and
+ * leaves its snapshot in *snap; returns its address or 0. Sets *fault on a failed read. The home
+ * slot (where a thread's slot almost always is) is copied with its record in one read; further
+ * slots of the chain by their owner line only, and the record of a match there in a second read.
+ */
+static __always_inline __u64 vtscope_find_slot(const struct vtscope_region_info *rg, __s64 java_id,
+					       struct vtscope_slot *snap, bool *fault)
+{
+	for (__u32 i = 0; i < VTSCOPE_MAX_PROBE; i++) {
+		__u64 index = ((__u64)java_id + i) & rg->capacity_mask;
+		__u64 slot = rg->base + VTSCOPE_REGION_HEADER_SIZE + index * VTSCOPE_SLOT_SIZE;
+		__u32 size = i == 0 ? VTSCOPE_SLOT_SNAPSHOT_BYTES : VTSCOPE_OWNER_ID_KIND_BYTES;
+		if (bpf_probe_read_user(snap, size, (const void *)slot) != 0) {
+			*fault = true;
+			return 0;
+		}
+		if (snap->head.owner == java_id) {
+			if (i > 0 && bpf_probe_read_user(&snap->record, VTSCOPE_RECORD_USED_BYTES,
+							 (const void *)(slot + VTSCOPE_RECORD_OFFSET)) != 0) {
+				*fault = true;
+				return 0;
+			}
+			return slot;
+		}
+		if (snap->head.owner == VTSCOPE_OWNER_FREE)
+			return 0;
+	}
+	return 0;
+}
+
+static __always_inline bool vtscope_all_zero(const __u8 *bytes, int n)
+{
+	__u8 acc = 0;
+	for (int i = 0; i < n; i++)
+		acc |= bytes[i];
+	return acc == 0;
+}
+
+/* Status and context from a copy of an OTEP 4947 record (the valid-flag protocol). */
+static __always_inline void vtscope_take_record(struct vtscope_attribution *a, const struct vtscope_record *record)
+{
+	if (record->valid != 1) {
+		if (vtscope_all_zero(record->trace_id, sizeof(record->trace_id)))
+			vtscope_set(a, VTSCOPE_STATUS_NO_CONTEXT, VTSCOPE_REASON_NONE);
+		else
+			vtscope_set(a, VTSCOPE_STATUS_INVALID, VTSCOPE_REASON_TORN);
+		return;
+	}
+	__builtin_memcpy(a->trace_id, record->trace_id, sizeof(a->trace_id));
+	__builtin_memcpy(a->span_id, record->span_id, sizeof(a->span_id));
+	a->trace_flags = record->trace_flags;
+	vtscope_set(a, VTSCOPE_STATUS_OK, VTSCOPE_REASON_NONE);
+}
+
+/*
+ * Reads the OTEP 4947 record at record_addr. With owner_slot set, the slot's owner must still be
+ * id after the read (otep-tls, whose pointer comes from a thread-local); the probe channels pass
+ * 0 and trust their cached address, as the paper's reader does.
+ */
+static __always_inline void vtscope_read_record(struct vtscope_attribution *a, __u64 record_addr, __u64 owner_slot,
+						__s64 id)
+{
+	struct vtscope_record record;
+	if (bpf_probe_read_user(&record, VTSCOPE_RECORD_USED_BYTES, (const void *)record_addr) != 0) {
+		vtscope_set(a, VTSCOPE_STATUS_INVALID, VTSCOPE_REASON_READ_FAULT);
+		return;
+	}
+	__s64 owner_after = 0;
+	if (record.valid == 1 && owner_slot &&
+	    (bpf_probe_read_user(&owner_after, sizeof(owner_after), (const void *)owner_slot) != 0 || owner_after != id)) {
+		vtscope_set(a, VTSCOPE_STATUS_INVALID, VTSCOPE_REASON_OWNER_CHANGED);
+		return;
+	}
+	vtscope_take_record(a, &record);
+}
+
+static __always_inline struct vtscope_region_info *vtscope_region(void)
+{
+	__u32 zero = 0;
+	struct vtscope_region_info *rg = bpf_map_lookup_elem(&region, &zero);
+	return rg && rg->base ? rg : 0;
+}
+
+#endif /* VTSCOPE_CORE_BPF_H */

@@ -1,0 +1,108 @@
+#include "attribution_core.h"
+
+#include <bpf/bpf.h>
+
+#include <cstdio>
+
+namespace vtscope {
+
+const std::vector<Mapping>* MapsSnapshot::get() {
+    if (!maps_) maps_.emplace(target_.maps());
+    return *maps_ ? &maps_->value() : nullptr;
+}
+
+Status attach_task_exit(bpf_object* object, Links& links) {
+    auto program = find_program(object, "on_task_exit");
+    if (!program) return program.error();
+    bpf_link* link = bpf_program__attach(*program);
+    if (!link) return attach_error("sched_process_exit");
+    links.emplace_back(link);
+    return ok_status();
+}
+
+namespace {
+
+std::unique_ptr<ChannelUnit> make_unit(const Target& target, const ChannelInfo& info) {
+    switch (info.channel) {
+        case IdentityChannel::kVmStructs: return make_vmstructs_channel(target);
+        case IdentityChannel::kOtepTls: return make_otep_tls_channel(target);
+        case IdentityChannel::kLifecycle:
+        case IdentityChannel::kTwoProbe:
+        case IdentityChannel::kHotspotProbes: return make_lifecycle_channel(target, info);
+    }
+    return make_vmstructs_channel(target);
+}
+
+}  // namespace
+
+AttributionCore::AttributionCore(const Target& target, IdentityChannel channel)
+    : target_(target), info_(channel_info(channel)), unit_(make_unit(target, info_)) {}
+
+void AttributionCore::configure(volatile vtscope_attribution_config* config) const {
+    config->target_tgid = static_cast<__u32>(target_.pid);
+    config->identity_mode = info_.bpf_mode;
+    config->off_monitor_owner_id = target_.jvm.layout.java_thread_monitor_owner_id;
+}
+
+Status AttributionCore::attach(bpf_object* object, Links& links) {
+    auto region = find_map(object, "region");
+    if (!region) return region.error();
+    auto counters = find_map(object, "counters");
+    if (!counters) return counters.error();
+    region_map_ = *region;
+    counters_map_ = *counters;
+    MapsSnapshot maps(target_);
+    return unit_->attach(object, links, maps);
+}
+
+void AttributionCore::sync(bool at_attach) {
+    MapsSnapshot maps(target_);
+    unit_->sync(maps, at_attach);
+    sync_region(maps);
+    if (region_found_)
+        if (auto stats = read_writer_stats(target_.memory, region_)) writer_stats_ = stats;
+}
+
+void AttributionCore::sync_region(MapsSnapshot& maps) {
+    if (region_found_) return;
+    const std::vector<Mapping>* current = maps.get();
+    if (!current) return;
+    auto candidates = find_region_mappings(*current);
+    for (const Mapping* m : candidates) {
+        auto region = validate_region(target_.memory, *m, target_.pid);
+        if (!region) {
+            if (warned_regions_.insert(m->start).second && region.error().message.find("magic") == std::string::npos)
+                std::fprintf(stderr, "vtscope: warning: ignoring record region at %#llx: %s\n",
+                             static_cast<unsigned long long>(m->start), region.error().message.c_str());
+            continue;
+        }
+        if (candidates.size() > 1 && warned_regions_.insert(0).second)
+            std::fprintf(stderr,
+                         "vtscope: warning: %zu record regions in the target (vtscope-java loaded by several class "
+                         "loaders?); using the first valid one\n",
+                         candidates.size());
+        vtscope_region_info info{region->base, uint64_t{region->capacity} - 1};
+        uint32_t zero = 0;
+        if (bpf_map_update_elem(bpf_map__fd(region_map_), &zero, &info, BPF_ANY) == 0) {
+            region_ = *region;
+            region_found_ = true;
+        }
+        return;
+    }
+}
+
+void AttributionCore::summarise(Summary& summary) const {
+    summary.identity = info_.name;
+    if (counters_map_) {
+        auto counters = read_percpu_counters(counters_map_, VTSCOPE_COUNTER_COUNT);
+        summary.lost = counters[VTSCOPE_COUNTER_LOST];
+        unit_->summarise(counters, summary);
+    }
+    summary.region_found = region_found_;
+    if (region_found_) {
+        auto stats = read_writer_stats(target_.memory, region_);
+        summary.writer = stats ? stats : writer_stats_;
+    }
+}
+
+}  // namespace vtscope

@@ -1,0 +1,48 @@
+// The user side of the attribution core (consumer/bpf/attribution.bpf.h): it configures the core
+// in an event source's BPF object before load, attaches and feeds the identity channel, finds
+// the record region and summarises what the core knows. An event source owns its BPF object and
+// hands it to the core; it never resolves a thread or reads a record itself.
+#pragma once
+
+#include <bpf/libbpf.h>
+
+#include <memory>
+#include <set>
+
+#include "../bpf/attribution.h"
+#include "bpf_util.h"
+#include "identity_channel.h"
+#include "record_region.h"
+#include "summary.h"
+#include "target.h"
+
+namespace vtscope {
+
+class AttributionCore {
+public:
+    AttributionCore(const Target& target, IdentityChannel channel);
+
+    const ChannelInfo& channel() const { return info_; }
+    // Before load: the object's `attribution_config` (its skeleton's rodata).
+    void configure(volatile vtscope_attribution_config* config) const;
+    // After load: the channel's probes. Call before the event source attaches its own.
+    Status attach(bpf_object* object, Links& links);
+    // Before the ready file (at_attach) and every 250 ms: the record region and the channel.
+    void sync(bool at_attach);
+    void summarise(Summary& summary) const;
+
+private:
+    void sync_region(MapsSnapshot& maps);
+
+    const Target& target_;
+    const ChannelInfo& info_;
+    std::unique_ptr<ChannelUnit> unit_;
+    bpf_map* region_map_ = nullptr;
+    bpf_map* counters_map_ = nullptr;
+    bool region_found_ = false;
+    RecordRegion region_{};
+    std::optional<WriterStats> writer_stats_;  // last read, kept for after the target exits
+    std::set<uint64_t> warned_regions_;
+};
+
+}  // namespace vtscope

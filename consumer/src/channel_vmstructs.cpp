@@ -1,0 +1,92 @@
+// Identity channel "vmstructs", user side: the uprobes on JavaThread::run and Threads::remove,
+// and the threads that existed before them, from a walk of HotSpot's thread list
+// (consumer/bpf/channel_vmstructs.bpf.h).
+#include <bpf/bpf.h>
+
+#include <set>
+
+#include "identity_channel.h"
+#include "java_threads.h"
+
+namespace vtscope {
+namespace {
+
+class VmStructsChannel final : public ChannelUnit {
+public:
+    explicit VmStructsChannel(const Target& target) : target_(target) {}
+
+    Status attach(bpf_object* object, Links& links, MapsSnapshot&) override {
+        auto threads = find_map(object, "threads");
+        if (!threads) return threads.error();
+        threads_fd_ = bpf_map__fd(*threads);
+        // Thread start and exit first, then the walk (in sync): a thread that starts after this
+        // point is caught by the uprobe, one that started before is in the list.
+        const struct {
+            const char* program;
+            uint64_t offset;
+            const char* what;
+        } uprobes[] = {{"on_java_thread_run", target_.jvm.java_thread_run_offset, "uprobe on JavaThread::run"},
+                       {"on_threads_remove", target_.jvm.threads_remove_offset, "uprobe on Threads::remove"}};
+        for (const auto& u : uprobes) {
+            auto program = find_program(object, u.program);
+            if (!program) return program.error();
+            LIBBPF_OPTS(bpf_uprobe_opts, opts);
+            bpf_link* link = bpf_program__attach_uprobe_opts(*program, target_.pid, target_.jvm.libjvm_host_path.c_str(),
+                                                             u.offset, &opts);
+            if (!link) return attach_error(u.what);
+            links.emplace_back(link);
+        }
+        return attach_task_exit(object, links);
+    }
+
+    // Inserts the threads that the uprobe has not seen (those that existed at attach, and
+    // JNI-attached ones) and learns own ids of carriers that were busy at the last round.
+    void sync(MapsSnapshot&, bool at_attach) override {
+        auto threads = walk_java_threads(target_.memory, target_.jvm.layout);
+        if (!threads) return;  // the target may be exiting; the next round retries
+        std::set<uint32_t> inserted;
+        for (const JavaThreadInfo& t : *threads) {
+            vtscope_thread_info current{};
+            bool present = bpf_map_lookup_elem(threads_fd_, &t.tid, &current) == 0;
+            if (present && (current.java_thread != t.java_thread || current.own_id != 0)) continue;
+            vtscope_thread_info info{t.java_thread, t.own_id};
+            // BPF_NOEXIST for new entries: never overwrite what the JavaThread::run uprobe wrote.
+            if (bpf_map_update_elem(threads_fd_, &t.tid, &info, present ? BPF_EXIST : BPF_NOEXIST) == 0) {
+                if (!present) inserted.insert(t.tid);
+                if (!present && at_attach) threads_at_attach_++;
+            }
+        }
+        // A thread may have exited between the walk and the insert; its exit hooks then ran
+        // before the insert and left a stale entry. Drop entries whose JavaThread left the list,
+        // and if the list cannot be read again, drop what this round inserted rather than keep
+        // an unverified one.
+        auto after = walk_java_threads(target_.memory, target_.jvm.layout);
+        std::set<std::pair<uint32_t, uint64_t>> live;
+        if (after)
+            for (const auto& t : *after) live.emplace(t.tid, t.java_thread);
+        for (const auto& t : *threads) {
+            vtscope_thread_info current{};
+            bool stale = after ? !live.count({t.tid, t.java_thread}) : inserted.count(t.tid) > 0;
+            if (stale && bpf_map_lookup_elem(threads_fd_, &t.tid, &current) == 0 && current.java_thread == t.java_thread)
+                bpf_map_delete_elem(threads_fd_, &t.tid);
+        }
+    }
+
+    void summarise(const std::vector<uint64_t>& counters, Summary& summary) const override {
+        summary.threads =
+            ThreadCounts{threads_at_attach_, counters[VTSCOPE_COUNTER_THREADS_STARTED], counters[VTSCOPE_COUNTER_THREADS_REMOVED]};
+    }
+
+private:
+    const Target& target_;
+    int threads_fd_ = -1;
+    uint64_t threads_at_attach_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<ChannelUnit> make_vmstructs_channel(const Target& target) {
+    return std::make_unique<VmStructsChannel>(target);
+}
+
+}  // namespace vtscope

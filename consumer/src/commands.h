@@ -1,0 +1,12 @@
+// The attaching subcommands, one file each (trace_command.cpp, stat_command.cpp); `vtscope
+// report` is in report.h. Each returns the process exit code; errors are one line on stderr.
+#pragma once
+
+#include "options.h"
+
+namespace vtscope {
+
+int run_trace(const TraceOptions& options);
+int run_stat(const TraceOptions& options);
+
+}  // namespace vtscope

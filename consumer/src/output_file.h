@@ -1,0 +1,31 @@
+// Where a subcommand writes its output: a file or standard output. The first write error is
+// kept (not fatal at once: the session stops, drains and reports it).
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "expected.h"
+
+namespace vtscope {
+
+class OutputFile {
+public:
+    // "-" is standard output. An error names the file and the reason.
+    static Expected<std::unique_ptr<OutputFile>> open(const std::string& path);
+    ~OutputFile();
+
+    void write(std::string_view text);
+    void flush();
+    int error() const { return errno_; }  // first errno of a failed write, 0 while none failed
+
+private:
+    OutputFile(FILE* file, bool owned) : file_(file), owned_(owned) {}
+    FILE* file_;
+    bool owned_;
+    int errno_ = 0;
+};
+
+}  // namespace vtscope

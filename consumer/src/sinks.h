@@ -1,0 +1,60 @@
+// The two ways an event source's results leave the kernel, apart from any one source:
+// RingBufferReader streams records (the JSON-lines sinks: vtscope trace) and CountTables drains
+// in-kernel counts (vtscope stat). A source pairs its BPF program with one of them and says how a
+// record or a count becomes output.
+#pragma once
+
+#include <bpf/libbpf.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+
+#include "expected.h"
+
+namespace vtscope {
+
+class RingBufferReader {
+public:
+    using Handler = std::function<void(std::span<const uint8_t> record)>;
+    static Expected<std::unique_ptr<RingBufferReader>> open(bpf_map* ring, Handler handler);
+    ~RingBufferReader();
+
+    // Waits at most timeout for a wake-up, then consumes everything pending. The BPF side wakes
+    // the reader only once data piles up, so a poll that times out still drains.
+    Status poll(std::chrono::milliseconds timeout);
+    // After the programs are detached: consumes what is left, including a record that a handler
+    // still running on another CPU submits just after the detach.
+    void drain();
+
+private:
+    RingBufferReader(Handler handler) : handler_(std::move(handler)) {}
+    static int on_record(void* ctx, void* data, size_t size);
+    Handler handler_;
+    ring_buffer* ring_ = nullptr;
+};
+
+// Two hash tables of counts, one written by the BPF side (chosen by the low bit of a generation
+// word in its .bss) while user space drains the other, so a long run never fills them.
+class CountTables {
+public:
+    using Drain = std::function<void(std::span<const uint8_t> key, std::span<const uint8_t> value)>;
+    CountTables(bpf_map* table0, bpf_map* table1, volatile uint32_t* generation, Drain drain)
+        : tables_{table0, table1}, generation_(generation), drain_(std::move(drain)) {}
+
+    // Every sync round: drains the table retired at the previous round (at least one round ago,
+    // so no program still writes it), then makes it the active one and retires the other.
+    void rotate();
+    // After the programs are detached: drains both.
+    void drain_all();
+
+private:
+    void drain(bpf_map* table);
+    bpf_map* tables_[2];
+    volatile uint32_t* generation_;
+    Drain drain_;
+};
+
+}  // namespace vtscope

@@ -1,0 +1,95 @@
+#include "summary.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include "event_format.h"
+#include "json.h"
+
+namespace vtscope {
+
+uint64_t Summary::events() const {
+    uint64_t total = lost;
+    for (uint64_t n : delivered) total += n;
+    return total;
+}
+
+namespace {
+
+std::string format(const char* fmt, auto... args) {
+    char buffer[512];
+    std::snprintf(buffer, sizeof(buffer), fmt, args...);
+    return buffer;
+}
+
+unsigned long long u(uint64_t v) { return static_cast<unsigned long long>(v); }
+
+}  // namespace
+
+std::string render_summary_text(const Summary& s) {
+    std::string text = format("vtscope: %s; events %llu: ok %llu, no_context %llu, invalid %llu, unmapped %llu, lost %llu\n",
+                              s.stop_reason.c_str(), u(s.events()), u(s.delivered[VTSCOPE_STATUS_OK]),
+                              u(s.delivered[VTSCOPE_STATUS_NO_CONTEXT]), u(s.delivered[VTSCOPE_STATUS_INVALID]),
+                              u(s.delivered[VTSCOPE_STATUS_UNMAPPED]), u(s.lost));
+    if (s.lost > 0)
+        text += format("vtscope: warning: %llu events were not counted: %s\n", u(s.lost), s.lost_cause.c_str());
+    if (s.threads)
+        text += format("vtscope: threads: %llu at attach, %llu started, %llu exited during the trace\n",
+                       u(s.threads->at_attach), u(s.threads->started), u(s.threads->exited));
+    if (s.mappings) {
+        text += format("vtscope: %s mappings: %llu inserted, %llu deleted; %llu unmounts and %llu ends found no mapping\n",
+                       s.identity.c_str(), u(s.mappings->inserted), u(s.mappings->deleted),
+                       u(s.mappings->unmounts_unmapped), u(s.mappings->ends_unmapped));
+        if (s.mappings->resets > 0)
+            text += format("vtscope: warning: libvtscope.so switched its lifecycle events off during the trace %llu "
+                           "time(s); every carrier mapping was dropped each time and rebuilt from later mounts\n",
+                           u(s.mappings->resets));
+    }
+    if (s.thread_context_tls_error)
+        text += "vtscope: otel_thread_ctx_v1 never found: " + *s.thread_context_tls_error + "\n";
+    if (!s.region_found) {
+        text += "vtscope: no record region found: the target publishes no trace context "
+                "(put vtscope-java.jar on its class path)\n";
+    } else if (s.writer) {
+        text += format("vtscope: writer records: %llu claimed, %llu released, %llu unavailable%s\n", u(s.writer->claimed),
+                       u(s.writer->released), u(s.writer->unavailable),
+                       s.writer->unavailable ? " (record table full: raise -Dvtscope.records.capacity)" : "");
+    }
+    return text;
+}
+
+std::string render_summary_json(const Summary& s) {
+    std::ostringstream js;
+    js << "{\"command\":" << json_quote(s.command) << ",\"identity\":" << json_quote(s.identity)
+       << ",\"stop_reason\":" << json_quote(s.stop_reason) << ",\"exit_code\":" << s.exit_code
+       << ",\"error\":" << (s.error.empty() ? "null" : json_quote(s.error)) << ",\"events\":" << s.events()
+       << ",\"delivered\":{";
+    for (unsigned status = 0; status < VTSCOPE_STATUS_COUNT; status++)
+        js << (status ? "," : "") << json_quote(status_name(status)) << ":" << s.delivered[status];
+    js << "},\"lost\":" << s.lost << ",\"lost_cause\":" << (s.lost ? json_quote(s.lost_cause) : "null");
+    js << ",\"threads\":";
+    if (s.threads)
+        js << "{\"at_attach\":" << s.threads->at_attach << ",\"started\":" << s.threads->started
+           << ",\"exited\":" << s.threads->exited << "}";
+    else
+        js << "null";
+    js << ",\"mappings\":";
+    if (s.mappings)
+        js << "{\"inserted\":" << s.mappings->inserted << ",\"deleted\":" << s.mappings->deleted
+           << ",\"unmounts_unmapped\":" << s.mappings->unmounts_unmapped
+           << ",\"ends_unmapped\":" << s.mappings->ends_unmapped << ",\"resets\":" << s.mappings->resets << "}";
+    else
+        js << "null";
+    js << ",\"thread_context_tls_error\":"
+       << (s.thread_context_tls_error ? json_quote(*s.thread_context_tls_error) : "null");
+    js << ",\"region_found\":" << (s.region_found ? "true" : "false") << ",\"writer\":";
+    if (s.writer)
+        js << "{\"claimed\":" << s.writer->claimed << ",\"released\":" << s.writer->released
+           << ",\"unavailable\":" << s.writer->unavailable << "}";
+    else
+        js << "null";
+    js << "}";
+    return js.str();
+}
+
+}  // namespace vtscope

@@ -1,0 +1,52 @@
+// What a session reports when it stops: the human lines on stderr (unchanged since the first
+// release, so scripts that grep them keep working) and the same facts as one JSON object for
+// --summary-json, which tests, the harness and the bench read. Fields: docs/summary-json.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "../bpf/attribution.h"
+#include "record_region.h"
+
+namespace vtscope {
+
+struct ThreadCounts {
+    uint64_t at_attach = 0;  // Java threads found by the walk at attach
+    uint64_t started = 0;    // JavaThread::run entries seen while attached
+    uint64_t exited = 0;     // Threads::remove entries seen while attached
+};
+
+struct MappingCounts {
+    uint64_t inserted = 0;
+    uint64_t deleted = 0;
+    uint64_t unmounts_unmapped = 0;  // unmounts (or ok freezes) that found no mapping
+    uint64_t ends_unmapped = 0;      // ends that found no mapping
+    uint64_t resets = 0;             // times every mapping was dropped (libvtscope's events went off)
+};
+
+struct Summary {
+    std::string command;                 // trace, stat
+    std::string identity;                // the identity channel's name
+    std::string stop_reason = "stopped"; // target exited, duration reached, signal, stopped
+    uint64_t delivered[VTSCOPE_STATUS_COUNT] = {};  // events written or counted, by status
+    uint64_t lost = 0;                   // events seen but neither written nor counted
+    std::string lost_cause;              // why they were lost (names the full buffer or table)
+    std::optional<ThreadCounts> threads;     // vmstructs
+    std::optional<MappingCounts> mappings;   // lifecycle, two-probe, hotspot-probes
+    std::optional<std::string> thread_context_tls_error;  // otep-tls: why otel_thread_ctx_v1 was never found
+    bool region_found = false;
+    std::optional<WriterStats> writer;   // the writer's counters, last read
+    std::string error;                   // the error that ended the session, empty if none
+    int exit_code = 0;
+
+    uint64_t events() const;             // delivered + lost: every event of the target seen
+};
+
+// The lines printed on stderr, each starting with "vtscope: " and ending with a newline.
+std::string render_summary_text(const Summary& summary);
+// One JSON object, no newline inside.
+std::string render_summary_json(const Summary& summary);
+
+}  // namespace vtscope

@@ -1,0 +1,182 @@
+#include "syscall_source.h"
+
+#include <unistd.h>
+
+#include <cstring>
+#include <optional>
+#include <thread>
+#include <string>
+#include <vector>
+
+#include "event_format.h"
+#include "report.h"
+#include "sinks.h"
+#include "syscalls.skel.h"
+#include "tracefs.h"
+
+namespace vtscope {
+namespace {
+
+struct SkeletonDeleter {
+    void operator()(syscalls_bpf* skel) const { syscalls_bpf__destroy(skel); }
+};
+
+struct Syscall {
+    std::string name;
+    int nargs;  // arguments its tracepoint record carries
+};
+
+class SyscallSource final : public EventSource {
+public:
+    SyscallSource(const TraceOptions& options, SyscallSink sink, std::vector<Syscall> syscalls, OutputFile& output)
+        : options_(options), sink_(sink), syscalls_(std::move(syscalls)), output_(output) {}
+
+    Status open(const AttributionCore& core) {
+        skel_.reset(syscalls_bpf__open());
+        if (!skel_) return make_error(std::string("cannot open the BPF object: ") + std::strerror(errno));
+        core.configure(&skel_->rodata->attribution_config);
+        // Size for the sink: the ring buffer for JSON lines, the count tables for counts; the
+        // other one is left at its minimum.
+        bool counts = sink_ == SyscallSink::kCounts;
+        if (counts)
+            bpf_map__set_max_entries(skel_->maps.events, static_cast<uint32_t>(sysconf(_SC_PAGESIZE)));
+        else
+            for (bpf_map* table : {skel_->maps.stats0, skel_->maps.stats1}) bpf_map__set_max_entries(table, 1);
+        for (int n = 0; n <= 3; n++) bpf_program__set_autoload(program(n, !counts), false);
+        if (int err = syscalls_bpf__load(skel_.get())) return load_error(err, command());
+        if (counts) {
+            tables_.emplace(skel_->maps.stats0, skel_->maps.stats1, &skel_->bss->stats_generation,
+                            [this](std::span<const uint8_t> key, std::span<const uint8_t> value) { count(key, value); });
+            return ok_status();
+        }
+        auto ring = RingBufferReader::open(skel_->maps.events, [this](std::span<const uint8_t> r) { write_event(r); });
+        if (!ring) return ring.error();
+        ring_ = std::move(*ring);
+        return ok_status();
+    }
+
+    bpf_object* object() override { return skel_->obj; }
+
+    Status attach(Links& links) override {
+        for (size_t i = 0; i < syscalls_.size(); i++) {
+            LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = i);
+            std::string name = "sys_enter_" + syscalls_[i].name;
+            bpf_program* prog = program(syscalls_[i].nargs, sink_ == SyscallSink::kCounts);
+            bpf_link* link = bpf_program__attach_tracepoint_opts(prog, "syscalls", name.c_str(), &opts);
+            if (!link) return attach_error("tracepoint syscalls:" + name);
+            links.emplace_back(link);
+        }
+        return ok_status();
+    }
+
+    Status poll(std::chrono::milliseconds timeout) override {
+        if (ring_) return ring_->poll(timeout);
+        std::this_thread::sleep_for(timeout);
+        return ok_status();
+    }
+
+    void sync() override {
+        if (tables_) tables_->rotate();
+    }
+
+    void finish() override {
+        if (ring_) ring_->drain();
+        if (tables_) {
+            tables_->drain_all();  // after the detach: nothing writes them any more
+            output_.write(render_report(report_, options_.top));
+        }
+        output_.flush();
+    }
+
+    int output_error() const override { return output_.error(); }
+
+    void summarise(Summary& summary) const override {
+        for (unsigned s = 0; s < VTSCOPE_STATUS_COUNT; s++) summary.delivered[s] = delivered_[s];
+        summary.lost_cause = sink_ == SyscallSink::kCounts ? "the stat table was full (65536 distinct thread/trace/"
+                                                             "syscall keys between two drains, 250 ms apart)"
+                                                           : "the ring buffer was full";
+    }
+
+private:
+    const char* command() const { return sink_ == SyscallSink::kCounts ? "stat" : "trace"; }
+
+    // The program that reads `nargs` arguments (at most 3) for the sink.
+    bpf_program* program(int nargs, bool counts) const {
+        bpf_program* trace[] = {skel_->progs.on_sys_enter_0, skel_->progs.on_sys_enter_1, skel_->progs.on_sys_enter_2,
+                                skel_->progs.on_sys_enter_3};
+        bpf_program* stat[] = {skel_->progs.on_sys_enter_stat_0, skel_->progs.on_sys_enter_stat_1,
+                               skel_->progs.on_sys_enter_stat_2, skel_->progs.on_sys_enter_stat_3};
+        int n = nargs < 0 ? 0 : nargs > 3 ? 3 : nargs;
+        return counts ? stat[n] : trace[n];
+    }
+
+    // The name behind an attach cookie (an index into --syscalls).
+    const std::string& syscall_name(uint32_t index) const {
+        static const std::string unknown = "?";
+        return index < syscalls_.size() ? syscalls_[index].name : unknown;
+    }
+
+    static unsigned clamp_status(unsigned status) {
+        return status < VTSCOPE_STATUS_COUNT ? status : unsigned{VTSCOPE_STATUS_INVALID};
+    }
+
+    void write_event(std::span<const uint8_t> record) {
+        if (record.size() < sizeof(vtscope_syscall_event)) return;
+        vtscope_syscall_event event;
+        std::memcpy(&event, record.data(), sizeof(event));
+        delivered_[clamp_status(event.attribution.status)]++;
+        std::string line = format_syscall_event(event, syscall_name(event.syscall_index));
+        line.push_back('\n');
+        output_.write(line);
+    }
+
+    // Moves one count into the report (the form `vtscope report` reads from a trace file, so
+    // both print the same report).
+    void count(std::span<const uint8_t> key_bytes, std::span<const uint8_t> value_bytes) {
+        vtscope_stat_key key;
+        vtscope_stat_value total;
+        if (key_bytes.size() != sizeof(key) || value_bytes.size() != sizeof(total)) return;
+        std::memcpy(&key, key_bytes.data(), sizeof(key));
+        std::memcpy(&total, value_bytes.data(), sizeof(total));
+        if (total.calls == 0) return;
+        unsigned status = clamp_status(key.status);
+        delivered_[status] += total.calls;
+        const std::string& syscall = syscall_name(key.syscall_index);
+        bool ok = status == VTSCOPE_STATUS_OK;
+        add_to_report(report_, status_name(status), ok ? hex_string(key.trace_id, sizeof(key.trace_id)) : "", syscall,
+                      total.calls,
+                      ok && syscall_has_count(syscall) ? std::optional<uint64_t>(total.arg2_sum) : std::nullopt,
+                      ok && key.mounted_virtual ? std::optional<int64_t>(key.java_id) : std::nullopt);
+    }
+
+    const TraceOptions& options_;
+    const SyscallSink sink_;
+    const std::vector<Syscall> syscalls_;
+    OutputFile& output_;
+    std::unique_ptr<syscalls_bpf, SkeletonDeleter> skel_;
+    std::unique_ptr<RingBufferReader> ring_;  // JSON lines
+    std::optional<CountTables> tables_;       // counts
+    ReportData report_;                       // counts: drained so far
+    uint64_t delivered_[VTSCOPE_STATUS_COUNT] = {};
+};
+
+}  // namespace
+
+Expected<std::unique_ptr<EventSource>> open_syscall_source(const TraceOptions& options, SyscallSink sink,
+                                                           const AttributionCore& core, OutputFile& output) {
+    auto tracefs = find_tracefs();
+    if (!tracefs) return tracefs.error();
+    std::vector<Syscall> syscalls;
+    for (const std::string& name : options.syscalls) {
+        if (!syscall_tracepoint_exists(*tracefs, name))
+            return make_error("unknown syscall '" + name + "' (no tracepoint syscalls:sys_enter_" + name + ")");
+        auto nargs = syscall_argument_count(*tracefs, name);
+        if (!nargs) return make_error("cannot read the format of tracepoint syscalls:sys_enter_" + name);
+        syscalls.push_back({name, *nargs});
+    }
+    auto source = std::make_unique<SyscallSource>(options, sink, std::move(syscalls), output);
+    if (auto status = source->open(core); !status) return status.error();
+    return std::unique_ptr<EventSource>(std::move(source));
+}
+
+}  // namespace vtscope

@@ -1,0 +1,32 @@
+// The process being observed: its pid, what vtscope learnt of its JVM before attaching, and the
+// one read-only view of its memory and maps that every part of a session goes through.
+#pragma once
+
+#include <sys/types.h>
+
+#include <vector>
+
+#include "expected.h"
+#include "jvm_target.h"
+#include "options.h"
+#include "proc_maps.h"
+#include "process_memory.h"
+
+namespace vtscope {
+
+struct Target {
+    pid_t pid = 0;
+    JvmTarget jvm;         // empty for the hotspot-probes channel (it reads no JVM structure)
+    ProcessMemory memory;  // reads only: the consumer never writes target memory
+
+    explicit Target(pid_t target_pid) : pid(target_pid), memory(target_pid) {}
+    Expected<std::vector<Mapping>> maps() const { return read_maps(pid); }
+    bool alive() const { return process_alive(pid); }
+};
+
+// The checks every attaching subcommand makes, in the order a user needs their answers: the pid
+// exists, vtscope may use BPF, and (unless the channel needs no JVM) the target is a supported
+// HotSpot JVM. `command` names the subcommand in the errors.
+Expected<Target> open_target(pid_t pid, IdentityChannel channel, const std::string& command);
+
+}  // namespace vtscope
