@@ -28,7 +28,8 @@ TraceRun run_traced_harness(const HarnessPaths& paths, const std::vector<std::st
         return run;
     }
     std::vector<std::string> trace = {paths.vtscope, "trace", "--pid", std::to_string(jvm.pid()), "--syscalls", "write",
-                                      "--output", dir.path("trace.jsonl"), "--ready-file", dir.path("vtscope.ready")};
+                                      "--output", dir.path("trace.jsonl"), "--ready-file", dir.path("vtscope.ready"),
+                                      "--summary-json", dir.path("summary.json")};
     trace.insert(trace.end(), trace_options.begin(), trace_options.end());
     Child tracer = Child::start(trace, "", dir.path("vtscope.err"));
     if (!wait_for_file(dir.path("vtscope.ready"), 30s)) {
@@ -44,6 +45,9 @@ TraceRun run_traced_harness(const HarnessPaths& paths, const std::vector<std::st
     run.trace = read_lines(dir.path("trace.jsonl"));
     run.vtscope_stderr = read_file(dir.path("vtscope.err"));
     run.java_stderr = read_file(dir.path("java.err"));
+    std::string summary_error;
+    if (!parse_json(read_file(dir.path("summary.json")), &run.summary, &summary_error))
+        run.error = "no summary from vtscope: " + summary_error;
     if (run.java_exit != 0 || run.vtscope_exit != 0)
         run.error = "exit codes: java " + std::to_string(run.java_exit) + ", vtscope " + std::to_string(run.vtscope_exit);
     return run;

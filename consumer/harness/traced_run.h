@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "json.h"
+
 namespace vtscope::testing {
 
 struct HarnessPaths {
@@ -19,6 +21,7 @@ struct TraceRun {
     std::vector<std::string> expected;  // the harness's ground truth, JSON lines
     std::vector<std::string> trace;     // vtscope's output, JSON lines
     std::string vtscope_stderr;
+    Json summary;  // vtscope's --summary-json (null when it wrote none)
     std::string java_stderr;
     int vtscope_exit = -1;
     int java_exit = -1;

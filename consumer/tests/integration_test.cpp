@@ -71,8 +71,9 @@ TraceRun run_harness(const std::vector<std::string>& jvm_options, const std::vec
 void expect_clean_run(const TraceRun& run) {
     EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
-    EXPECT_NE(run.vtscope_stderr.find("target exited"), std::string::npos) << run.vtscope_stderr;
-    EXPECT_NE(run.vtscope_stderr.find("lost 0"), std::string::npos) << run.vtscope_stderr;
+    EXPECT_EQ(run.summary["stop_reason"].string, "target exited") << run.vtscope_stderr;
+    EXPECT_TRUE(run.summary["lost"].is_number()) << run.vtscope_stderr;
+    EXPECT_EQ(run.summary["lost"].number, 0) << run.vtscope_stderr;
 }
 
 }  // namespace
@@ -126,10 +127,9 @@ TEST(NewThreads, CarriersStartedAfterAttachAreAttributed) {
     expect_clean_run(run);
     CheckResult r = check_markers(run.expected, run.trace);
     EXPECT_EQ(r.correct, 128) << r.summary();
-    auto at = run.vtscope_stderr.find(" started, ");
-    ASSERT_NE(at, std::string::npos) << run.vtscope_stderr;
-    size_t digits = run.vtscope_stderr.rfind(", ", at) + 2;
-    long started = std::stol(run.vtscope_stderr.substr(digits, at - digits));
+    const vtscope::Json& threads = run.summary["threads"];
+    ASSERT_TRUE(threads["started"].is_number()) << run.vtscope_stderr;
+    long started = static_cast<long>(threads["started"].number);
     std::printf("[ threads  ] %ld Java threads started during the trace; %s\n", started, r.summary().c_str());
     EXPECT_GE(started, 2) << run.vtscope_stderr;
 }
@@ -169,10 +169,11 @@ TEST(Stress, SlotTakeOverUnderChurnIsSound) {
     expect_clean_run(run);
     CheckResult r = check_markers(run.expected, run.trace);
     std::printf("[ takeover ] %s\n", r.summary().c_str());
-    auto at = run.vtscope_stderr.find("writer records: ");
-    ASSERT_NE(at, std::string::npos) << run.vtscope_stderr;
-    std::printf("[ takeover ] %s", run.vtscope_stderr.substr(at).c_str());
-    long released = std::stol(run.vtscope_stderr.substr(run.vtscope_stderr.find("claimed, ", at) + 9));
+    const vtscope::Json& writer = run.summary["writer"];
+    ASSERT_TRUE(writer["released"].is_number()) << run.vtscope_stderr;
+    long released = static_cast<long>(writer["released"].number);
+    std::printf("[ takeover ] writer records: %.0f claimed, %ld released, %.0f unavailable\n", writer["claimed"].number,
+                released, writer["unavailable"].number);
     EXPECT_GT(released, 1000) << "most claims should take over a dead thread's slot";
     EXPECT_EQ(r.expected, 2000 * 6);
     EXPECT_EQ(r.misattributed, 0) << r.summary();
@@ -333,6 +334,26 @@ TEST(Lifecycle, DurationAndSignalStopCleanly) {
         << err;
     EXPECT_NE(err.find("duration reached"), std::string::npos) << err;
     EXPECT_NE(err.find("events "), std::string::npos) << err;
+    // The same facts as JSON, and an error as JSON too (exit code 1, the message, no counts).
+    TempDir json_dir;
+    EXPECT_EQ(run_command({kVtscope, "stat", "--pid", pid, "--duration", "0.3", "--output", "/dev/null",
+                           "--summary-json", json_dir.path("s.json")},
+                          &err, 60s),
+              0)
+        << err;
+    vtscope::Json summary;
+    std::string error;
+    ASSERT_TRUE(vtscope::parse_json(read_file(json_dir.path("s.json")), &summary, &error)) << error;
+    EXPECT_EQ(summary["command"].string, "stat");
+    EXPECT_EQ(summary["stop_reason"].string, "duration reached");
+    EXPECT_EQ(summary["exit_code"].number, 0);
+    EXPECT_EQ(summary["identity"].string, "vmstructs");
+    EXPECT_TRUE(summary["threads"]["at_attach"].number > 0) << read_file(json_dir.path("s.json"));
+    EXPECT_EQ(run_command({kVtscope, "trace", "--pid", "99999999", "--summary-json", json_dir.path("e.json")}, &err, 60s),
+              1);
+    ASSERT_TRUE(vtscope::parse_json(read_file(json_dir.path("e.json")), &summary, &error)) << error;
+    EXPECT_EQ(summary["exit_code"].number, 1);
+    EXPECT_EQ(summary["error"].string, "no process with pid 99999999");
 
     TempDir dir;
     Child tracer = Child::start({kVtscope, "trace", "--pid", pid, "--output", dir.path("out.jsonl"), "--ready-file",
@@ -586,7 +607,8 @@ TEST(ProbeChannels, LifecycleIsSoundAndTwoProbeFailsOnFirstMarkers) {
         CheckResult r = check_markers(run.expected, run.trace);
         std::printf("[ lifecycle] %s: %s\n", scope, r.summary().c_str());
         EXPECT_EQ(r.correct, 128) << r.summary();
-        EXPECT_NE(run.vtscope_stderr.find("; 0 unmounts and "), std::string::npos) << run.vtscope_stderr;
+        ASSERT_TRUE(run.summary["mappings"]["unmounts_unmapped"].is_number()) << run.vtscope_stderr;
+        EXPECT_EQ(run.summary["mappings"]["unmounts_unmapped"].number, 0) << run.vtscope_stderr;
 
         TraceRun naive = run_harness({"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=probes,paper-release",
                                       "-Djdk.virtualThreadScheduler.parallelism=2"},
@@ -617,7 +639,7 @@ TEST(ProbeChannels, HotspotProbesFollowThePapersRules) {
     ASSERT_TRUE(wait_for_file(dir.path("ready"), 30s));
     Child tracer = Child::start({kVtscope, "trace", "--pid", std::to_string(emulator.pid()), "--identity",
                                  "hotspot-probes", "--syscalls", "write", "--output", dir.path("trace.jsonl"),
-                                 "--ready-file", dir.path("vtscope.ready")},
+                                 "--ready-file", dir.path("vtscope.ready"), "--summary-json", dir.path("summary.json")},
                                 "", dir.path("vtscope.err"));
     ASSERT_TRUE(wait_for_file(dir.path("vtscope.ready"), 30s)) << read_file(dir.path("vtscope.err"));
     if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
@@ -636,7 +658,40 @@ TEST(ProbeChannels, HotspotProbesFollowThePapersRules) {
         EXPECT_EQ(e->status, "unmapped") << line;
     }
     EXPECT_EQ(carrier_writes, 32);
-    EXPECT_NE(err.find("hotspot-probes mappings: 32 inserted, 32 deleted; 0 unmounts and 0 ends found no mapping"),
-              std::string::npos)
-        << err;
+    vtscope::Json summary;
+    std::string error;
+    ASSERT_TRUE(vtscope::parse_json(read_file(dir.path("summary.json")), &summary, &error)) << error;
+    const vtscope::Json& mappings = summary["mappings"];
+    EXPECT_EQ(summary["identity"].string, "hotspot-probes");
+    EXPECT_EQ(mappings["inserted"].number, 32) << err;
+    EXPECT_EQ(mappings["deleted"].number, 32) << err;
+    EXPECT_EQ(mappings["unmounts_unmapped"].number, 0) << err;
+    EXPECT_EQ(mappings["ends_unmapped"].number, 0) << err;
+}
+
+// Every syscall with a sys_enter tracepoint attaches, whatever its argument count (close has
+// one, getpid none, exit_group one, openat four): fd and count where the syscall has them.
+TEST(Syscalls, AnyArgumentCountAttachesAlongsideWrite) {
+    REQUIRE_BPF();
+    TraceRun run = run_harness({}, {}, {"--syscalls", "write,close,exit_group,getpid,openat"});
+    expect_clean_run(run);
+    CheckResult r = check_markers(run.expected, run.trace);
+    EXPECT_EQ(r.correct, r.expected) << r.summary();
+    std::map<std::string, int> seen;
+    for (const auto& line : run.trace) {
+        auto e = vtscope::parse_event_line(line);
+        ASSERT_TRUE(e) << line;
+        seen[e->syscall]++;
+        if (e->syscall == "close") {
+            EXPECT_TRUE(e->fd.has_value()) << line;
+            EXPECT_FALSE(e->count.has_value()) << line;
+        } else if (e->syscall != "write") {
+            EXPECT_FALSE(e->count.has_value()) << line;
+        }
+    }
+    std::printf("[ syscalls ] write %d, close %d, openat %d, exit_group %d, getpid %d\n", seen["write"], seen["close"],
+                seen["openat"], seen["exit_group"], seen["getpid"]);
+    EXPECT_GT(seen["close"], 0);
+    EXPECT_GT(seen["openat"], 0);
+    EXPECT_GT(seen["exit_group"], 0) << "the JVM's exit is traced before the target is gone";
 }
