@@ -67,10 +67,13 @@ int run_session(const SessionOptions& options, const Target& target, Attribution
     // A closed output pipe must end in an error line and the summary, not a silent SIGPIPE death.
     signal(SIGPIPE, SIG_IGN);
 
+    // The channel's probes, then what existed before them (the thread walk, the region), and only
+    // then the event source: an event of a thread that existed at attach always finds it mapped,
+    // and events before that are not seen at all rather than reported as unmapped.
     Links links;
     if (auto status = core.attach(source.object(), links); !status) return fail(options, status.error().message);
-    if (auto status = source.attach(links); !status) return fail(options, status.error().message);
     core.sync(true);
+    if (auto status = source.attach(links); !status) return fail(options, status.error().message);
     if (!options.ready_file.empty())
         if (auto status = write_ready_file(options.ready_file); !status) return fail(options, status.error().message);
 
