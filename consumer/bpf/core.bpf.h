@@ -142,11 +142,139 @@ static __always_inline void vtscope_read_record(struct vtscope_attribution *a, _
 	vtscope_take_record(a, &record);
 }
 
+/*
+ * Region discovery without a window. The writer creates its region with memfd_create(
+ * VTSCOPE_REGION_NAME) and mmap of that descriptor, then fills the header and stores its magic
+ * last, with release (java/vtscope-java/.../RecordRegion.java); only then does any thread claim
+ * a slot. The programs below follow those two syscalls of the target, so the moment mmap returns
+ * the region's base is known here, pending validation ("region" holds the base with capacity_mask
+ * 0). The first attribution that needs the region validates the header itself: the header is
+ * copied in one ascending read, magic first, and on x86 (TSO) loads are not reordered with other
+ * loads, so a magic seen means every field stored before it is seen too. Until the magic is
+ * there no slot can have been claimed, so "no record" is the truth, not a guess. User space
+ * (AttributionCore) finds a region that existed before attach in /proc/PID/maps.
+ */
+struct region_syscall_enter {
+	__u64 common;
+	__s32 syscall_nr;
+	__u32 pad;
+	__u64 args[6];
+};
+
+struct region_syscall_exit {
+	__u64 common;
+	__s32 syscall_nr;
+	__u32 pad;
+	__s64 ret;
+};
+
+#define REGION_PENDING_MEMFD 1 /* inside memfd_create(VTSCOPE_REGION_NAME) */
+#define REGION_PENDING_MMAP 2  /* inside mmap of the region's descriptor */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);   /* kernel tid */
+	__type(value, __u32); /* REGION_PENDING_* */
+} region_pending SEC(".maps");
+
+/* The descriptor memfd_create returned for the region, -1 while none. */
+volatile __s64 region_fd = -1;
+
+SEC("tracepoint/syscalls/sys_enter_memfd_create")
+int on_region_memfd_enter(struct region_syscall_enter *ctx)
+{
+	if (!vtscope_is_target())
+		return 0;
+	static const char expected[] = VTSCOPE_REGION_NAME;
+	char name[sizeof(expected)] = {};
+	if (bpf_probe_read_user_str(name, sizeof(name), (const void *)ctx->args[0]) != sizeof(expected))
+		return 0;
+	for (int i = 0; i < sizeof(expected); i++)
+		if (name[i] != expected[i])
+			return 0;
+	__u32 tid = vtscope_current_tid();
+	__u32 state = REGION_PENDING_MEMFD;
+	bpf_map_update_elem(&region_pending, &tid, &state, BPF_ANY);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_memfd_create")
+int on_region_memfd_exit(struct region_syscall_exit *ctx)
+{
+	if (!vtscope_is_target())
+		return 0;
+	__u32 tid = vtscope_current_tid();
+	__u32 *state = bpf_map_lookup_elem(&region_pending, &tid);
+	if (!state || *state != REGION_PENDING_MEMFD)
+		return 0;
+	bpf_map_delete_elem(&region_pending, &tid);
+	if (ctx->ret >= 0)
+		region_fd = ctx->ret;
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_mmap")
+int on_region_mmap_enter(struct region_syscall_enter *ctx)
+{
+	if (!vtscope_is_target() || region_fd < 0 || (__s64)(__s32)ctx->args[4] != region_fd || ctx->args[5] != 0)
+		return 0;
+	__u32 tid = vtscope_current_tid();
+	__u32 state = REGION_PENDING_MMAP;
+	bpf_map_update_elem(&region_pending, &tid, &state, BPF_ANY);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_mmap")
+int on_region_mmap_exit(struct region_syscall_exit *ctx)
+{
+	if (!vtscope_is_target())
+		return 0;
+	__u32 tid = vtscope_current_tid();
+	__u32 *state = bpf_map_lookup_elem(&region_pending, &tid);
+	if (!state || *state != REGION_PENDING_MMAP)
+		return 0;
+	bpf_map_delete_elem(&region_pending, &tid);
+	__u32 zero = 0;
+	struct vtscope_region_info *rg = bpf_map_lookup_elem(&region, &zero);
+	/* -4095..-1 are errors (include/linux/err.h); a region already known is kept. */
+	if (rg && !rg->base && (__u64)ctx->ret < (__u64)-4095) {
+		rg->capacity_mask = 0;
+		rg->base = ctx->ret;
+	}
+	return 0;
+}
+
+/* Validates a pending region's header (common/vtscope_record.h); true once it is usable. */
+static __always_inline bool vtscope_validate_pending(struct vtscope_region_info *rg)
+{
+	struct vtscope_region_header header;
+	if (bpf_probe_read_user(&header, sizeof(header), (const void *)rg->base) != 0)
+		return false;
+	if (header.magic != VTSCOPE_REGION_MAGIC)
+		return false; /* not complete yet: no slot can be claimed before the magic */
+	__u32 capacity = header.capacity;
+	if (header.version != VTSCOPE_REGION_VERSION || header.header_size != VTSCOPE_REGION_HEADER_SIZE ||
+	    header.slot_size != VTSCOPE_SLOT_SIZE || header.record_offset != VTSCOPE_RECORD_OFFSET ||
+	    header.max_probe != VTSCOPE_MAX_PROBE || header.writer_pid != attribution_config.target_tgid ||
+	    capacity < 2 || (capacity & (capacity - 1)) != 0) {
+		/* (a one-slot region would read as pending forever; no writer makes one: the minimum is 64) */
+		rg->base = 0; /* not a region of this protocol: user space reports it from the maps */
+		return false;
+	}
+	rg->capacity_mask = capacity - 1;
+	return true;
+}
+
 static __always_inline struct vtscope_region_info *vtscope_region(void)
 {
 	__u32 zero = 0;
 	struct vtscope_region_info *rg = bpf_map_lookup_elem(&region, &zero);
-	return rg && rg->base ? rg : 0;
+	if (!rg || !rg->base)
+		return 0;
+	if (!rg->capacity_mask && !vtscope_validate_pending(rg))
+		return 0;
+	return rg;
 }
 
 #endif /* VTSCOPE_CORE_BPF_H */

@@ -51,6 +51,22 @@ Status AttributionCore::attach(bpf_object* object, Links& links) {
     if (!counters) return counters.error();
     region_map_ = *region;
     counters_map_ = *counters;
+    // The region's creation is followed before anything else, so a region made at any moment
+    // after this is known to the BPF side when its mmap returns (core.bpf.h).
+    const struct {
+        const char* program;
+        const char* tracepoint;
+    } followers[] = {{"on_region_memfd_enter", "sys_enter_memfd_create"},
+                     {"on_region_memfd_exit", "sys_exit_memfd_create"},
+                     {"on_region_mmap_enter", "sys_enter_mmap"},
+                     {"on_region_mmap_exit", "sys_exit_mmap"}};
+    for (const auto& f : followers) {
+        auto program = find_program(object, f.program);
+        if (!program) return program.error();
+        bpf_link* link = bpf_program__attach_tracepoint(*program, "syscalls", f.tracepoint);
+        if (!link) return attach_error(std::string("tracepoint syscalls:") + f.tracepoint);
+        discovery_links_.emplace_back(link);
+    }
     MapsSnapshot maps(target_);
     return unit_->attach(object, links, maps);
 }
@@ -63,8 +79,22 @@ void AttributionCore::sync(bool at_attach) {
         if (auto stats = read_writer_stats(target_.memory, region_)) writer_stats_ = stats;
 }
 
+// A region the BPF side learnt of by following memfd_create and mmap, and validated.
+bool AttributionCore::adopt_discovered_region() {
+    vtscope_region_info info{};
+    uint32_t zero = 0;
+    if (bpf_map_lookup_elem(bpf_map__fd(region_map_), &zero, &info) != 0 || !info.base || !info.capacity_mask) return false;
+    region_ = RecordRegion{info.base, static_cast<uint32_t>(info.capacity_mask + 1)};
+    return true;
+}
+
 void AttributionCore::sync_region(MapsSnapshot& maps) {
     if (region_found_) return;
+    if (adopt_discovered_region()) {
+        region_found_ = true;
+        discovery_links_.clear();
+        return;
+    }
     const std::vector<Mapping>* current = maps.get();
     if (!current) return;
     auto candidates = find_region_mappings(*current);
@@ -86,6 +116,7 @@ void AttributionCore::sync_region(MapsSnapshot& maps) {
         if (bpf_map_update_elem(bpf_map__fd(region_map_), &zero, &info, BPF_ANY) == 0) {
             region_ = *region;
             region_found_ = true;
+            discovery_links_.clear();
         }
         return;
     }

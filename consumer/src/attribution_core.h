@@ -33,6 +33,7 @@ public:
 
 private:
     void sync_region(MapsSnapshot& maps);
+    bool adopt_discovered_region();
 
     const Target& target_;
     const ChannelInfo& info_;
@@ -43,6 +44,7 @@ private:
     RecordRegion region_{};
     std::optional<WriterStats> writer_stats_;  // last read, kept for after the target exits
     std::set<uint64_t> warned_regions_;
+    Links discovery_links_;  // memfd_create/mmap followers, detached once the region is known
 };
 
 }  // namespace vtscope

@@ -157,6 +157,28 @@ TEST_P(Stress, NoMisattributionUnderGcPressure) {
     EXPECT_GT(gcs, 10) << "the run should trigger many collections";
 }
 
+// The region window: the tracer attaches before the application's first context use, so the
+// writer creates its record region while 300 virtual threads publish and write markers at once.
+// The BPF side follows the region's memfd_create and mmap, so no marker may miss its context.
+class RegionWindow : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RegionWindow, RegionCreatedAfterAttachIsKnownBeforeAnyMarker) {
+    REQUIRE_BPF();
+    TraceRun run = run_harness({GetParam(), "-Djdk.virtualThreadScheduler.parallelism=2"},
+                               {"--late-region", "--mode", "concurrent", "--threads", "300", "--markers", "10"});
+    expect_clean_run(run);
+    CheckResult r = check_markers(run.expected, run.trace);
+    std::printf("[ region   ] %s: %s\n", GetParam().c_str(), r.summary().c_str());
+    EXPECT_EQ(r.expected, 3000);
+    EXPECT_EQ(r.correct, r.expected) << r.summary();
+    EXPECT_TRUE(run.summary["region_found"].boolean) << run.vtscope_stderr;
+}
+
+INSTANTIATE_TEST_SUITE_P(Collectors, RegionWindow, ::testing::Values("-XX:+UseG1GC", "-XX:+UseParallelGC", "-XX:+UseZGC"),
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                             return param.param.substr(param.param.find("Use") + 3);
+                         });
+
 // Slot hand-over: a region of 256 slots for 2,000 threads in 8 waves of 250, so nearly every
 // claim takes over the slot of a terminated thread while other threads write and syscalls are
 // read. Any mistake in the hand-over would show as a foreign context.

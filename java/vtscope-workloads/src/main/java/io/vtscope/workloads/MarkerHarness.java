@@ -33,7 +33,7 @@ public final class MarkerHarness {
     private static final String USAGE = "--expected PATH [--threads N] [--markers M] [--scope clean|leaky-final]"
             + " [--mode sequential|concurrent] [--platform-threads P] [--nested] [--yields] [--gc-pressure]"
             + " [--no-warm-up] [--waves W] [--context otel|synthetic] [--marker-file PATH] [--ready-file PATH]"
-            + " [--go-file PATH]";
+            + " [--go-file PATH] [--late-region]";
     /**
      * FileOutputStream.write issues one write(2) for any length (io_util.c copies into a stack
      * buffer up to 8 KiB, a malloc'ed one above, and /dev/null takes it all at once).
@@ -147,7 +147,7 @@ public final class MarkerHarness {
                 Map.entry("mode", "sequential"), Map.entry("platform-threads", "0"), Map.entry("waves", "1"),
                 Map.entry("context", "otel"), Map.entry("marker-file", "/dev/null"), Map.entry("expected", ""),
                 Map.entry("ready-file", ""), Map.entry("go-file", "")),
-                Set.of("nested", "yields", "gc-pressure", "no-warm-up"));
+                Set.of("nested", "yields", "gc-pressure", "no-warm-up", "late-region"));
         int threads = o.getInt("threads", 0, MAX_COUNT - BASE_COUNT + 1);
         int waves = o.getInt("waves", 1, 1000);
         int platformThreads = o.getInt("platform-threads", 0, MAX_COUNT - BASE_COUNT + 1);
@@ -158,7 +158,13 @@ public final class MarkerHarness {
         boolean leaky = o.choice("scope", "clean", "leaky-final").equals("leaky-final");
         boolean concurrent = o.choice("mode", "sequential", "concurrent").equals("concurrent");
         String expected = o.required("expected");
-        Workloads.checkVtScope(NAME);
+        // --late-region: the first use of vtscope's writer (which creates the record region) is a
+        // sender's first publication after the go file, so a tracer attached before it must learn
+        // of the region while the markers are being written. No check, no warm-up before that.
+        boolean lateRegion = o.flag("late-region");
+        if (!lateRegion) {
+            Workloads.checkVtScope(NAME);
+        }
 
         Path markerPath = Path.of(o.get("marker-file"));
         Set<Integer> before = fdsPointingTo(markerPath);
@@ -174,7 +180,7 @@ public final class MarkerHarness {
         Tracer tracer = sdk.getTracer("io.vtscope.workloads.MarkerHarness");
         // Without warm-up no virtual thread has run yet, so the scheduler creates its carriers
         // only after the go file: the case of a tracer that must notice threads started later.
-        if (!o.flag("no-warm-up")) {
+        if (!o.flag("no-warm-up") && !lateRegion) {
             warmUp(tracer);
         }
         String context = o.get("context");
