@@ -19,10 +19,11 @@ enum vtscope_status {
 	VTSCOPE_STATUS_NO_CONTEXT = 1, /* identity known, the thread has no context published */
 	VTSCOPE_STATUS_INVALID = 2,    /* a record exists but could not be read consistently */
 	VTSCOPE_STATUS_UNMAPPED = 3,   /* the OS thread's Java identity could not be resolved */
-	VTSCOPE_STATUS_COUNT = 4,
+	VTSCOPE_STATUS_CONTEXT_UNKNOWN = 4, /* identity known; whether a span is current cannot be known */
+	VTSCOPE_STATUS_COUNT = 5,
 };
 
-/* Why an event is unmapped or invalid (JSON "reason", only when not ok/no_context). */
+/* Why an event is unmapped, invalid or context_unknown (JSON "reason", only when not ok/no_context). */
 enum vtscope_reason {
 	VTSCOPE_REASON_NONE = 0,
 	VTSCOPE_REASON_NOT_JAVA_THREAD = 1,  /* tid not (yet) known as a live JavaThread */
@@ -35,7 +36,10 @@ enum vtscope_reason {
 	VTSCOPE_REASON_NO_THREAD_CONTEXT = 8, /* otep-tls: otel_thread_ctx_v1 is null on this thread */
 	VTSCOPE_REASON_OUTSIDE_REGION = 9,   /* otep-tls: the pointer is not a record of the region */
 	VTSCOPE_REASON_NO_LIFECYCLE_MAPPING = 10, /* probe channels: no virtual thread mapped on this carrier */
-	VTSCOPE_REASON_COUNT = 11,
+	VTSCOPE_REASON_NO_RECORD_REGION = 11, /* context_unknown: no record region in the target (yet) */
+	VTSCOPE_REASON_RECORD_TABLE_FULL = 12, /* context_unknown: no record, and the writer has found its table full */
+	VTSCOPE_REASON_NO_LIFECYCLE_RECORD = 13, /* context_unknown: the lifecycle probe carried no record address */
+	VTSCOPE_REASON_COUNT = 14,
 };
 
 /* How the identity plane is resolved (--identity); one value per channel unit. */

@@ -190,7 +190,7 @@ static __always_inline void resolve_lifecycle(struct vtscope_attribution *a, __u
 	a->java_id = m->vid;
 	a->mounted_virtual = 1;
 	if (!m->record) {
-		vtscope_set(a, VTSCOPE_STATUS_NO_CONTEXT, VTSCOPE_REASON_NONE);
+		vtscope_set(a, VTSCOPE_STATUS_CONTEXT_UNKNOWN, VTSCOPE_REASON_NO_LIFECYCLE_RECORD);
 		return;
 	}
 	vtscope_read_record(a, m->record, 0, m->vid);

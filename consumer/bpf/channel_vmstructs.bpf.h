@@ -103,8 +103,13 @@ static __always_inline void resolve_vmstructs(struct vtscope_attribution *a, __u
 		vtscope_set(a, VTSCOPE_STATUS_INVALID, VTSCOPE_REASON_READ_FAULT);
 		return;
 	}
+	if (!rg) {
+		/* No region in the target (yet): nothing says whether a span is current. */
+		vtscope_set(a, VTSCOPE_STATUS_CONTEXT_UNKNOWN, VTSCOPE_REASON_NO_RECORD_REGION);
+		return;
+	}
 	if (!slot) {
-		vtscope_set(a, VTSCOPE_STATUS_NO_CONTEXT, VTSCOPE_REASON_NONE);
+		vtscope_no_slot(a, rg);
 		return;
 	}
 	/*

@@ -266,6 +266,23 @@ static __always_inline bool vtscope_validate_pending(struct vtscope_region_info 
 	return true;
 }
 
+/*
+ * A thread with no slot has never published a context (a slot is claimed at the first
+ * publication), unless its claim found the table full: the writer counts such claims in the
+ * header (records_unavailable), and then "no slot" no longer proves "no context".
+ */
+static __always_inline void vtscope_no_slot(struct vtscope_attribution *a, const struct vtscope_region_info *rg)
+{
+	__u64 unavailable = 0;
+	const void *counter = (const void *)(rg->base + offsetof(struct vtscope_region_header, records_unavailable));
+	if (bpf_probe_read_user(&unavailable, sizeof(unavailable), counter) != 0)
+		vtscope_set(a, VTSCOPE_STATUS_INVALID, VTSCOPE_REASON_READ_FAULT);
+	else if (unavailable)
+		vtscope_set(a, VTSCOPE_STATUS_CONTEXT_UNKNOWN, VTSCOPE_REASON_RECORD_TABLE_FULL);
+	else
+		vtscope_set(a, VTSCOPE_STATUS_NO_CONTEXT, VTSCOPE_REASON_NONE);
+}
+
 static __always_inline struct vtscope_region_info *vtscope_region(void)
 {
 	__u32 zero = 0;

@@ -74,7 +74,8 @@ CheckResult check_markers(const std::vector<std::string>& expected_lines, const 
         }
         const Expected& want = it->second[index];
         r.observed++;
-        if (e.status != "ok" && e.status != "no_context" && e.status != "invalid" && e.status != "unmapped") {
+        if (e.status != "ok" && e.status != "no_context" && e.status != "context_unknown" && e.status != "invalid" &&
+            e.status != "unmapped") {
             r.misattributed++;
             if (want.seq != 0) r.failures_after_first++;
             continue;

@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include "writer_diagnosis.h"
+
 namespace vtscope {
 
 const std::vector<Mapping>* MapsSnapshot::get() {
@@ -75,6 +77,12 @@ void AttributionCore::sync(bool at_attach) {
     MapsSnapshot maps(target_);
     unit_->sync(maps, at_attach);
     sync_region(maps);
+    if (!region_found_ && target_.alive()) {
+        std::string reason = explain_missing_region(read_process_facts(target_.pid));
+        // Said once at attach; the summary says it again if it still holds at the end.
+        if (at_attach) std::fprintf(stderr, "vtscope: note: %s\n", reason.c_str());
+        missing_region_ = std::move(reason);
+    }
     if (region_found_)
         if (auto stats = read_writer_stats(target_.memory, region_)) writer_stats_ = stats;
 }
@@ -130,6 +138,7 @@ void AttributionCore::summarise(Summary& summary) const {
         unit_->summarise(counters, summary);
     }
     summary.region_found = region_found_;
+    summary.missing_region = missing_region_;
     if (region_found_) {
         auto stats = read_writer_stats(target_.memory, region_);
         summary.writer = stats ? stats : writer_stats_;

@@ -12,6 +12,7 @@ const char* status_name(unsigned status) {
         case VTSCOPE_STATUS_NO_CONTEXT: return "no_context";
         case VTSCOPE_STATUS_INVALID: return "invalid";
         case VTSCOPE_STATUS_UNMAPPED: return "unmapped";
+        case VTSCOPE_STATUS_CONTEXT_UNKNOWN: return "context_unknown";
         default: return "unknown";
     }
 }
@@ -28,6 +29,9 @@ const char* reason_name(unsigned reason) {
         case VTSCOPE_REASON_NO_THREAD_CONTEXT: return "no_thread_context";
         case VTSCOPE_REASON_OUTSIDE_REGION: return "outside_region";
         case VTSCOPE_REASON_NO_LIFECYCLE_MAPPING: return "no_lifecycle_mapping";
+        case VTSCOPE_REASON_NO_RECORD_REGION: return "no_record_region";
+        case VTSCOPE_REASON_RECORD_TABLE_FULL: return "record_table_full";
+        case VTSCOPE_REASON_NO_LIFECYCLE_RECORD: return "no_lifecycle_record";
         default: return nullptr;
     }
 }
@@ -73,6 +77,7 @@ std::string hex_string(const unsigned char* bytes, size_t n) {
 void append_attribution(std::string& out, const vtscope_attribution& a) {
     out += "\"vthread\":";
     bool identity = a.status == VTSCOPE_STATUS_OK || a.status == VTSCOPE_STATUS_NO_CONTEXT ||
+                    a.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN ||
                     (a.status == VTSCOPE_STATUS_INVALID && a.java_id > 0);
     if (identity && a.mounted_virtual) {
         out += std::to_string(a.java_id);

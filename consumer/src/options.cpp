@@ -46,7 +46,8 @@ Commands:
   --version                   show the version
 
 trace and stat )" + std::string(kPrivilegeText) + R"(. They only read the target. A
-summary of counters (events, ok, no_context, invalid, unmapped, lost) goes to stderr.
+summary of counters (events, ok, no_context, context_unknown, invalid, unmapped, lost) goes to
+stderr.
 )";
 }
 

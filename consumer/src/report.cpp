@@ -96,7 +96,7 @@ std::string render_report(const ReportData& data, int top) {
     std::ostringstream out;
     uint64_t events = data.lines - data.malformed;
     out << "events: " << events;
-    for (const char* status : {"ok", "no_context", "invalid", "unmapped"}) {
+    for (const char* status : {"ok", "no_context", "context_unknown", "invalid", "unmapped"}) {
         auto it = data.by_status.find(status);
         uint64_t n = it == data.by_status.end() ? 0 : it->second;
         char pct[32];

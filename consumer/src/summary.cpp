@@ -27,10 +27,11 @@ unsigned long long u(uint64_t v) { return static_cast<unsigned long long>(v); }
 }  // namespace
 
 std::string render_summary_text(const Summary& s) {
-    std::string text = format("vtscope: %s; events %llu: ok %llu, no_context %llu, invalid %llu, unmapped %llu, lost %llu\n",
+    std::string text = format("vtscope: %s; events %llu: ok %llu, no_context %llu, context_unknown %llu, invalid %llu, "
+                              "unmapped %llu, lost %llu\n",
                               s.stop_reason.c_str(), u(s.events()), u(s.delivered[VTSCOPE_STATUS_OK]),
-                              u(s.delivered[VTSCOPE_STATUS_NO_CONTEXT]), u(s.delivered[VTSCOPE_STATUS_INVALID]),
-                              u(s.delivered[VTSCOPE_STATUS_UNMAPPED]), u(s.lost));
+                              u(s.delivered[VTSCOPE_STATUS_NO_CONTEXT]), u(s.delivered[VTSCOPE_STATUS_CONTEXT_UNKNOWN]),
+                              u(s.delivered[VTSCOPE_STATUS_INVALID]), u(s.delivered[VTSCOPE_STATUS_UNMAPPED]), u(s.lost));
     if (s.lost > 0)
         text += format("vtscope: warning: %llu events were not counted: %s\n", u(s.lost), s.lost_cause.c_str());
     if (s.threads)
@@ -48,8 +49,7 @@ std::string render_summary_text(const Summary& s) {
     if (s.thread_context_tls_error)
         text += "vtscope: otel_thread_ctx_v1 never found: " + *s.thread_context_tls_error + "\n";
     if (!s.region_found) {
-        text += "vtscope: no record region found: the target publishes no trace context "
-                "(put vtscope-java.jar on its class path)\n";
+        text += "vtscope: " + s.missing_region + "\n";
     } else if (s.writer) {
         text += format("vtscope: writer records: %llu claimed, %llu released, %llu unavailable%s\n", u(s.writer->claimed),
                        u(s.writer->released), u(s.writer->unavailable),
@@ -82,7 +82,8 @@ std::string render_summary_json(const Summary& s) {
         js << "null";
     js << ",\"thread_context_tls_error\":"
        << (s.thread_context_tls_error ? json_quote(*s.thread_context_tls_error) : "null");
-    js << ",\"region_found\":" << (s.region_found ? "true" : "false") << ",\"writer\":";
+    js << ",\"region_found\":" << (s.region_found ? "true" : "false")
+       << ",\"missing_region\":" << (s.region_found ? "null" : json_quote(s.missing_region)) << ",\"writer\":";
     if (s.writer)
         js << "{\"claimed\":" << s.writer->claimed << ",\"released\":" << s.writer->released
            << ",\"unavailable\":" << s.writer->unavailable << "}";

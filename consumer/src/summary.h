@@ -37,6 +37,7 @@ struct Summary {
     std::optional<MappingCounts> mappings;   // lifecycle, two-probe, hotspot-probes
     std::optional<std::string> thread_context_tls_error;  // otep-tls: why otel_thread_ctx_v1 was never found
     bool region_found = false;
+    std::string missing_region;          // why no region was found (writer_diagnosis.h), when none was
     std::optional<WriterStats> writer;   // the writer's counters, last read
     std::string error;                   // the error that ended the session, empty if none
     int exit_code = 0;

@@ -222,9 +222,11 @@ void expect_one_line_error(const std::vector<std::string>& argv, const std::stri
 struct IdleJvm {
     TempDir dir;
     Child child;
-    explicit IdleJvm(const std::string& java, const std::vector<std::string>& extra = {})
-        : child(start(java, extra, dir)) {}
-    static Child start(const std::string& java, const std::vector<std::string>& extra, const TempDir& dir) {
+    explicit IdleJvm(const std::string& java, const std::vector<std::string>& extra = {},
+                     const std::vector<std::string>& harness_extra = {})
+        : child(start(java, extra, harness_extra, dir)) {}
+    static Child start(const std::string& java, const std::vector<std::string>& extra,
+                       const std::vector<std::string>& harness_extra, const TempDir& dir) {
         std::vector<std::string> argv = {java};
         argv.insert(argv.end(), extra.begin(), extra.end());
         argv.push_back("-cp");
@@ -236,6 +238,7 @@ struct IdleJvm {
         argv.push_back(dir.path("ready"));
         argv.push_back("--go-file");
         argv.push_back(dir.path("never"));
+        argv.insert(argv.end(), harness_extra.begin(), harness_extra.end());
         return Child::start(argv, "", "");
     }
 };
@@ -343,6 +346,61 @@ TEST(WriterCost, NoJvmtiEnvironmentAndNoNotifyingTransitions) {
     EXPECT_GT(control.mounts, 100);
     EXPECT_GT(control.unmounts, 100);
     EXPECT_GT(control.environments, 0);
+}
+
+// Honest statuses: without a record region nothing says whether a span is current, so events are
+// context_unknown (reason no_record_region) with their identity, never no_context; the note at
+// attach and the summary say why, and do not tell to add a jar that is already there.
+TEST(Trust, NoRegionIsContextUnknownAndTheSummarySaysWhy) {
+    REQUIRE_BPF();
+    TempDir dir;
+    // A JVM with no vtscope writer at all: a virtual thread writing to a file in a loop.
+    std::string source = dir.path("Plain.java");
+    if (std::FILE* f = std::fopen(source.c_str(), "w")) {
+        std::fputs("class Plain { public static void main(String[] a) throws Exception {"
+                   " var out = new java.io.FileOutputStream(a[1]);"
+                   " Thread.ofVirtual().start(() -> { try { while (true) { out.write(1); Thread.sleep(2); } }"
+                   " catch (Exception e) { } });"
+                   " new java.io.File(a[0]).createNewFile(); Thread.sleep(60000); } }\n",
+                   f);
+        std::fclose(f);
+    }
+    Child plain = Child::start({java_bin(), source, dir.path("plain.ready"), dir.path("plain.out")}, "", "");
+    ASSERT_TRUE(wait_for_file(dir.path("plain.ready"), 60s));
+    std::string err;
+    ASSERT_EQ(run_command({kVtscope, "trace", "--pid", std::to_string(plain.pid()), "--syscalls", "write", "--duration",
+                           "1", "--output", dir.path("plain.jsonl"), "--summary-json", dir.path("plain.json")},
+                          &err, 60s),
+              0)
+        << err;
+    int unknown = 0;
+    for (const auto& line : read_lines(dir.path("plain.jsonl"))) {
+        auto e = vtscope::parse_event_line(line);
+        ASSERT_TRUE(e) << line;
+        EXPECT_NE(e->status, "no_context") << line;
+        if (e->status == "context_unknown") {
+            unknown++;
+            EXPECT_EQ(e->reason, "no_record_region") << line;
+            EXPECT_TRUE(e->java_thread.has_value()) << line;
+        }
+    }
+    EXPECT_GT(unknown, 100) << err;
+    EXPECT_NE(err.find("vtscope: note: no record region found"), std::string::npos) << err;
+    vtscope::Json summary;
+    std::string error;
+    ASSERT_TRUE(vtscope::parse_json(read_file(dir.path("plain.json")), &summary, &error)) << error;
+    EXPECT_NE(summary["missing_region"].string.find("put vtscope-java.jar"), std::string::npos);
+
+    // The writer on the class path, no context published yet (--late-region): say that instead.
+    IdleJvm idle(java_bin(), {"--enable-native-access=ALL-UNNAMED"}, {"--late-region"});
+    ASSERT_TRUE(wait_for_file(idle.dir.path("ready"), 60s));
+    ASSERT_EQ(run_command({kVtscope, "trace", "--pid", std::to_string(idle.child.pid()), "--duration", "0.3", "--output",
+                           "/dev/null"},
+                          &err, 60s),
+              0)
+        << err;
+    EXPECT_NE(err.find("writer is in the target but has published no context yet"), std::string::npos) << err;
+    EXPECT_EQ(err.find("put vtscope-java.jar"), std::string::npos) << err;
 }
 
 // Stopping: at --duration and on SIGINT vtscope flushes, prints its summary and exits 0.

@@ -1,0 +1,46 @@
+#include "writer_diagnosis.h"
+
+#include <gtest/gtest.h>
+
+using vtscope::explain_missing_region;
+using vtscope::ProcessFacts;
+
+TEST(WriterDiagnosis, AgentWithoutExtensionIsNamed) {
+    ProcessFacts facts;
+    facts.arguments = {"java", "-javaagent:/opt/otel/opentelemetry-javaagent.jar", "-cp", "app.jar", "Main"};
+    std::string why = explain_missing_region(facts);
+    EXPECT_NE(why.find("OpenTelemetry Java agent (/opt/otel/opentelemetry-javaagent.jar) without vtscope's agent "
+                       "extension"),
+              std::string::npos)
+        << why;
+    EXPECT_EQ(why.find("put vtscope-java.jar"), std::string::npos) << why;
+}
+
+TEST(WriterDiagnosis, AgentWithExtensionHasNotPublishedYet) {
+    ProcessFacts facts;
+    facts.arguments = {"java", "-javaagent:otel/opentelemetry-javaagent-2.33.1.jar",
+                       "-Dotel.javaagent.extensions=/x/vtscope-otel-agent-extension.jar", "-jar", "app.jar"};
+    EXPECT_NE(explain_missing_region(facts).find("with vtscope's agent extension, which has published no context"),
+              std::string::npos);
+}
+
+TEST(WriterDiagnosis, WriterOnTheClassPathOrOpen) {
+    ProcessFacts facts;
+    facts.arguments = {"java", "-cp", "/b/vtscope-java.jar:/b/app.jar", "Main"};
+    EXPECT_NE(explain_missing_region(facts).find("writer is in the target but has published no context yet"),
+              std::string::npos);
+    ProcessFacts wildcard;
+    wildcard.arguments = {"java", "-cp", "/b/java/*", "Main"};
+    wildcard.open_files = {"/dev/null", "/b/java/vtscope-java.jar"};
+    EXPECT_NE(explain_missing_region(wildcard).find("has published no context yet"), std::string::npos);
+    ProcessFacts env;
+    env.arguments = {"java", "Main"};
+    env.class_path_env = "/lib/vtscope-java.jar";
+    EXPECT_NE(explain_missing_region(env).find("has published no context yet"), std::string::npos);
+}
+
+TEST(WriterDiagnosis, NoWriterAtAll) {
+    ProcessFacts facts;
+    facts.arguments = {"java", "-cp", "app.jar", "Main"};
+    EXPECT_NE(explain_missing_region(facts).find("no record region found"), std::string::npos);
+}
