@@ -18,24 +18,43 @@ Expected<std::unique_ptr<RingBufferReader>> RingBufferReader::open(bpf_map* ring
 
 RingBufferReader::~RingBufferReader() { ring_buffer__free(ring_); }
 
+namespace {
+// Returned by the callback once a batch is full: libbpf's ringbuf_process_ring has then already
+// advanced its consumer position past that record, commits it and stops (libbpf src/ringbuf.c).
+constexpr int kBatchFull = -EINPROGRESS;
+}  // namespace
+
 int RingBufferReader::on_record(void* ctx, void* data, size_t size) {
-    static_cast<RingBufferReader*>(ctx)->handler_({static_cast<const uint8_t*>(data), size});
-    return 0;
+    auto* self = static_cast<RingBufferReader*>(ctx);
+    self->handler_({static_cast<const uint8_t*>(data), size});
+    return ++self->batch_ >= kBatch ? kBatchFull : 0;
+}
+
+Status RingBufferReader::consume_batch() {
+    int n = ring_buffer__consume(ring_);
+    if (n < 0 && n != kBatchFull && n != -EINTR)
+        return make_error(std::string("reading the ring buffer failed: ") + std::strerror(-n));
+    return ok_status();
 }
 
 Status RingBufferReader::poll(std::chrono::milliseconds timeout) {
+    batch_ = 0;
     int n = ring_buffer__poll(ring_, static_cast<int>(timeout.count()));
-    if (n >= 0) n = ring_buffer__consume(ring_);
-    if (n < 0 && n != -EINTR) return make_error(std::string("reading the ring buffer failed: ") + std::strerror(-n));
+    if (n < 0 && n != kBatchFull && n != -EINTR)
+        return make_error(std::string("reading the ring buffer failed: ") + std::strerror(-n));
+    if (batch_ < kBatch) return consume_batch();
     return ok_status();
 }
 
 void RingBufferReader::drain() {
-    while (ring_buffer__consume(ring_) > 0) {
-    }
+    // Nothing produces any more (the programs are detached), so this ends.
+    auto consume_all = [this] {
+        do batch_ = 0;
+        while (ring_buffer__consume(ring_) == kBatchFull);
+    };
+    consume_all();
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    while (ring_buffer__consume(ring_) > 0) {
-    }
+    consume_all();
 }
 
 void CountTables::drain(bpf_map* table) {

@@ -18,12 +18,14 @@ namespace vtscope {
 
 class RingBufferReader {
 public:
+    static constexpr size_t kBatch = 65536;
     using Handler = std::function<void(std::span<const uint8_t> record)>;
     static Expected<std::unique_ptr<RingBufferReader>> open(bpf_map* ring, Handler handler);
     ~RingBufferReader();
 
-    // Waits at most timeout for a wake-up, then consumes everything pending. The BPF side wakes
-    // the reader only once data piles up, so a poll that times out still drains.
+    // Waits at most timeout for a wake-up, then consumes what is pending, at most kBatch records,
+    // so that writers faster than the reader cannot keep it from checking its stop conditions.
+    // The BPF side wakes the reader only once data piles up, so a poll that times out still drains.
     Status poll(std::chrono::milliseconds timeout);
     // After the programs are detached: consumes what is left, including a record that a handler
     // still running on another CPU submits just after the detach.
@@ -32,7 +34,9 @@ public:
 private:
     RingBufferReader(Handler handler) : handler_(std::move(handler)) {}
     static int on_record(void* ctx, void* data, size_t size);
+    Status consume_batch();
     Handler handler_;
+    size_t batch_ = 0;
     ring_buffer* ring_ = nullptr;
 };
 

@@ -403,6 +403,63 @@ TEST(Trust, NoRegionIsContextUnknownAndTheSummarySaysWhy) {
     EXPECT_EQ(err.find("put vtscope-java.jar"), std::string::npos) << err;
 }
 
+// The attach window: a JVM whose 64 virtual and 2 platform threads already hold contexts and write
+// all the time, attached 10 times in a row while a second process loads both CPUs. Every event of
+// those threads must be attributed to the right thread and context, from the first one on.
+TEST(Trust, AttachingToABusyJvmIsCorrectFromTheFirstEvent) {
+    REQUIRE_BPF();
+    TempDir dir;
+    Child jvm = Child::start({java_bin(), "--enable-native-access=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2",
+                              "-cp", class_path(), "io.vtscope.workloads.ContextHolders", "--expected",
+                              dir.path("expected.jsonl"), "--ready-file", dir.path("java.ready"), "--seconds", "120"},
+                             "", dir.path("java.err"));
+    ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 60s)) << read_file(dir.path("java.err"));
+    struct Truth {
+        long long thread_id;
+        bool virtual_thread;
+        std::string trace_id, span_id;
+    };
+    std::map<long long, Truth> by_count;
+    for (const auto& line : read_lines(dir.path("expected.jsonl"))) {
+        vtscope::Json t;
+        std::string error;
+        ASSERT_TRUE(vtscope::parse_json(line, &t, &error)) << line;
+        by_count[static_cast<long long>(t["count"].number)] = {static_cast<long long>(t["thread_id"].number),
+                                                                t["virtual"].boolean, t["trace_id"].string,
+                                                                t["span_id"].string};
+    }
+    ASSERT_EQ(by_count.size(), 66u);
+    Child load1 = Child::start({"sh", "-c", "while :; do :; done"}, "", "");
+    Child load2 = Child::start({"sh", "-c", "while :; do :; done"}, "", "");
+    long long checked = 0, wrong = 0;
+    for (int attach = 0; attach < 10; attach++) {
+        std::string out = dir.path("trace" + std::to_string(attach) + ".jsonl");
+        std::string err;
+        ASSERT_EQ(run_command({kVtscope, "trace", "--pid", std::to_string(jvm.pid()), "--syscalls", "write",
+                               "--duration", "0.5", "--output", out},
+                              &err, 60s),
+                  0)
+            << err;
+        for (const auto& line : read_lines(out)) {
+            auto e = vtscope::parse_event_line(line);
+            ASSERT_TRUE(e) << line;
+            if (!e->count) continue;
+            auto it = by_count.find(static_cast<long long>(*e->count));
+            if (it == by_count.end()) continue;  // another thread's write (the JVM's own)
+            const Truth& want = it->second;
+            checked++;
+            bool right = e->status == "ok" && e->java_thread == want.thread_id &&
+                         e->vthread == (want.virtual_thread ? std::optional<int64_t>(want.thread_id) : std::nullopt) &&
+                         e->trace_id == want.trace_id && e->span_id == want.span_id;
+            if (!right && wrong++ < 5) ADD_FAILURE() << "attach " << attach << ": " << line;
+        }
+    }
+    std::printf("[ attach   ] 10 attaches under CPU load: %lld events of context-holding threads, %lld wrong\n",
+                checked, wrong);
+    EXPECT_GT(checked, 1000);
+    EXPECT_EQ(wrong, 0);
+}
+
 // Stopping: at --duration and on SIGINT vtscope flushes, prints its summary and exits 0.
 TEST(Lifecycle, DurationAndSignalStopCleanly) {
     REQUIRE_BPF();
