@@ -32,8 +32,8 @@ bool parse_agent_options(std::string_view text, AgentOptions* options, std::stri
             auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
             if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size() ||
                 value < VTSCOPE_MIN_CAPACITY || value > VTSCOPE_MAX_CAPACITY) {
-                *error = "invalid capacity '" + std::string(digits) + "' (" + std::to_string(VTSCOPE_MIN_CAPACITY) + " to " +
-                         std::to_string(VTSCOPE_MAX_CAPACITY) + " slots)";
+                *error = "invalid capacity '" + std::string(digits) + "' (" + std::to_string(VTSCOPE_MIN_CAPACITY) +
+                         " to " + std::to_string(VTSCOPE_MAX_CAPACITY) + " slots)";
                 return false;
             }
             result.capacity = value;

@@ -140,7 +140,8 @@ TEST(RegionHeaderCheck, NamesTheFirstFieldThatDiffers) {
         {[](vtscope_region_header& h) { h.capacity = 0; }, VTSCOPE_REGION_BAD_CAPACITY, "capacity 0 is not"},
         {[](vtscope_region_header& h) { h.capacity = 48; }, VTSCOPE_REGION_BAD_CAPACITY, "capacity 48 is not"},
         {[](vtscope_region_header& h) { h.capacity = 128; }, VTSCOPE_REGION_TRUNCATED, "(128 slots)"},
-        {[](vtscope_region_header& h) { h.writer_pid = kPid + 1; }, VTSCOPE_REGION_FOREIGN, "another process (pid 4243)"},
+        {[](vtscope_region_header& h) { h.writer_pid = kPid + 1; }, VTSCOPE_REGION_FOREIGN,
+         "another process (pid 4243)"},
         // Two fields wrong: the magic is checked first (the writer stores it last).
         {[](vtscope_region_header& h) {
              h.magic = 0;
