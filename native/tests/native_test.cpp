@@ -102,7 +102,8 @@ TEST(RecordTable, AdoptValidatesTheHeader) {
     ASSERT_TRUE(creator.create(128, &error));
     RecordTable adopter;
     EXPECT_TRUE(adopter.adopt(creator.base(), creator.size(), &error)) << error;
-    EXPECT_FALSE(adopter.adopt(creator.base(), 4096, &error)) << "mapping smaller than the capacity";
+    EXPECT_FALSE(adopter.adopt(creator.base(), VTSCOPE_REGION_HEADER_SIZE, &error))
+        << "mapping smaller than the capacity";
     auto* h = reinterpret_cast<vtscope_region_header*>(creator.base());
     h->writer_pid += 1;
     EXPECT_FALSE(adopter.adopt(creator.base(), creator.size(), &error));
