@@ -8,6 +8,8 @@ JAVA_HOME ?= /usr/lib/jvm/temurin-25-jdk-amd64
 export JAVA_HOME
 BUILD     ?= build
 MVN       := mvn -B -q -f java/pom.xml
+# The jar packs, and the Java tests load, the library of this build folder (BUILD=...).
+MVN_NATIVE := -Dvtscope.native.dir=$(abspath $(BUILD))/native
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
 
 .PHONY: all setup configure native java test test-native test-java demo harness bench bench-quick clean
@@ -27,7 +29,7 @@ native: configure
 	cmake --build $(BUILD)
 
 java: native
-	$(MVN) package -DskipTests
+	$(MVN) $(MVN_NATIVE) package -DskipTests
 	mkdir -p $(BUILD)/java/lib
 	cp java/vtscope-java/target/vtscope-java.jar java/vtscope-otel/target/vtscope-otel.jar \
 	   java/vtscope-workloads/target/vtscope-workloads.jar $(BUILD)/java/
@@ -38,7 +40,7 @@ java: native
 test: all test-java test-native
 
 test-java: native
-	mvn -B -f java/pom.xml test
+	mvn -B -f java/pom.xml $(MVN_NATIVE) test
 
 # The C++ tests run in a second tree built with AddressSanitizer and UndefinedBehaviorSanitizer;
 # the integration tests there drive the sanitized vtscope against the jars of $(BUILD)/java.

@@ -6,7 +6,9 @@
  *
  * The library is loaded either at run time (Java: SymbolLookup.libraryLookup, or System.load,
  * then vtscope_native_init) or at JVM start with -agentpath:libvtscope.so=OPTIONS (OPTIONS: a
- * comma-separated subset of vtt, probes, otep). Initialisation is process-wide and happens once:
+ * comma-separated subset of vtt, probes, otep). It exports exactly what this header declares,
+ * plus the two entry points the JVM looks up by name, JNI_OnLoad and Agent_OnLoad (declared by
+ * jni.h and jvmti.h). Initialisation is process-wide and happens once:
  * its first result is kept until the JVM exits and returned to every later caller.
  */
 #ifndef VTSCOPE_NATIVE_H
@@ -82,6 +84,22 @@ int64_t vtscope_vtt_live_blocks(void);
  * registration, JVM-wide and for good.
  */
 extern volatile uint32_t vtscope_probe_events_active;
+
+/*
+ * Incremented each time the probe events go on. A tracer that reads the same epoch before it
+ * attached and after it saw vtscope_probe_events_active at 1 knows the events never went off in
+ * between (else the mappings it learned before may be stale). Read from outside, like
+ * vtscope_probe_events_active.
+ */
+extern volatile uint32_t vtscope_probe_events_epoch;
+
+/*
+ * The OTEP 4947 thread-local: a pointer to the current thread's 64-byte context record
+ * (common/vtscope_record.h), or null. The library points it at the mounted virtual thread's
+ * record on every mount and clears it on unmount. It uses the TLSDESC dialect
+ * (-mtls-dialect=gnu2), the one the OTEP recommends; readers find it through the ELF symbol.
+ */
+extern __thread void* otel_thread_ctx_v1;
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,11 @@
 // The JVM boundary of libvtscope.so: entry points (JNI_OnLoad, Agent_OnLoad, the C ABI of
-// vtscope_native.h) and the JVMTI callbacks. Nothing here throws (the library is built with
-// -fno-exceptions), no callback allocates or locks, and every JVMTI/JNI failure becomes an error
-// value, so the library cannot take the host JVM down.
+// vtscope_native.h), initialisation with the JVMTI callbacks' registration, and the callbacks
+// themselves, which hand each event to the features: Virtual Thread Time
+// (virtual_thread_time.h), the lifecycle records and probes (lifecycle.h, probes.h) and the OTEP
+// 4947 thread context (otel_ctx.h). Which events are on is event_demand.h's business; the probe
+// watcher (probe_watcher.h) switches them for tracers. Nothing here throws (the library is built
+// with -fno-exceptions), no callback allocates or locks, and every JVMTI/JNI failure becomes an
+// error value, so the library cannot take the host JVM down.
 //
 // JVMTI facts this relies on (JDK 21+, checked on 25.0.3, see ../shared/FACTS.md):
 // - can_support_virtual_threads enables VirtualThreadStart/End; the mount/unmount extension
@@ -11,162 +15,62 @@
 // - Those events are posted on the virtual thread itself (VirtualThread.mount/unmount call
 //   notifyJvmtiMount/Unmount while it is the current thread), so "current thread" in a callback
 //   is the virtual thread, and its JVMTI thread-local storage is the virtual thread's.
-// - Enabling them is JVM-wide; per-thread enabling is globally synchronised in JDK 25 and
-//   collapses throughput (../shared/seeds/001_*), so events are switched JVM-wide, and rarely.
-// - Enabled mount/unmount events are the whole per-transition cost (bench/RESULTS.md: HotSpot's
-//   JvmtiExport::post_vthread_mount/unmount, a JNI handle and a native transition per event),
-//   and posting them creates a JvmtiThreadState (~280 bytes) per virtual thread. So the events
-//   are on only while something needs them (EventDemand below): OTEP always; Virtual Thread Time
-//   from the first registration on; the lifecycle probes while a tracer holds their semaphores,
-//   which a watcher thread polls.
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <jni.h>
 #include <jvmti.h>
-#include <time.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <pthread.h>
 #include <string>
 
+#include "../../common/vtscope_record.h"
 #include "agent_options.h"
+#include "event_demand.h"
+#include "lifecycle.h"
 #include "otel_ctx.h"
+#include "probe_watcher.h"
 #include "probes.h"
-#include "record_table.h"
+#include "runtime.h"
+#include "virtual_thread_time.h"
 #include "vtscope_native.h"
 
 extern "C" {
-// 1 while the JVMTI events behind the lifecycle probes are enabled, so every start, mount,
-// unmount and end fires its probe; 0 otherwise. Exported for tracers, which read it from outside
-// (consumer/src/probe_modules.cpp) to know when their attach has taken effect.
+// Written by the event demand (event_demand.cpp), read by tracers from outside through the ELF
+// symbols (consumer/src/probe_modules.cpp); see vtscope_native.h.
 __attribute__((visibility("default"))) volatile uint32_t vtscope_probe_events_active = 0;
-// Incremented each time the probe events go on. A tracer that reads the same epoch before it
-// attached and after it saw the events on knows they never went off in between (else mappings it
-// learned before may be stale).
 __attribute__((visibility("default"))) volatile uint32_t vtscope_probe_events_epoch = 0;
-
-// USDT semaphores (see probes.h): incremented by tracers through the probe notes.
-__attribute__((visibility("hidden"), section(".probes"))) unsigned short vtscope_vthread__start_semaphore = 0;
-__attribute__((visibility("hidden"), section(".probes"))) unsigned short vtscope_vthread__end_semaphore = 0;
-__attribute__((visibility("hidden"), section(".probes"))) unsigned short vtscope_vthread__mount_semaphore = 0;
-__attribute__((visibility("hidden"), section(".probes"))) unsigned short vtscope_vthread__unmount_semaphore = 0;
 }
 
 namespace vtscope::native {
+
+Runtime g_rt;
+
 namespace {
 
-constexpr uint32_t kDefaultCapacity = 16384;
 constexpr const char* kMountEventId = "com.sun.hotspot.events.VirtualThreadMount";
 constexpr const char* kUnmountEventId = "com.sun.hotspot.events.VirtualThreadUnmount";
 
-// Written once under g_init_mutex during initialisation, read-only afterwards (callbacks are
-// enabled only after every field is set).
-struct Runtime {
-    JavaVM* vm = nullptr;
-    jvmtiEnv* jvmti = nullptr;
-    jfieldID tid_field = nullptr;
-    uint32_t features = 0;
-    bool paper_release = false;  // AgentOptions::paper_release
-    bool count_start_claims = false;  // the probe watcher may switch VirtualThreadEnd off
-    RecordTable table;
-};
-
-Runtime g_rt;
 std::mutex g_init_mutex;
-
-// Which virtual-thread events are enabled, and why. Switching takes g_events_mutex (never on a
-// callback path); callbacks read only the atomics.
-constexpr uint32_t kStart = 1, kEnd = 2, kMountUnmount = 4;
-std::mutex g_events_mutex;
-uint32_t g_events_enabled = 0;           // kStart | kEnd | kMountUnmount, under g_events_mutex
-jint g_mount_index = -1, g_unmount_index = -1;
-std::atomic<bool> g_vtt_active{false};     // Virtual Thread Time wants its events (under the mutex)
-std::atomic<bool> g_vtt_ready{false};      // ... and they are enabled: registration's fast path
-std::atomic<bool> g_records_wanted{false}; // OTEP, or a probe tracer attached (under the mutex)
-// Read by on_vthread_start: claim records at start. Set only once VirtualThreadEnd is enabled and
-// cleared before VirtualThreadStart is disabled, so a start callback that sees it (however late it
-// runs) always has its end seen too.
-std::atomic<bool> g_record_demand{false};
-// Slots claimed at VirtualThreadStart and not yet released at VirtualThreadEnd: while any is
-// left, VirtualThreadEnd stays enabled, so no claimed slot outlives its thread.
-std::atomic<int64_t> g_start_claims{0};
-std::atomic<bool> g_vm_dead{false};  // VMDeath was posted: the watcher stops
-constexpr long kProbeWatchPeriodNs = 50'000'000;  // a tracer's attach takes effect within 50 ms
 bool g_init_done = false;
 int32_t g_init_result = VTSCOPE_ERR_NOT_INITIALIZED;
 char g_error[512] = "";
-std::atomic<int64_t> g_live_blocks{0};
-
-bool needs_probe_watcher();
-void start_probe_watcher();
 
 int32_t fail(int32_t code, const std::string& message) {
     std::snprintf(g_error, sizeof(g_error), "vtscope: %s", message.c_str());
     return code;
 }
 
-uint64_t now_ns() {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);  // the clock of System.nanoTime() on Linux
-    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-int64_t thread_id(JNIEnv* jni, jthread thread) { return jni->GetLongField(thread, g_rt.tid_field); }
-
-bool wants_records() { return (g_rt.features & (VTSCOPE_FEATURE_PROBES | VTSCOPE_FEATURE_OTEP)) != 0; }
-
-vtscope_vtt_block* current_block(jvmtiEnv* jvmti) {
-    void* data = nullptr;
-    if (jvmti->GetThreadLocalStorage(nullptr, &data) != JVMTI_ERROR_NONE) return nullptr;
-    return static_cast<vtscope_vtt_block*>(data);
-}
-
-void free_block(jvmtiEnv* jvmti, vtscope_vtt_block* block) {
-    jvmti->SetThreadLocalStorage(nullptr, nullptr);
-    std::free(block);
-    g_live_blocks.fetch_sub(1, std::memory_order_relaxed);
-}
-
 // ---- callbacks: run on the virtual thread; no allocation, no locks ----
 
 void JNICALL on_vthread_start(jvmtiEnv*, JNIEnv* jni, jthread vthread) {
-    if (!wants_records()) return;
-    // Only the watcher switches VirtualThreadEnd off, so only then are start claims counted.
-    // Counted before demand is checked, and the watcher clears demand before it reads the count
-    // (both sequentially consistent): either this claim is counted before the watcher decides
-    // to disable VirtualThreadEnd, or the demand it reads is already gone and nothing is claimed.
-    bool counted = g_rt.count_start_claims;
-    if (counted) g_start_claims.fetch_add(1);
-    if (!g_record_demand.load()) {
-        if (counted) g_start_claims.fetch_sub(1);
-        return;
-    }
-    int64_t vid = thread_id(jni, vthread);
-    // Claimed at start so the address is known to a caching reader from the first mount on,
-    // and stays valid until after vthread__end.
-    bool newly_claimed = false;
-    uint64_t record = g_rt.table.claim(vid, true, true, &newly_claimed);
-    if (counted && !newly_claimed) g_start_claims.fetch_sub(1);
-    // JDK 25 posts a VirtualThreadMount right after this start (and an unmount right before
-    // VirtualThreadEnd), so every mount and unmount reaches the probes through the extension
-    // events (per thread, mounts = unmounts), and on_mount/on_unmount set otel_thread_ctx_v1.
-    if (VTSCOPE_PROBE_ENABLED(vthread__start)) DTRACE_PROBE2(vtscope, vthread__start, vid, record);
+    if (wants_records()) claim_record_at_start(jni, vthread);
 }
 
 void JNICALL on_vthread_end(jvmtiEnv* jvmti, JNIEnv* jni, jthread vthread) {
-    if (g_rt.features & VTSCOPE_FEATURE_VTT) {
-        if (vtscope_vtt_block* block = current_block(jvmti)) free_block(jvmti, block);
-    }
-    if (!wants_records()) return;
-    int64_t vid = thread_id(jni, vthread);
-    if (VTSCOPE_PROBE_ENABLED(vthread__end)) DTRACE_PROBE1(vtscope, vthread__end, vid);
-    // After the probe: the record stays valid until vthread__end has fired.
-    if (g_rt.table.release(vid, g_rt.paper_release) && g_rt.count_start_claims) g_start_claims.fetch_sub(1);
+    if (g_rt.features & VTSCOPE_FEATURE_VTT) vtt_on_end(jvmti);
+    if (wants_records()) release_record_at_end(jni, vthread);
 }
 
 // Extension event callbacks are declared variadic by jvmti.h; HotSpot calls the mount and
@@ -186,12 +90,8 @@ void JNICALL on_mount(jvmtiEnv* jvmti, ...) {
     va_start(args, jvmti);
     auto [jni, vthread] = extension_event_args(args);
     va_end(args);
-    if (g_rt.features & VTSCOPE_FEATURE_VTT) {
-        if (vtscope_vtt_block* block = current_block(jvmti)) {
-            block->mount_start_ns = now_ns();
-            block->mounts++;
-        }
-    }
+    if (g_rt.features & VTSCOPE_FEATURE_VTT) vtt_on_mount(jvmti);
+    // The probe and OTEP share one lookup of the record claimed at start.
     bool otep = (g_rt.features & VTSCOPE_FEATURE_OTEP) != 0;
     if (otep || VTSCOPE_PROBE_ENABLED(vthread__mount)) {
         int64_t vid = thread_id(jni, vthread);
@@ -206,12 +106,7 @@ void JNICALL on_unmount(jvmtiEnv* jvmti, ...) {
     va_start(args, jvmti);
     auto [jni, vthread] = extension_event_args(args);
     va_end(args);
-    if (g_rt.features & VTSCOPE_FEATURE_VTT) {
-        if (vtscope_vtt_block* block = current_block(jvmti)) {
-            block->mounted_ns += now_ns() - block->mount_start_ns;
-            block->unmounts++;
-        }
-    }
+    if (g_rt.features & VTSCOPE_FEATURE_VTT) vtt_on_unmount(jvmti);
     if (VTSCOPE_PROBE_ENABLED(vthread__unmount)) DTRACE_PROBE1(vtscope, vthread__unmount, thread_id(jni, vthread));
     if (g_rt.features & VTSCOPE_FEATURE_OTEP) set_thread_context(0);
 }
@@ -228,7 +123,7 @@ bool resolve_tid_field(JNIEnv* jni) {
     return g_rt.tid_field != nullptr;
 }
 
-void JNICALL on_vm_death(jvmtiEnv*, JNIEnv*) { g_vm_dead.store(true); }
+void JNICALL on_vm_death(jvmtiEnv*, JNIEnv*) { stop_probe_watcher(); }
 
 void JNICALL on_vm_init(jvmtiEnv*, JNIEnv* jni, jthread) {
     // -agentpath: JNI is usable only from VMInit on; no virtual thread can start before it.
@@ -255,149 +150,6 @@ bool find_extension_events(jvmtiEnv* jvmti, jint* mount_index, jint* unmount_ind
     return *mount_index >= 0 && *unmount_index >= 0;
 }
 
-bool set_event(jvmtiEvent event, bool enable) {
-    return g_rt.jvmti->SetEventNotificationMode(enable ? JVMTI_ENABLE : JVMTI_DISABLE, event, nullptr) ==
-           JVMTI_ERROR_NONE;
-}
-
-// Brings the enabled events in line with the demand; with g_events_mutex held. Enables in the
-// order end, mount/unmount, start and disables in the reverse, so a thread whose start was seen
-// always has its end seen. Returns false if JVMTI refused a change (g_events_enabled still says
-// what is on).
-bool apply_event_demand_locked() {
-    bool records = wants_records() && g_records_wanted.load();
-    bool vtt = g_vtt_active.load();
-    uint32_t wanted = 0;
-    if (records) wanted |= kStart;
-    if (records || vtt) wanted |= kMountUnmount;
-    if (!records) {
-        vtscope_probe_events_active = 0;  // going off, or never on: tracers must not trust it now
-        g_record_demand.store(false);     // before start goes off (see g_record_demand)
-    }
-    if (records || vtt || g_start_claims.load() > 0) wanted |= kEnd;
-
-    struct Step { uint32_t bit; jvmtiEvent events[2]; int count; };
-    const Step steps[] = {
-        {kEnd, {JVMTI_EVENT_VIRTUAL_THREAD_END}, 1},
-        {kMountUnmount, {static_cast<jvmtiEvent>(g_mount_index), static_cast<jvmtiEvent>(g_unmount_index)}, 2},
-        {kStart, {JVMTI_EVENT_VIRTUAL_THREAD_START}, 1},
-    };
-    bool ok = true;
-    for (const Step& step : steps) {  // enabling: end first
-        if (!(wanted & step.bit) || (g_events_enabled & step.bit)) continue;
-        bool step_ok = true;
-        for (int i = 0; i < step.count; i++) step_ok &= set_event(step.events[i], true);
-        if (!step_ok) {
-            for (int i = 0; i < step.count; i++) set_event(step.events[i], false);
-            ok = false;
-            break;  // never enable a later step (start) without the earlier ones (end)
-        }
-        g_events_enabled |= step.bit;
-        if (step.bit == kEnd && records) g_record_demand.store(true);  // end is on: claims may start
-    }
-    for (int s = 2; s >= 0; s--) {  // disabling: start first
-        const Step& step = steps[s];
-        if ((wanted & step.bit) || !(g_events_enabled & step.bit)) continue;
-        for (int i = 0; i < step.count; i++) ok &= set_event(step.events[i], false);
-        g_events_enabled &= ~step.bit;
-    }
-    constexpr uint32_t kAll = kStart | kEnd | kMountUnmount;
-    bool probes_live = (g_rt.features & VTSCOPE_FEATURE_PROBES) && records && (g_events_enabled & kAll) == kAll;
-    if (probes_live && !vtscope_probe_events_active) {
-        vtscope_probe_events_epoch = vtscope_probe_events_epoch + 1;
-        vtscope_probe_events_active = 1;
-    }
-    return ok;
-}
-
-bool apply_event_demand() {
-    std::lock_guard<std::mutex> lock(g_events_mutex);
-    return apply_event_demand_locked();
-}
-
-bool probe_tracer_attached() {
-    return __atomic_load_n(&vtscope_vthread__start_semaphore, __ATOMIC_RELAXED) != 0 ||
-           __atomic_load_n(&vtscope_vthread__end_semaphore, __ATOMIC_RELAXED) != 0 ||
-           __atomic_load_n(&vtscope_vthread__mount_semaphore, __ATOMIC_RELAXED) != 0 ||
-           __atomic_load_n(&vtscope_vthread__unmount_semaphore, __ATOMIC_RELAXED) != 0;
-}
-
-// The watcher follows the probe semaphores, which the kernel increments when a tracer attaches a
-// uprobe with a reference counter and decrements when it detaches; nothing else tells the library.
-// It polls from a plain thread and attaches to the JVM only while it switches events (JVMTI calls
-// need a Java thread): a thread attached for good would sit "in native" and make every JVM exit
-// wait for it (HotSpot's VM_Exit::wait_for_threads_in_native_to_block, about 300 ms).
-bool switch_events_attached(bool tracer_attached) {
-    JavaVMAttachArgs args{JNI_VERSION_21, const_cast<char*>("vtscope probe watcher"), nullptr};
-    JNIEnv* jni = nullptr;
-    if (g_rt.vm->AttachCurrentThreadAsDaemon(reinterpret_cast<void**>(&jni), &args) != JNI_OK) return false;
-    bool ok;
-    {
-        std::lock_guard<std::mutex> lock(g_events_mutex);
-        g_records_wanted.store(tracer_attached);
-        ok = apply_event_demand_locked();
-    }
-    g_rt.vm->DetachCurrentThread();
-    return ok;
-}
-
-bool vm_is_live() { return !g_vm_dead.load(); }
-
-void* watch_probe_tracers(void*) {
-    bool reported = false;
-    int idle_polls = 0;  // consecutive polls that found no tracer
-    for (;;) {
-        timespec period{0, kProbeWatchPeriodNs};
-        nanosleep(&period, nullptr);
-        if (!vm_is_live()) return nullptr;  // VMDeath: nothing to switch any more
-        // Off only after two polls without a tracer, so a tracer that replaces another within a
-        // period finds the events still on (and the epoch unchanged).
-        bool present = probe_tracer_attached();
-        idle_polls = present ? 0 : idle_polls + 1;
-        bool attached = present || (g_records_wanted.load() && idle_polls < 2);
-        bool work;
-        {
-            std::lock_guard<std::mutex> lock(g_events_mutex);
-            work = attached != g_records_wanted.load() ||
-                   // a failed switch is retried while a tracer waits for it
-                   (attached && !vtscope_probe_events_active) ||
-                   // VirtualThreadEnd outlives the demand until the start claims are released
-                   (!attached && (g_events_enabled & kEnd) && !g_vtt_active.load());
-        }
-        if (!work) continue;
-        bool ok = switch_events_attached(attached);
-        // A tracer that attached while the events were being switched off must not wait a period.
-        if (ok && !attached && probe_tracer_attached()) ok = switch_events_attached(true);
-        if (!ok && !reported && vm_is_live()) {
-            std::fprintf(stderr, "vtscope: switching the virtual-thread events failed; lifecycle probes may miss events\n");
-            reported = true;
-        }
-    }
-    return nullptr;
-}
-
-void start_probe_watcher() {
-    pthread_t thread;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    if (pthread_create(&thread, &attr, watch_probe_tracers, nullptr) != 0)
-        std::fprintf(stderr, "vtscope: cannot start the probe watcher thread; lifecycle probes stay off\n");
-    pthread_attr_destroy(&attr);
-}
-
-// The watcher runs code of this library forever: keep it mapped even if a class loader's
-// SymbolLookup arena is closed (dlclose).
-void pin_library() {
-    Dl_info info;
-    if (dladdr(reinterpret_cast<void*>(&pin_library), &info) && info.dli_fname)
-        dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
-}
-
-bool needs_probe_watcher() {
-    return (g_rt.features & VTSCOPE_FEATURE_PROBES) && !(g_rt.features & VTSCOPE_FEATURE_OTEP);
-}
-
 // Called with g_init_mutex held. in_onload: from Agent_OnLoad (no JNI yet).
 int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, uint64_t region_size,
                           uint32_t capacity, bool in_onload) {
@@ -419,7 +171,7 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
     if (features & (VTSCOPE_FEATURE_PROBES | VTSCOPE_FEATURE_OTEP)) {
         std::string error;
         bool ok = region_base ? g_rt.table.adopt(region_base, region_size, &error)
-                              : g_rt.table.create(capacity ? capacity : kDefaultCapacity, &error);
+                              : g_rt.table.create(capacity ? capacity : VTSCOPE_DEFAULT_CAPACITY, &error);
         if (!ok) return fail(VTSCOPE_ERR_REGION, error);
     }
     if (features & VTSCOPE_FEATURE_OTEP) {
@@ -430,8 +182,7 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
     jint mount_index = -1, unmount_index = -1;
     if (!find_extension_events(jvmti, &mount_index, &unmount_index))
         return fail(VTSCOPE_ERR_UNSUPPORTED, "the JVM has no VirtualThreadMount/Unmount extension events");
-    g_mount_index = mount_index;
-    g_unmount_index = unmount_index;
+    set_mount_event_indexes(mount_index, unmount_index);
     g_rt.features = features;
     g_rt.count_start_claims = needs_probe_watcher();
 
@@ -451,15 +202,8 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
         return fail(VTSCOPE_ERR_JVMTI, "enabling VMDeath failed");
     // OTEP readers cannot be detected, so OTEP keeps the records and events on from here. The
     // probes and Virtual Thread Time switch them on when first needed.
-    g_records_wanted.store((features & VTSCOPE_FEATURE_OTEP) != 0);
-    if (!apply_event_demand()) {
-        // Leave nothing half-enabled: a start event without its end would claim slots forever.
-        g_records_wanted.store(false);
-        g_record_demand.store(false);
-        for (jvmtiEvent event : {JVMTI_EVENT_VIRTUAL_THREAD_START, JVMTI_EVENT_VIRTUAL_THREAD_END,
-                                 static_cast<jvmtiEvent>(mount_index), static_cast<jvmtiEvent>(unmount_index)})
-            set_event(event, false);
-        g_events_enabled = 0;
+    if (!set_records_wanted((features & VTSCOPE_FEATURE_OTEP) != 0)) {
+        abandon_event_demand();
         g_rt.features = 0;
         return fail(VTSCOPE_ERR_JVMTI, "enabling the virtual-thread events failed");
     }
@@ -482,23 +226,6 @@ int32_t initialize(JavaVM* vm, uint32_t features, uint64_t region_base, uint64_t
     g_init_result = initialize_locked(vm, features, region_base, region_size, capacity, in_onload);
     g_init_done = true;
     return g_init_result;
-}
-
-// The first registration switches the mount, unmount and end events on, JVM-wide and for good:
-// switching per registration is what collapses throughput on JDK 25 (the seed), and the events
-// are enabled before this thread's block exists, so its next unmount is always seen.
-bool activate_vtt() {
-    if (g_vtt_ready.load(std::memory_order_acquire)) return true;
-    std::lock_guard<std::mutex> lock(g_events_mutex);
-    if (g_vtt_ready.load(std::memory_order_relaxed)) return true;  // another thread got here first
-    g_vtt_active.store(true);
-    if (apply_event_demand_locked()) {
-        g_vtt_ready.store(true, std::memory_order_release);
-        return true;
-    }
-    g_vtt_active.store(false);
-    apply_event_demand_locked();
-    return false;
 }
 
 JavaVM* find_java_vm() {
@@ -562,49 +289,14 @@ __attribute__((visibility("default"))) int32_t vtscope_vtt_register(vtscope_vtt_
     if (!out) return VTSCOPE_ERR_NOT_OWNER;
     *out = nullptr;
     if (!(vtscope_native_features() & VTSCOPE_FEATURE_VTT)) return VTSCOPE_ERR_NOT_INITIALIZED;
-    JNIEnv* jni = nullptr;
-    if (g_rt.vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_21) != JNI_OK) return VTSCOPE_ERR_NO_JVM;
-    if (jni->PushLocalFrame(4) != JNI_OK) return VTSCOPE_ERR_JVMTI;
-    int32_t result = VTSCOPE_OK;
-    jthread current = nullptr;
-    if (g_rt.jvmti->GetCurrentThread(&current) != JVMTI_ERROR_NONE || !current) {
-        result = VTSCOPE_ERR_JVMTI;
-    } else if (!jni->IsVirtualThread(current)) {
-        result = VTSCOPE_ERR_NOT_VIRTUAL;
-    } else if (current_block(g_rt.jvmti)) {
-        result = VTSCOPE_ERR_ALREADY;
-    } else if (!activate_vtt()) {
-        result = VTSCOPE_ERR_JVMTI;
-    } else {
-        void* memory = std::aligned_alloc(64, sizeof(vtscope_vtt_block));
-        if (!memory) {
-            result = VTSCOPE_ERR_JVMTI;
-        } else {
-            auto* block = static_cast<vtscope_vtt_block*>(std::memset(memory, 0, sizeof(vtscope_vtt_block)));
-            block->thread_id = thread_id(jni, current);
-            block->mount_start_ns = now_ns();  // registering from the thread: it is mounted now
-            if (g_rt.jvmti->SetThreadLocalStorage(nullptr, block) != JVMTI_ERROR_NONE) {
-                std::free(block);
-                result = VTSCOPE_ERR_JVMTI;
-            } else {
-                g_live_blocks.fetch_add(1, std::memory_order_relaxed);
-                *out = block;
-            }
-        }
-    }
-    jni->PopLocalFrame(nullptr);
-    return result;
+    return register_current_thread(out);
 }
 
 __attribute__((visibility("default"))) int32_t vtscope_vtt_unregister(vtscope_vtt_block* block) {
     if (!(vtscope_native_features() & VTSCOPE_FEATURE_VTT)) return VTSCOPE_ERR_NOT_INITIALIZED;
-    if (!block || current_block(g_rt.jvmti) != block) return VTSCOPE_ERR_NOT_OWNER;
-    free_block(g_rt.jvmti, block);
-    return VTSCOPE_OK;
+    return unregister_current_thread(block);
 }
 
-__attribute__((visibility("default"))) int64_t vtscope_vtt_live_blocks(void) {
-    return g_live_blocks.load(std::memory_order_relaxed);
-}
+__attribute__((visibility("default"))) int64_t vtscope_vtt_live_blocks(void) { return live_blocks(); }
 
 }  // extern "C"

@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "../../common/vtscope_record.h"
 #include "vtscope_native.h"
 
 namespace vtscope::native {
@@ -29,9 +30,10 @@ bool parse_agent_options(std::string_view text, AgentOptions* options, std::stri
             std::string_view digits = item.substr(9);
             uint32_t value = 0;
             auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-            if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size() || value < 64 ||
-                value > (1u << 22)) {
-                *error = "invalid capacity '" + std::string(digits) + "' (64 to 4194304 slots)";
+            if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size() ||
+                value < VTSCOPE_MIN_CAPACITY || value > VTSCOPE_MAX_CAPACITY) {
+                *error = "invalid capacity '" + std::string(digits) + "' (" + std::to_string(VTSCOPE_MIN_CAPACITY) +
+                         " to " + std::to_string(VTSCOPE_MAX_CAPACITY) + " slots)";
                 return false;
             }
             result.capacity = value;

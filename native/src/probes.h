@@ -13,11 +13,14 @@
 #define _SDT_HAS_SEMAPHORES 1
 #include <sys/sdt.h>
 
+// Defined in lifecycle.cpp; hidden here too, so every callback reads them PC-relative (no GOT).
 extern "C" {
+#pragma GCC visibility push(hidden)
 extern unsigned short vtscope_vthread__start_semaphore;
 extern unsigned short vtscope_vthread__end_semaphore;
 extern unsigned short vtscope_vthread__mount_semaphore;
 extern unsigned short vtscope_vthread__unmount_semaphore;
+#pragma GCC visibility pop
 }
 
 #define VTSCOPE_PROBE_ENABLED(name) __builtin_expect(vtscope_##name##_semaphore != 0, 0)

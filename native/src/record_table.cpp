@@ -33,27 +33,13 @@ void add_counter(uint64_t base, size_t offset) {
 }  // namespace
 
 bool validate_region_header(uint64_t base, uint64_t size, int pid, std::string* error) {
-    if (base == 0 || size < VTSCOPE_REGION_HEADER_SIZE) {
-        *error = "record region missing or too small";
-        return false;
-    }
     const auto* h = reinterpret_cast<const vtscope_region_header*>(base);
-    if (h->magic != VTSCOPE_REGION_MAGIC || h->version != VTSCOPE_REGION_VERSION ||
-        h->header_size != VTSCOPE_REGION_HEADER_SIZE || h->slot_size != VTSCOPE_SLOT_SIZE ||
-        h->record_offset != VTSCOPE_RECORD_OFFSET || h->max_probe != VTSCOPE_MAX_PROBE) {
-        *error = "record region header does not match this library's layout";
-        return false;
-    }
-    if (h->capacity == 0 || (h->capacity & (h->capacity - 1)) != 0 ||
-        uint64_t{h->header_size} + uint64_t{h->capacity} * h->slot_size > size) {
-        *error = "record region capacity does not fit the mapping";
-        return false;
-    }
-    if (h->writer_pid != static_cast<uint32_t>(pid)) {
-        *error = "record region belongs to another process";
-        return false;
-    }
-    return true;
+    vtscope_region_check check =
+        base == 0 ? VTSCOPE_REGION_TOO_SMALL : vtscope_check_region_header(h, size, static_cast<uint32_t>(pid));
+    if (check == VTSCOPE_REGION_VALID) return true;
+    char message[160];
+    *error = vtscope_describe_region_check(check, h, message, sizeof(message));
+    return false;
 }
 
 bool RecordTable::adopt(uint64_t base, uint64_t size, std::string* error) {
@@ -65,8 +51,8 @@ bool RecordTable::adopt(uint64_t base, uint64_t size, std::string* error) {
 }
 
 bool RecordTable::create(uint32_t capacity, std::string* error) {
-    if (capacity < 64 || (capacity & (capacity - 1)) != 0) {
-        *error = "record region capacity must be a power of two of at least 64";
+    if (capacity < VTSCOPE_MIN_CAPACITY || (capacity & (capacity - 1)) != 0) {
+        *error = "record region capacity must be a power of two of at least " + std::to_string(VTSCOPE_MIN_CAPACITY);
         return false;
     }
     uint64_t size = VTSCOPE_REGION_HEADER_SIZE + uint64_t{capacity} * VTSCOPE_SLOT_SIZE;
@@ -100,14 +86,10 @@ bool RecordTable::create(uint32_t capacity, std::string* error) {
     return true;
 }
 
-uint64_t RecordTable::slot_address(int64_t tid, uint32_t i) const {
-    return base_ + VTSCOPE_REGION_HEADER_SIZE + ((static_cast<uint64_t>(tid) + i) & mask_) * VTSCOPE_SLOT_SIZE;
-}
-
 uint64_t RecordTable::find(int64_t tid) const {
     if (!base_ || tid <= 0) return 0;
     for (uint32_t i = 0; i < VTSCOPE_MAX_PROBE; i++) {
-        uint64_t slot = slot_address(tid, i);
+        uint64_t slot = vtscope_slot_address(base_, mask_, tid, i);
         int64_t owner = owner_word(slot).load(std::memory_order_acquire);
         if (owner == tid) return slot + VTSCOPE_RECORD_OFFSET;
         if (owner == VTSCOPE_OWNER_FREE) return 0;
@@ -120,7 +102,7 @@ uint64_t RecordTable::claim(int64_t tid, bool is_virtual, bool at_start, bool* n
     if (!base_ || tid <= 0) return 0;
     if (uint64_t existing = find(tid)) return existing;
     for (uint32_t i = 0; i < VTSCOPE_MAX_PROBE; i++) {
-        uint64_t slot = slot_address(tid, i);
+        uint64_t slot = vtscope_slot_address(base_, mask_, tid, i);
         int64_t owner = owner_word(slot).load(std::memory_order_acquire);
         // Only free or released slots: whether the Java owner of another slot has ended is
         // known only to the Java writer, which takes such slots over itself.

@@ -30,8 +30,6 @@ public:
     bool release(int64_t tid, bool keep_record = false);
 
 private:
-    uint64_t slot_address(int64_t tid, uint32_t i) const;
-
     uint64_t base_ = 0;
     uint64_t size_ = 0;
     uint64_t mask_ = 0;

@@ -102,12 +102,88 @@ TEST(RecordTable, AdoptValidatesTheHeader) {
     ASSERT_TRUE(creator.create(128, &error));
     RecordTable adopter;
     EXPECT_TRUE(adopter.adopt(creator.base(), creator.size(), &error)) << error;
-    EXPECT_FALSE(adopter.adopt(creator.base(), 4096, &error)) << "mapping smaller than the capacity";
+    EXPECT_FALSE(adopter.adopt(creator.base(), VTSCOPE_REGION_HEADER_SIZE, &error))
+        << "mapping smaller than the capacity";
     auto* h = reinterpret_cast<vtscope_region_header*>(creator.base());
     h->writer_pid += 1;
     EXPECT_FALSE(adopter.adopt(creator.base(), creator.size(), &error));
     EXPECT_NE(error.find("another process"), std::string::npos);
 }
+
+// The one validation of a region header (common/vtscope_record.h) that the library and the
+// consumer share: each field that can be wrong gives its own outcome and a message naming it.
+TEST(RegionHeaderCheck, NamesTheFirstFieldThatDiffers) {
+    constexpr uint32_t kPid = 4242;
+    constexpr uint64_t kMappingSize = VTSCOPE_REGION_HEADER_SIZE + 64ull * VTSCOPE_SLOT_SIZE;
+    vtscope_region_header good{};
+    good.magic = VTSCOPE_REGION_MAGIC;
+    good.version = VTSCOPE_REGION_VERSION;
+    good.header_size = VTSCOPE_REGION_HEADER_SIZE;
+    good.slot_size = VTSCOPE_SLOT_SIZE;
+    good.capacity = 64;
+    good.max_probe = VTSCOPE_MAX_PROBE;
+    good.writer_pid = kPid;
+    good.record_offset = VTSCOPE_RECORD_OFFSET;
+    EXPECT_EQ(vtscope_check_region_header(&good, kMappingSize, kPid), VTSCOPE_REGION_VALID);
+
+    struct Case {
+        void (*spoil)(vtscope_region_header&);
+        vtscope_region_check expected;
+        const char* message_part;
+    };
+    const Case cases[] = {
+        {[](vtscope_region_header& h) { h.magic ^= 1; }, VTSCOPE_REGION_BAD_MAGIC, "bad magic"},
+        {[](vtscope_region_header& h) { h.version = 2; }, VTSCOPE_REGION_BAD_VERSION, "version 2 is not supported"},
+        {[](vtscope_region_header& h) { h.header_size = 8192; }, VTSCOPE_REGION_BAD_HEADER_SIZE, "header size 8192"},
+        {[](vtscope_region_header& h) { h.slot_size = 64; }, VTSCOPE_REGION_BAD_SLOT_SIZE, "slot size 64"},
+        {[](vtscope_region_header& h) { h.record_offset = 0; }, VTSCOPE_REGION_BAD_RECORD_OFFSET, "record offset 0"},
+        {[](vtscope_region_header& h) { h.max_probe = 16; }, VTSCOPE_REGION_BAD_MAX_PROBE, "max probe 16"},
+        {[](vtscope_region_header& h) { h.capacity = 0; }, VTSCOPE_REGION_BAD_CAPACITY, "capacity 0 is not"},
+        {[](vtscope_region_header& h) { h.capacity = 48; }, VTSCOPE_REGION_BAD_CAPACITY, "capacity 48 is not"},
+        {[](vtscope_region_header& h) { h.capacity = 128; }, VTSCOPE_REGION_TRUNCATED, "(128 slots)"},
+        {[](vtscope_region_header& h) { h.writer_pid = kPid + 1; }, VTSCOPE_REGION_FOREIGN,
+         "another process (pid 4243)"},
+        // Two fields wrong: the magic is checked first (the writer stores it last).
+        {[](vtscope_region_header& h) {
+             h.magic = 0;
+             h.writer_pid = 1;
+         },
+         VTSCOPE_REGION_BAD_MAGIC, "bad magic"},
+    };
+    for (const Case& c : cases) {
+        vtscope_region_header h = good;
+        c.spoil(h);
+        vtscope_region_check check = vtscope_check_region_header(&h, kMappingSize, kPid);
+        EXPECT_EQ(check, c.expected) << c.message_part;
+        char message[160];
+        EXPECT_NE(std::string(vtscope_describe_region_check(check, &h, message, sizeof(message))).find(c.message_part),
+                  std::string::npos)
+            << message;
+    }
+}
+
+TEST(RegionHeaderCheck, AMappingSmallerThanTheHeaderIsRefusedUnread) {
+    // The header is not read (null here): a short mapping may end before it.
+    EXPECT_EQ(vtscope_check_region_header(nullptr, VTSCOPE_REGION_HEADER_SIZE - 1, 1), VTSCOPE_REGION_TOO_SMALL);
+    char message[160];
+    EXPECT_NE(std::string(vtscope_describe_region_check(VTSCOPE_REGION_TOO_SMALL, nullptr, message, sizeof(message)))
+                  .find("smaller than its 4096-byte header"),
+              std::string::npos);
+    std::string error;
+    EXPECT_FALSE(validate_region_header(0, 1 << 20, getpid(), &error)) << "no region at all";
+    EXPECT_NE(error.find("missing"), std::string::npos) << error;
+}
+
+TEST(SlotAddress, ProbesLinearlyFromTheHomeSlotAndWraps) {
+    constexpr uint64_t kBase = 0x7f0000000000;
+    constexpr uint64_t kMask = 63;  // 64 slots
+    auto slot = [](uint64_t index) { return kBase + VTSCOPE_REGION_HEADER_SIZE + index * VTSCOPE_SLOT_SIZE; };
+    EXPECT_EQ(vtscope_slot_address(kBase, kMask, 100, 0), slot(100 & 63));
+    EXPECT_EQ(vtscope_slot_address(kBase, kMask, 100, 1), slot((100 & 63) + 1));
+    EXPECT_EQ(vtscope_slot_address(kBase, kMask, 63, 1), slot(0)) << "the chain wraps to slot 0";
+    EXPECT_EQ(vtscope_slot_address(kBase, kMask, 64 + 5, VTSCOPE_MAX_PROBE - 1), slot(5 + VTSCOPE_MAX_PROBE - 1));
+}
+
 
 TEST(ProcessContext, PayloadIsTheResourceWithTheThreadLocalSchema) {
     std::vector<uint8_t> p = encode_process_context_payload();

@@ -2,8 +2,9 @@ package io.vtscope.internal;
 
 /**
  * Byte layout of the trace-record region, mirroring {@code common/vtscope_record.h} constant for
- * constant. RecordLayoutTest checks both sides against each other, so any change here must be
- * made in the header too (and the version bumped).
+ * constant. RecordLayoutTest compares every public constant here with the header as compiled
+ * (native/tests/record_layout_dump.cpp), both ways, so any change here must be made in the header
+ * too (and the version bumped).
  */
 public final class RecordLayout {
     /** "VTSCREC1" read as a little-endian u64. */

@@ -1,55 +1,108 @@
 package io.vtscope.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** The Java mirror of the record layout must match common/vtscope_record.h, the C side. */
+/**
+ * RecordLayout must mirror common/vtscope_record.h constant for constant. The C side is taken as
+ * the compiler sees it: the CMake build runs native/tests/record_layout_dump.cpp, which prints
+ * every constant and field offset of the header as "JavaName C-expression value", into
+ * vtscope_record_layout.txt, whose path Maven passes as vtscope.record.layout. Without that file
+ * the test fails rather than skips.
+ */
 class RecordLayoutTest {
-    private static final Pattern DEFINE =
-            Pattern.compile("^#define\\s+(VTSCOPE_\\w+)\\s+\\(?(-?(?:0x[0-9a-fA-F]+|\\d+))(?:U?LL|ULL)?\\)?", Pattern.MULTILINE);
+    // Surefire runs in the module directory; the header lives at the repository root.
+    private static final Path HEADER = Path.of("../../common/vtscope_record.h");
+
+    private record Entry(String cExpression, String value) {}
+
+    private static Map<String, Entry> compiledLayout() throws IOException {
+        String property = System.getProperty("vtscope.record.layout");
+        assertNotNull(property, "vtscope.record.layout is not set (the test runs through Maven)");
+        Path file = Path.of(property);
+        assertTrue(Files.isRegularFile(file), file + " is missing: build the C++ side first (make native)");
+        Map<String, Entry> entries = new LinkedHashMap<>();
+        for (String line : Files.readAllLines(file)) {
+            String[] parts = line.split(" ", 3);
+            assertEquals(3, parts.length, "malformed line in " + file + ": " + line);
+            assertNull(entries.put(parts[0], new Entry(parts[1], parts[2])), parts[0] + " is dumped twice");
+        }
+        return entries;
+    }
+
+    private static Map<String, Object> javaConstants() throws IllegalAccessException {
+        Map<String, Object> constants = new LinkedHashMap<>();
+        for (Field field : RecordLayout.class.getDeclaredFields()) {
+            int modifiers = field.getModifiers();
+            if (Modifier.isPublic(modifiers) && Modifier.isStatic(modifiers) && Modifier.isFinal(modifiers)) {
+                constants.put(field.getName(), field.get(null));
+            }
+        }
+        return constants;
+    }
 
     @Test
-    void constantsMatchTheCHeader() throws Exception {
-        // Surefire runs in the module directory; the header lives at the repository root.
-        String header = Files.readString(Path.of("../../common/vtscope_record.h"));
-        Map<String, Long> defines = new HashMap<>();
-        Matcher m = DEFINE.matcher(header);
-        while (m.find()) {
-            defines.put(m.group(1), Long.decode(m.group(2)));
+    void everyJavaConstantEqualsTheCompiledHeader() throws Exception {
+        Map<String, Entry> compiled = compiledLayout();
+        Map<String, Object> constants = javaConstants();
+        assertFalse(constants.isEmpty(), "RecordLayout has public constants");
+        for (Map.Entry<String, Object> constant : constants.entrySet()) {
+            Entry c = compiled.get(constant.getKey());
+            assertNotNull(c, "RecordLayout." + constant.getKey() + " has no C counterpart in record_layout_dump.cpp");
+            Object value = constant.getValue();
+            String javaValue = value instanceof String s ? s : Long.toString(((Number) value).longValue());
+            assertEquals(c.value(), javaValue, "RecordLayout." + constant.getKey() + " against " + c.cExpression());
         }
-        assertEquals(RecordLayout.MAGIC, defines.get("VTSCOPE_REGION_MAGIC"));
-        assertEquals(RecordLayout.VERSION, defines.get("VTSCOPE_REGION_VERSION"));
-        assertEquals(RecordLayout.HEADER_SIZE, defines.get("VTSCOPE_REGION_HEADER_SIZE"));
-        assertEquals(RecordLayout.SLOT_SIZE, defines.get("VTSCOPE_SLOT_SIZE"));
-        assertEquals(RecordLayout.RECORD_OFFSET, defines.get("VTSCOPE_RECORD_OFFSET"));
-        assertEquals(RecordLayout.RECORD_SIZE, defines.get("VTSCOPE_RECORD_SIZE"));
-        assertEquals(RecordLayout.MAX_PROBE, defines.get("VTSCOPE_MAX_PROBE"));
-        assertEquals(RecordLayout.OWNER_FREE, defines.get("VTSCOPE_OWNER_FREE"));
-        assertEquals(RecordLayout.OWNER_RELEASED, defines.get("VTSCOPE_OWNER_RELEASED"));
-        assertEquals(RecordLayout.OWNER_BUSY, defines.get("VTSCOPE_OWNER_BUSY"));
-        assertEquals(RecordLayout.KIND_VIRTUAL, defines.get("VTSCOPE_KIND_VIRTUAL"));
-        assertEquals(RecordLayout.KIND_PLATFORM, defines.get("VTSCOPE_KIND_PLATFORM"));
-        assertEquals(RecordLayout.REGION_NAME,
-                header.replaceAll("(?s).*#define VTSCOPE_REGION_NAME \"([^\"]+)\".*", "$1"));
-        // Field offsets: the header's static_asserts pin the C side to these numbers.
-        for (String assertion : new String[] {
-            "offsetof(struct vtscope_region_header, records_claimed) == " + RecordLayout.H_RECORDS_CLAIMED,
-            "offsetof(struct vtscope_region_header, records_unavailable) == " + RecordLayout.H_RECORDS_UNAVAILABLE,
-            "offsetof(struct vtscope_region_header, record_offset) == " + RecordLayout.H_RECORD_OFFSET,
-            "offsetof(struct vtscope_slot_owner, claimed_at_start) == " + RecordLayout.S_CLAIMED_AT_START,
-            "offsetof(struct vtscope_record, span_id) == " + RecordLayout.R_SPAN_ID,
-            "offsetof(struct vtscope_record, valid) == " + RecordLayout.R_VALID,
-            "offsetof(struct vtscope_record, trace_flags) == " + RecordLayout.R_TRACE_FLAGS,
-            "offsetof(struct vtscope_record, attrs_size) == " + RecordLayout.R_ATTRS_SIZE,
-        }) {
-            assertEquals(true, header.contains(assertion), "vtscope_record.h asserts " + assertion);
+    }
+
+    @Test
+    void everyCompiledConstantHasAJavaMirror() throws Exception {
+        Set<String> unmirrored = new TreeSet<>(compiledLayout().keySet());
+        unmirrored.removeAll(javaConstants().keySet());
+        assertEquals(Set.of(), unmirrored, "dumped from vtscope_record.h but missing in RecordLayout");
+    }
+
+    @Test
+    void everyDefineAndFieldOfTheHeaderIsDumped() throws Exception {
+        String header = Files.readString(HEADER);
+        Set<String> expected = new TreeSet<>();
+        Matcher define = Pattern.compile("^#define[ \\t]+(VTSCOPE_\\w+)[ \\t]+\\S", Pattern.MULTILINE).matcher(header);
+        while (define.find()) {
+            expected.add(define.group(1));
         }
+        Matcher struct = Pattern.compile(
+                        "struct (vtscope_region_header|vtscope_slot_owner|vtscope_record) \\{([^}]*)\\};")
+                .matcher(header);
+        int structs = 0;
+        while (struct.find()) {
+            structs++;
+            Matcher field = Pattern.compile("__[us]\\d+ (\\w+)(?:\\[\\d+\\])?;").matcher(struct.group(2));
+            while (field.find()) {
+                if (!field.group(1).equals("reserved")) {
+                    expected.add("offsetof(" + struct.group(1) + "," + field.group(1) + ")");
+                }
+            }
+        }
+        assertEquals(3, structs, "the header, owner and record structs were found in " + HEADER);
+        assertTrue(expected.size() > 30, "the header's defines and fields were found: " + expected);
+        expected.removeAll(compiledLayout().values().stream().map(Entry::cExpression).collect(Collectors.toSet()));
+        assertEquals(Set.of(), expected, "in vtscope_record.h but not dumped by record_layout_dump.cpp");
     }
 }

@@ -1,0 +1,25 @@
+// The probe watcher: a thread that follows the lifecycle probes' semaphores and switches the
+// virtual-thread events on while a tracer is attached (event_demand.h). Nothing else tells the
+// library that a tracer came or went.
+#pragma once
+
+#pragma GCC visibility push(hidden)
+
+namespace vtscope::native {
+
+// The watcher runs when the probes are on without OTEP (OTEP keeps the events on for good).
+bool needs_probe_watcher();
+
+// Keeps the library mapped for the watcher, which runs its code forever, even if a class
+// loader's SymbolLookup arena is closed (dlclose).
+void pin_library();
+
+// Starts the detached watcher thread (reports on stderr if it cannot).
+void start_probe_watcher();
+
+// VMDeath was posted: the watcher stops at its next poll.
+void stop_probe_watcher();
+
+}  // namespace vtscope::native
+
+#pragma GCC visibility pop
