@@ -9,12 +9,8 @@
 // results.json, results.md, figure.svg and figure.png.
 #include <signal.h>
 #include <bpf/bpf.h>
-#include <sched.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -35,6 +31,7 @@
 #include <vector>
 
 #include "json.h"
+#include "process_runner.h"
 #include "stats.h"
 #include "svg_plot.h"
 
@@ -44,6 +41,12 @@ using vtscope::Json;
 using vtscope::json_quote;
 using vtscope::parse_json;
 using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+namespace testing = vtscope::testing;
+using testing::Child;
+using testing::read_file;
+using testing::wait_for_file;
+using testing::wait_for_text;
 
 namespace {
 
@@ -204,98 +207,9 @@ bool has_consumer(const std::string& config) { return config == "writer+trace" |
 
 // ---------------------------------------------------------------- processes
 
-struct Exit {
-    int status = -1;  // exit code, or 128 + signal
-    double cpu_seconds = 0;
-};
-
-// cpu >= 0 pins the child (and everything it starts) to that CPU.
-pid_t spawn(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path,
-            int cpu = -1) {
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        if (cpu >= 0) {
-            cpu_set_t set;
-            CPU_ZERO(&set);
-            CPU_SET(cpu, &set);
-            if (sched_setaffinity(0, sizeof(set), &set) != 0) _exit(125);
-        }
-        int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int in = open("/dev/null", O_RDONLY);
-        if (out < 0 || err < 0 || in < 0) _exit(126);
-        dup2(in, 0);
-        dup2(out, 1);
-        dup2(err, 2);
-        std::vector<char*> args;
-        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-        args.push_back(nullptr);
-        execv(args[0], args.data());
-        _exit(127);
-    }
-    return pid;
-}
-
-Exit reap(pid_t pid) {
-    int status = 0;
-    rusage usage{};
-    Exit e;
-    if (wait4(pid, &status, 0, &usage) != pid) return e;
-    e.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    e.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-                    static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-    return e;
-}
-
-// Waits up to timeout for pid to exit; nullopt if it is still running.
-std::optional<Exit> reap_within(pid_t pid, std::chrono::milliseconds timeout) {
-    auto deadline = Clock::now() + timeout;
-    for (;;) {
-        siginfo_t info{};
-        if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
-            return reap(pid);
-        if (Clock::now() >= deadline) return std::nullopt;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-}
-
-bool running(pid_t pid) {
-    siginfo_t info{};
-    return waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0;
-}
-
-std::string read_text(const std::string& path) {
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
-// Waits until the file contains needle (or pid exits, or the timeout passes).
-bool wait_for_text(const std::string& path, const std::string& needle, pid_t pid, std::chrono::milliseconds timeout) {
-    auto deadline = Clock::now() + timeout;
-    while (Clock::now() < deadline) {
-        if (read_text(path).find(needle) != std::string::npos) return true;
-        if (!running(pid)) return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return false;
-}
-
-// Waits up to timeout for a tracer's ready file; false if it does not appear or a process exits.
-bool wait_for_ready(const std::string& path, pid_t tracer, pid_t target, std::chrono::milliseconds timeout) {
-    auto deadline = Clock::now() + timeout;
-    while (!fs::exists(path)) {
-        if (Clock::now() >= deadline || !running(tracer) || !running(target)) return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return true;
-}
-
 // utime + stime of a live process, in seconds (/proc/PID/stat fields 14 and 15).
 double process_cpu_seconds(pid_t pid) {
-    std::string stat = read_text("/proc/" + std::to_string(pid) + "/stat");
+    std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
     size_t close = stat.rfind(')');
     if (close == std::string::npos) return NAN;
     std::vector<std::string> fields = split(stat.substr(close + 2), ' ');
@@ -327,27 +241,14 @@ struct TracerSummary {
     std::string summary;         // its stderr lines
 };
 
-void parse_tracer_stderr(const std::string& text, TracerSummary* t) {
-    t->summary = text;
-    std::smatch m;
-    static const std::regex events(R"(events (\d+): ok (\d+),.* lost (\d+))");
-    static const std::regex mappings(R"(mappings: (\d+) inserted, (\d+) deleted)");
-    if (std::regex_search(text, m, events)) {
-        t->events = std::stoull(m[1]);
-        t->ok = std::stoull(m[2]);
-        t->lost = std::stoull(m[3]);
-    }
-    if (std::regex_search(text, m, mappings)) {
-        t->inserted = std::stoull(m[1]);
-        t->deleted = std::stoull(m[2]);
-    }
-}
+std::string tracer_ready_file(const std::string& stem) { return stem + ".ready"; }
+std::string summary_json_file(const std::string& stem) { return stem + ".tracer.summary.json"; }
 
-// command: "trace", or "stat" (the same attribution counted in the kernel).
-std::vector<std::string> tracer_argv(const Options& o, const std::string& config, pid_t pid, const std::string& ready,
-                                     const std::string& command = "trace") {
+std::vector<std::string> tracer_argv(const Options& o, const std::string& config, pid_t pid, const std::string& stem,
+                                     const std::string& command) {
     std::vector<std::string> argv = {o.vtscope, command, "--pid", std::to_string(pid), "--syscalls", "write",
-                                     "--output", "/dev/null", "--ready-file", ready};
+                                     "--output", "/dev/null", "--ready-file", tracer_ready_file(stem),
+                                     "--summary-json", summary_json_file(stem)};
     if (config == "probes+consumer") {
         argv.push_back("--identity");
         argv.push_back("lifecycle");
@@ -355,14 +256,52 @@ std::vector<std::string> tracer_argv(const Options& o, const std::string& config
     return argv;
 }
 
-// Stops a tracer whose target has exited (it stops by itself) or not; returns its exit.
-Exit stop_tracer(pid_t tracer) {
-    if (auto e = reap_within(tracer, std::chrono::milliseconds(5000))) return *e;
-    kill(tracer, SIGINT);
-    if (auto e = reap_within(tracer, std::chrono::milliseconds(10000))) return *e;
-    kill(tracer, SIGKILL);
-    return reap(tracer);
+unsigned long long count(const Json& value) {
+    return value.is_number() && value.number > 0 ? static_cast<unsigned long long>(value.number) : 0;
 }
+
+// The counters of a tracer's --summary-json (fields: render_summary_json in consumer/src/summary.cpp).
+std::string read_summary_json(const std::string& path, TracerSummary* t) {
+    if (!fs::exists(path)) return "no summary " + path;
+    Json root;
+    std::string error;
+    if (!parse_json(testing::read_file(path), &root, &error) || root.type != Json::Type::Object)
+        return "unreadable summary " + path + ": " + error;
+    t->events = count(root["events"]);
+    t->ok = count(root["delivered"]["ok"]);
+    t->lost = count(root["lost"]);
+    t->inserted = count(root["mappings"]["inserted"]);  // mappings is null without a lifecycle channel
+    t->deleted = count(root["mappings"]["deleted"]);
+    return "";
+}
+
+
+// Starts `vtscope COMMAND --pid PID --syscalls write` for the configuration (command: "trace",
+// or "stat", the same attribution counted in the kernel), after removing its old ready and
+// summary files; cpu pins it.
+testing::Child start_tracer(const Options& o, const std::string& config, pid_t pid, const std::string& stem,
+                            const std::string& command = "trace", std::optional<int> cpu = std::nullopt) {
+    fs::remove(tracer_ready_file(stem));
+    fs::remove(summary_json_file(stem));
+    return testing::Child::start(tracer_argv(o, config, pid, stem, command), stem + ".tracer.out",
+                                 stem + ".tracer.err", cpu);
+}
+
+// Stops any other tracing process (bpftrace), keeping its exit, CPU time and stderr.
+void finish_process(testing::Child& process, const std::string& stem, TracerSummary* t) {
+    t->present = true;
+    t->exit_status = process.stop(5s, 10s);
+    t->cpu_seconds = process.cpu_seconds();
+    t->summary = testing::read_file(stem + ".tracer.err");
+}
+
+// Stops a tracer whose target has exited (it stops by itself) or not, and fills *t with its exit,
+// CPU time, stderr text and the counters of its summary JSON; an error if that summary is missing.
+std::string finish_tracer(testing::Child& tracer, const std::string& stem, TracerSummary* t) {
+    finish_process(tracer, stem, t);
+    return read_summary_json(summary_json_file(stem), t);
+}
+
 
 // ---------------------------------------------------------------- JMH forks
 
@@ -407,54 +346,51 @@ void run_fork(const Options& o, Cell* cell, int fork) {
                                     "^" + cell->workload->benchmark + "$"};
     argv.insert(argv.end(), jmh.begin(), jmh.end());
     fs::remove(json);
+    const std::string fork_name = "fork " + std::to_string(fork);
     auto start = Clock::now();
-    pid_t child = spawn(argv, out, err);
-    if (child < 0) {
+    Child jvm = Child::start(argv, out, err);
+    if (jvm.pid() < 0) {
         cell->errors.push_back("cannot start java");
         return;
     }
-    pid_t tracer = -1;
+    Child tracer;  // started (pid > 0) only once JMH has begun its warm-up
     TracerSummary ts;
     if (has_consumer(cell->config)) {
         ts.present = true;
         // Attach once the benchmark's setup is done (JMH prints the first warm-up iteration), so
         // the JVM is fully up; the warm-up iterations absorb the attach.
-        if (wait_for_text(out, "# Warmup Iteration", child, std::chrono::seconds(60))) {
-            std::string ready = stem + ".ready";
-            fs::remove(ready);
-            tracer = spawn(tracer_argv(o, cell->config, child, ready), stem + ".tracer.out", stem + ".tracer.err");
-            if (wait_for_ready(ready, tracer, child, std::chrono::seconds(60))) {
+        if (wait_for_text(out, "# Warmup Iteration", 60s, {&jvm})) {
+            tracer = start_tracer(o, cell->config, jvm.pid(), stem);
+            if (wait_for_file(tracer_ready_file(stem), 60s, {&tracer, &jvm})) {
                 ts.attach_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
                 // A measurement line "Iteration   1:" (not "# Warmup Iteration") means it was late.
-                std::string text = read_text(out);
-                ts.late = text.find("\nIteration   1:") != std::string::npos;
+                ts.late = read_file(out).find("\nIteration   1:") != std::string::npos;
             } else {
-                cell->errors.push_back("fork " + std::to_string(fork) + ": vtscope trace never became ready");
+                cell->errors.push_back(fork_name + ": vtscope trace never became ready");
             }
         } else {
-            cell->errors.push_back("fork " + std::to_string(fork) + ": JMH never started its warm-up");
+            cell->errors.push_back(fork_name + ": JMH never started its warm-up");
         }
     }
-    Exit jvm = reap(child);
-    if (tracer > 0) {
-        Exit t = stop_tracer(tracer);
-        ts.exit_status = t.status;
-        ts.cpu_seconds = t.cpu_seconds;
-        parse_tracer_stderr(read_text(stem + ".tracer.err"), &ts);
-        if (t.status != 0) cell->errors.push_back("fork " + std::to_string(fork) + ": vtscope trace exited " +
-                                                  std::to_string(t.status));
-        if (ts.late) cell->errors.push_back("fork " + std::to_string(fork) + ": consumer ready after measurement began");
+    int jvm_status = jvm.wait();
+    if (tracer.pid() > 0) {
+        std::string summary_error = finish_tracer(tracer, stem, &ts);
+        if (ts.exit_status != 0)
+            cell->errors.push_back(fork_name + ": vtscope trace exited " + std::to_string(ts.exit_status));
+        else if (!summary_error.empty())
+            cell->errors.push_back(fork_name + ": " + summary_error);
+        if (ts.late) cell->errors.push_back(fork_name + ": consumer ready after measurement began");
         cell->tracers.push_back(ts);
     }
-    if (jvm.status != 0) {
-        cell->errors.push_back("fork " + std::to_string(fork) + ": java exited " + std::to_string(jvm.status) +
+    if (jvm_status != 0) {
+        cell->errors.push_back(fork_name + ": java exited " + std::to_string(jvm_status) +
                                " (see " + err + ", " + out + ")");
         return;
     }
     Json root;
     std::string error;
-    if (!parse_json(read_text(json), &root, &error) || root.type != Json::Type::Array || root.array.empty()) {
-        cell->errors.push_back("fork " + std::to_string(fork) + ": no JMH result in " + json + " " + error);
+    if (!parse_json(read_file(json), &root, &error) || root.type != Json::Type::Array || root.array.empty()) {
+        cell->errors.push_back(fork_name + ": no JMH result in " + json + " " + error);
         return;
     }
     const Json& metric = root.array[0]["primaryMetric"];
@@ -464,13 +400,14 @@ void run_fork(const Options& o, Cell* cell, int fork) {
             if (v.is_number()) cell->samples.push_back(v.number);
     // Registered variants report their transition counts.
     static const std::regex counts(R"(# vtscope-bench transitions: benchmark=\S+ ops=(\d+) mounts=(\d+) unmounts=(\d+))");
-    std::string text = read_text(out);
+    std::string text = read_file(out);
     std::smatch m;
     if (std::regex_search(text, m, counts)) {
         double ops = std::stod(m[1]), per = (std::stod(m[2]) + std::stod(m[3])) / std::max(ops, 1.0);
         cell->transitions_per_op = std::isnan(cell->transitions_per_op) ? per : (cell->transitions_per_op + per) / 2;
     }
 }
+
 
 // ---------------------------------------------------------------- the write storm
 
@@ -524,30 +461,30 @@ StormRun run_storm(const Options& o, const std::string& mode, int threads) {
     // One writer: the JVM on CPU 0 and the tracer on CPU 1, so the writer's figures hold the
     // program's cost, not the consumer's competition for the writer's CPU.
     r.pinned = threads == 1 && std::thread::hardware_concurrency() >= 2;
-    int jvm_cpu = r.pinned ? 0 : -1, tracer_cpu = r.pinned ? 1 : -1;
+    std::optional<int> jvm_cpu, tracer_cpu;
+    if (r.pinned) {
+        jvm_cpu = 0;
+        tracer_cpu = 1;
+    }
     // Run-time statistics of the tracer's program (both tracing modes, so their constant
     // overhead, two clock reads per run, cancels in the difference).
     int stats_fd = mode == "none" ? -1 : bpf_enable_stats(BPF_STATS_RUN_TIME);
     if (mode != "none" && stats_fd < 0) r.error = "bpf_enable_stats failed";
-    pid_t child = spawn(argv, stem + ".out", stem + ".err", jvm_cpu);
-    if (!wait_for_text(stem + ".out", "# writestorm started", child, std::chrono::seconds(30))) {
+    Child jvm = Child::start(argv, stem + ".out", stem + ".err", jvm_cpu);
+    if (!wait_for_text(stem + ".out", "# writestorm started", 30s, {&jvm})) {
         if (stats_fd >= 0) close(stats_fd);
         r.error = "the write storm did not start";
-        reap(child);
-        return r;
+        return r;  // jvm's destructor kills it
     }
-    pid_t tracer = -1;
+    Child tracer;  // vtscope or bpftrace, by mode
     if (mode == "vtscope" || mode == "vtscope-stat") {
-        std::string ready = stem + ".ready";
-        fs::remove(ready);
-        tracer = spawn(tracer_argv(o, "writer+trace", child, ready, mode == "vtscope-stat" ? "stat" : "trace"),
-                       stem + ".tracer.out", stem + ".tracer.err", tracer_cpu);
-        if (!wait_for_ready(ready, tracer, child, std::chrono::seconds(30))) r.error = "no ready file";
+        tracer = start_tracer(o, "writer+trace", jvm.pid(), stem, mode == "vtscope-stat" ? "stat" : "trace", tracer_cpu);
+        if (!wait_for_file(tracer_ready_file(stem), 30s, {&tracer, &jvm})) r.error = "no ready file";
     } else if (mode == "empty-bpf") {
         // The same tracepoint with a program that only filters on the pid: bpftrace, no new BPF code.
-        std::string program = "tracepoint:syscalls:sys_enter_write /pid == " + std::to_string(child) + "/ { }";
-        tracer = spawn({"/usr/bin/bpftrace", "-e", program}, stem + ".tracer.out", stem + ".tracer.err", tracer_cpu);
-        if (!wait_for_text(stem + ".tracer.out", "Attaching", tracer, std::chrono::seconds(30)))
+        std::string program = "tracepoint:syscalls:sys_enter_write /pid == " + std::to_string(jvm.pid()) + "/ { }";
+        tracer = Child::start({"/usr/bin/bpftrace", "-e", program}, stem + ".tracer.out", stem + ".tracer.err", tracer_cpu);
+        if (!wait_for_text(stem + ".tracer.out", "Attaching", 30s, {&tracer}))
             r.error = "bpftrace did not attach";
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
     }
@@ -555,16 +492,16 @@ StormRun run_storm(const Options& o, const std::string& mode, int threads) {
     double cpu0 = NAN;
     Clock::time_point t0;
     std::map<uint32_t, ProgramStats> programs0;
-    if (wait_for_text(stem + ".out", "# writestorm interval 1:", child, std::chrono::seconds(30)) && tracer > 0) {
-        cpu0 = process_cpu_seconds(tracer);
+    if (wait_for_text(stem + ".out", "# writestorm interval 1:", 30s, {&jvm}) && tracer.pid() > 0) {
+        cpu0 = process_cpu_seconds(tracer.pid());
         t0 = Clock::now();
         programs0 = bpf_program_stats();
     }
     std::string last = "# writestorm interval " + std::to_string(intervals) + ":";
     double cpu1 = NAN;
     Clock::time_point t1;
-    if (wait_for_text(stem + ".out", last, child, std::chrono::seconds(60)) && tracer > 0) {
-        cpu1 = process_cpu_seconds(tracer);
+    if (wait_for_text(stem + ".out", last, 60s, {&jvm}) && tracer.pid() > 0) {
+        cpu1 = process_cpu_seconds(tracer.pid());
         t1 = Clock::now();
         // The tracepoint program is the one that ran most often in between.
         for (const auto& [id, after] : bpf_program_stats()) {
@@ -579,17 +516,19 @@ StormRun run_storm(const Options& o, const std::string& mode, int threads) {
         }
     }
     if (stats_fd >= 0) close(stats_fd);
-    Exit jvm = reap(child);
-    if (tracer > 0) {
-        Exit t = mode != "empty-bpf" ? stop_tracer(tracer) : (kill(tracer, SIGINT), stop_tracer(tracer));
-        r.tracer.present = true;
-        r.tracer.exit_status = t.status;
-        r.tracer.cpu_seconds = t.cpu_seconds;
-        parse_tracer_stderr(read_text(stem + ".tracer.err"), &r.tracer);
+    int jvm_status = jvm.wait();
+    if (tracer.pid() > 0) {
+        if (mode == "empty-bpf") {
+            tracer.signal(SIGINT);  // bpftrace runs until interrupted
+            finish_process(tracer, stem, &r.tracer);
+        } else if (std::string summary_error = finish_tracer(tracer, stem, &r.tracer);
+                   !summary_error.empty() && r.error.empty()) {
+            r.error = summary_error;
+        }
     }
-    if (jvm.status != 0) r.error = "java exited " + std::to_string(jvm.status);
+    if (jvm_status != 0) r.error = "java exited " + std::to_string(jvm_status);
     static const std::regex line(R"(# writestorm interval (\d+): writes=(\d+) nanos=(\d+))");
-    std::string text = read_text(stem + ".out");
+    std::string text = read_file(stem + ".out");
     std::vector<double> per_write;
     double writes_total = 0, nanos_total = 0, writes_window = 0;
     for (std::sregex_iterator it(text.begin(), text.end(), line), end; it != end; ++it) {
@@ -608,6 +547,7 @@ StormRun run_storm(const Options& o, const std::string& mode, int threads) {
     }
     return r;
 }
+
 
 // ---------------------------------------------------------------- native memory
 
@@ -628,15 +568,15 @@ MemoryRun run_memory(const Options& o, const std::string& config, int runs) {
         if (config == "vtt") argv.push_back("--initialize");            // dormant: nothing registered
         if (config == "vtt-registered") argv.push_back("--register");   // every thread tracked
         std::string stem = (fs::path(o.out) / "logs" / ("memory-" + config + "-" + std::to_string(i))).string();
-        pid_t child = spawn(argv, stem + ".out", stem + ".err");
-        Exit e = reap(child);
+        int status = testing::Child::start(argv, stem + ".out", stem + ".err").wait();
         std::smatch match;
-        std::string text = read_text(stem + ".out");
+        std::string text = testing::read_file(stem + ".out");
         static const std::regex bytes(R"("bytes_per_live_thread":(-?[0-9.]+))");
-        if (e.status == 0 && std::regex_search(text, match, bytes)) m.bytes_per_thread.push_back(std::stod(match[1]));
+        if (status == 0 && std::regex_search(text, match, bytes)) m.bytes_per_thread.push_back(std::stod(match[1]));
     }
     return m;
 }
+
 
 // ---------------------------------------------------------------- report
 
