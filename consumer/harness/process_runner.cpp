@@ -1,11 +1,14 @@
 #include "process_runner.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,57 +19,161 @@ extern char** environ;
 
 namespace vtscope::testing {
 
-Child Child::start(const std::vector<std::string>& argv, const std::string& stdout_path,
-                   const std::string& stderr_path) {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, stdout_path.empty() ? "/dev/null" : stdout_path.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, stderr_path.empty() ? "/dev/null" : stderr_path.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+namespace {
+
+std::vector<char*> c_argv(const std::vector<std::string>& argv) {
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
+    return args;
+}
+
+// fork + exec, for what posix_spawn cannot do: the CPU affinity of the child. Only
+// async-signal-safe calls between fork and exec.
+pid_t fork_exec(const std::vector<char*>& args, const char* out_path, const char* err_path, int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    pid_t pid = fork();
+    if (pid != 0) return pid;  // the parent, or -1
+    if (sched_setaffinity(0, sizeof(set), &set) != 0) _exit(125);
+    int in = open("/dev/null", O_RDONLY);
+    int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(126);
+    execvp(args[0], args.data());
+    _exit(127);
+}
+
+pid_t spawn(const std::vector<char*>& args, const char* out_path, const char* err_path) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_t pid = -1;
     if (posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ) != 0) pid = -1;
     posix_spawn_file_actions_destroy(&actions);
-    return Child(pid);
+    return pid;
 }
 
-Child::~Child() {
+double seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; }
+
+}  // namespace
+
+Child Child::start(const std::vector<std::string>& argv, const std::string& stdout_path,
+                   const std::string& stderr_path, std::optional<int> cpu) {
+    if (argv.empty()) return Child();
+    std::vector<char*> args = c_argv(argv);
+    const char* out = stdout_path.empty() ? "/dev/null" : stdout_path.c_str();
+    const char* err = stderr_path.empty() ? "/dev/null" : stderr_path.c_str();
+    return Child(cpu ? fork_exec(args, out, err, *cpu) : spawn(args, out, err));
+}
+
+Child::Child(Child&& other) noexcept
+    : pid_(other.pid_), exit_code_(other.exit_code_), cpu_seconds_(other.cpu_seconds_) {
+    other.pid_ = -1;
+}
+
+Child& Child::operator=(Child&& other) noexcept {
+    if (this != &other) {
+        kill_and_reap();
+        pid_ = other.pid_;
+        exit_code_ = other.exit_code_;
+        cpu_seconds_ = other.cpu_seconds_;
+        other.pid_ = -1;
+    }
+    return *this;
+}
+
+Child::~Child() { kill_and_reap(); }
+
+void Child::kill_and_reap() {
     if (pid_ > 0) {
         kill(pid_, SIGKILL);
-        waitpid(pid_, nullptr, 0);
+        reap(true);
     }
+}
+
+bool Child::reap(bool block) {
+    if (pid_ <= 0) return true;
+    int status = 0;
+    rusage usage{};
+    pid_t r;
+    do r = wait4(pid_, &status, block ? 0 : WNOHANG, &usage);
+    while (r < 0 && errno == EINTR);
+    if (r == 0) return false;  // still running
+    pid_ = -1;
+    if (r < 0) {
+        exit_code_ = -1;  // not our child (any more)
+        return true;
+    }
+    exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    cpu_seconds_ = seconds(usage.ru_utime) + seconds(usage.ru_stime);
+    return true;
+}
+
+bool Child::running() const {
+    if (pid_ <= 0) return false;
+    siginfo_t info{};
+    return waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0;
 }
 
 std::optional<int> Child::wait(std::chrono::milliseconds timeout) {
-    if (pid_ <= 0) return 127;
     auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (true) {
-        int status = 0;
-        pid_t r = waitpid(pid_, &status, WNOHANG);
-        if (r == pid_) {
-            pid_ = -1;
-            return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        }
+    while (!reap(false)) {
         if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+    return exit_code_.value_or(127);
+}
+
+int Child::wait() {
+    reap(true);
+    return exit_code_.value_or(127);
+}
+
+int Child::stop(std::chrono::milliseconds grace, std::chrono::milliseconds after_interrupt) {
+    if (auto code = wait(grace)) return *code;
+    signal(SIGINT);
+    if (auto code = wait(after_interrupt)) return *code;
+    signal(SIGKILL);
+    return wait();
 }
 
 void Child::signal(int sig) const {
     if (pid_ > 0) kill(pid_, sig);
 }
 
-bool wait_for_file(const std::string& path, std::chrono::milliseconds timeout) {
+namespace {
+
+bool all_running(std::initializer_list<const Child*> children) {
+    for (const Child* c : children)
+        if (c && !c->running()) return false;
+    return true;
+}
+
+}  // namespace
+
+bool wait_for_file(const std::string& path, std::chrono::milliseconds timeout,
+                   std::initializer_list<const Child*> alive) {
     auto deadline = std::chrono::steady_clock::now() + timeout;
     while (!std::filesystem::exists(path)) {
-        if (std::chrono::steady_clock::now() >= deadline) return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        if (std::chrono::steady_clock::now() >= deadline || !all_running(alive)) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     return true;
+}
+
+bool wait_for_text(const std::string& path, const std::string& text, std::chrono::milliseconds timeout,
+                   std::initializer_list<const Child*> alive) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (true) {
+        bool last = std::chrono::steady_clock::now() >= deadline || !all_running(alive);
+        if (read_file(path).find(text) != std::string::npos) return true;
+        if (last) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
 }
 
 std::string read_file(const std::string& path) {

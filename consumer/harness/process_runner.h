@@ -1,11 +1,12 @@
-// Starting, waiting for and cleaning up the processes of an integration test (the target JVM,
-// vtscope, bpftrace). Every child is killed when its handle goes out of scope, so a failed
-// assertion leaves nothing running.
+// Starting, waiting for and cleaning up child processes: the target JVMs, vtscope and bpftrace of
+// the integration tests, the harness and the bench. Every child is killed when its handle goes
+// out of scope, so a failed assertion or an early return leaves nothing running.
 #pragma once
 
 #include <sys/types.h>
 
 #include <chrono>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,24 +15,54 @@ namespace vtscope::testing {
 
 class Child {
 public:
-    // Starts argv with stdout and stderr redirected to files (empty path: /dev/null).
+    // Starts argv (looked up in PATH) with stdin from /dev/null and stdout and stderr redirected
+    // to files (empty path: /dev/null). With cpu, the child and everything it starts run on that
+    // CPU alone (set between fork and exec; the child exits 125 if it cannot be set).
     static Child start(const std::vector<std::string>& argv, const std::string& stdout_path,
-                       const std::string& stderr_path);
-    Child(Child&& other) noexcept : pid_(other.pid_) { other.pid_ = -1; }
+                       const std::string& stderr_path, std::optional<int> cpu = std::nullopt);
+    Child() = default;  // no process
+    Child(Child&& other) noexcept;
+    Child& operator=(Child&& other) noexcept;
     Child(const Child&) = delete;
+    Child& operator=(const Child&) = delete;
     ~Child();
 
+    // The process id until the child has been waited for, then -1.
     pid_t pid() const { return pid_; }
-    // Exit code, or 128 + signal; nullopt on timeout (the child keeps running).
+    // True while the child has been started and has not exited (an exited child that has not
+    // been waited for yet counts as exited).
+    bool running() const;
+    // Exit code, or 128 + signal; nullopt on timeout (the child keeps running). A child that
+    // never started, or a second wait, gives 127 or the code already returned.
     std::optional<int> wait(std::chrono::milliseconds timeout);
+    // Waits however long it takes.
+    int wait();
+    // Stops a child that may stop by itself: waits up to `grace` for it to exit, then sends
+    // SIGINT and waits up to `after_interrupt`, then kills it. Returns its exit code.
+    int stop(std::chrono::milliseconds grace, std::chrono::milliseconds after_interrupt);
     void signal(int sig) const;
+    // User + system CPU seconds of the child and its waited-for descendants, once it has been
+    // waited for (wait4's rusage); 0 before.
+    double cpu_seconds() const { return cpu_seconds_; }
 
 private:
     explicit Child(pid_t pid) : pid_(pid) {}
+    // Collects the exit status if the child has exited (blocking: waits for it).
+    bool reap(bool block);
+    void kill_and_reap();
+
     pid_t pid_ = -1;
+    std::optional<int> exit_code_;
+    double cpu_seconds_ = 0;
 };
 
-bool wait_for_file(const std::string& path, std::chrono::milliseconds timeout);
+// Waits until path exists; false on timeout, or as soon as one of `alive` is no longer running.
+bool wait_for_file(const std::string& path, std::chrono::milliseconds timeout,
+                   std::initializer_list<const Child*> alive = {});
+// Waits until the file at path contains text; false on timeout, or once one of `alive` is no
+// longer running (the file is read once more after that, so text written just before exit counts).
+bool wait_for_text(const std::string& path, const std::string& text, std::chrono::milliseconds timeout,
+                   std::initializer_list<const Child*> alive = {});
 std::string read_file(const std::string& path);
 std::vector<std::string> read_lines(const std::string& path);
 // A fresh directory under /tmp, removed with its contents by the destructor.

@@ -1,0 +1,94 @@
+// The command line of vtscope-bench.
+#include "bench_options.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+namespace vtscope::bench {
+
+std::vector<std::string> split(const std::string& text, char sep) {
+    std::vector<std::string> parts;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, sep))
+        if (!item.empty()) parts.push_back(item);
+    return parts;
+}
+
+std::string command_output(const std::string& command) {
+    std::string out;
+    if (FILE* p = popen(command.c_str(), "r")) {
+        char buf[512];
+        while (std::fgets(buf, sizeof(buf), p)) out += buf;
+        pclose(p);
+    }
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+    return out;
+}
+
+namespace {
+
+void usage() {
+    std::printf(
+        "usage: vtscope-bench [--quick] [--out DIR] [--forks N] [--wi N] [--w TIME] [--i N] [--r TIME]\n"
+        "                     [--configs a,b,...] [--workloads a,b,...] [--no-storm] [--no-memory]\n"
+        "                     [--storm-seconds N] [--java-home DIR] [--jar FILE]\n"
+        "Runs the benchmark matrix (workload x configuration) as root (the consumer configurations attach\n"
+        "build/bin/vtscope). Defaults: 4 forks, 3 x 1s warm-up, 5 x 1s measurement. --quick: 1 fork,\n"
+        "2 x 0.4s warm-up, 3 x 0.4s measurement, shorter storm, one memory run.\n"
+        "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep\n"
+        "workloads: transition parkunpark churn ctx-platform ctx-distinct ctx-virtual vtt-nanotime vtt-pair vtt-transition\n"
+        "           vtt-parkunpark\n");
+}
+
+}  // namespace
+
+bool parse_options(int argc, char** argv, Options* o) {
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        auto next = [&]() -> std::string {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "vtscope-bench: %s needs a value\n", a.c_str());
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (a == "--help" || a == "-h") {
+            usage();
+            std::exit(0);
+        } else if (a == "--quick") {
+            o->quick = true;
+            o->forks = 1;
+            o->warmup_iterations = 2;
+            o->warmup_time = "400ms";
+            o->iterations = 3;
+            o->iteration_time = "400ms";
+            o->storm_seconds = 2;
+            o->storm_warmup_ms = 2000;
+        } else if (a == "--out") o->out = next();
+        else if (a == "--forks") o->forks = std::atoi(next().c_str());
+        else if (a == "--wi") o->warmup_iterations = std::atoi(next().c_str());
+        else if (a == "--w") o->warmup_time = next();
+        else if (a == "--i") o->iterations = std::atoi(next().c_str());
+        else if (a == "--r") o->iteration_time = next();
+        else if (a == "--configs") o->configs = split(next(), ',');
+        else if (a == "--workloads") o->workloads = split(next(), ',');
+        else if (a == "--no-storm") o->storm = false;
+        else if (a == "--no-memory") o->memory = false;
+        else if (a == "--storm-seconds") o->storm_seconds = std::atoi(next().c_str());
+        else if (a == "--java-home") o->java_home = next();
+        else if (a == "--jar") o->jar = next();
+        else {
+            std::fprintf(stderr, "vtscope-bench: unknown option %s (see --help)\n", a.c_str());
+            return false;
+        }
+    }
+    if (o->forks < 1 || o->iterations < 2 || o->warmup_iterations < 1) {
+        std::fprintf(stderr, "vtscope-bench: need --forks >= 1, --i >= 2, --wi >= 1\n");
+        return false;
+    }
+    return true;
+}
+
+}  // namespace vtscope::bench

@@ -1,0 +1,44 @@
+// The options of vtscope-bench and two small helpers shared by its parts.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace vtscope::bench {
+
+struct Options {
+    std::string out = "build/bench";
+    // On this project's 2-core machines the spread between forks (carrier placement) dominates
+    // the spread within one, so the budget goes to forks rather than iterations.
+    int forks = 4;
+    int warmup_iterations = 3;
+    std::string warmup_time = "1s";
+    int iterations = 5;
+    std::string iteration_time = "1s";
+    bool quick = false;
+    std::vector<std::string> configs;    // empty: all
+    std::vector<std::string> workloads;  // empty: all
+    bool storm = true;
+    bool memory = true;
+    int storm_seconds = 4;
+    int storm_warmup_ms = 4000;
+    std::string java_home = VTSCOPE_DEFAULT_JAVA_HOME;
+    std::string jar = VTSCOPE_BENCH_JAR;
+    std::string workloads_classpath = VTSCOPE_JAVA_DIR "/*:" VTSCOPE_JAVA_DIR "/lib/*";
+    std::string vtscope = VTSCOPE_BIN;
+    std::string native_lib = VTSCOPE_NATIVE_LIB;
+    std::string control_agent = VTSCOPE_BENCH_AGENT;
+    std::string heap = "1g";
+};
+
+// Parses the command line (exits for --help and for an option without its value); false on an
+// unknown option or invalid settings, after a message on stderr.
+bool parse_options(int argc, char** argv, Options* o);
+
+// The non-empty pieces of text between separators.
+std::vector<std::string> split(const std::string& text, char sep);
+
+// A shell command's stdout, without the trailing newline.
+std::string command_output(const std::string& command);
+
+}  // namespace vtscope::bench

@@ -1,0 +1,199 @@
+// The JMH part of the benchmark matrix: one child JVM per cell and fork, a consumer attached in
+// the consumer configurations, the JMH JSON result merged into the cell.
+#include "jmh_matrix.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <regex>
+
+#include "json.h"
+
+namespace vtscope::bench {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+using testing::Child;
+using testing::read_file;
+using testing::wait_for_file;
+using testing::wait_for_text;
+
+const std::vector<std::string> kConfigs = {"baseline", "writer", "writer+trace", "jvmti", "lib",
+                                           "vtt", "probes", "probes+consumer", "otep"};
+
+const std::map<std::string, std::string> kReference = {
+    {"writer", "baseline"}, {"writer+trace", "writer"}, {"jvmti", "baseline"}, {"lib", "baseline"},
+    {"vtt", "lib"},         {"probes", "lib"},          {"probes+consumer", "probes"}, {"otep", "lib"}};
+
+const std::map<std::string, std::string> kConfigMeaning = {
+    {"baseline", "nothing of vtscope in the JVM"},
+    {"writer", "vtscope-otel storage installed (service loader), dormant; in Transition and Park/Unpark the "
+               "virtual threads have a span current"},
+    {"writer+trace", "writer + `vtscope trace --syscalls write` (vmstructs) attached"},
+    {"jvmti", "control: a JVMTI agent with can_support_virtual_threads and empty VirtualThreadStart/End "
+              "callbacks (bench/jvmti_control_agent.cpp; the paper's \"Agent\")"},
+    {"lib", "libvtscope.so loaded at run time (dlopen), not initialised: no JVMTI environment, no events"},
+    {"vtt", "VirtualThreadTime.initialize() at run time, nothing registered: a JVMTI environment with "
+            "can_support_virtual_threads, no event enabled (the first registration enables them)"},
+    {"probes", "-agentpath:libvtscope.so=probes, no consumer: events off until a tracer holds the probe semaphores"},
+    {"probes+consumer", "probes + `vtscope trace --identity lifecycle --syscalls write` attached"},
+    {"otep", "-agentpath:libvtscope.so=otep (otel_thread_ctx_v1 follows every mount)"}};
+
+namespace {
+
+const std::vector<Workload>& all_workloads() {
+    static const std::vector<Workload> workloads = {
+        {"transition", "Transition", "io.vtscope.bench.Transition.yield10k", kConfigs, Norm::PerTransition, ""},
+        {"parkunpark", "Park/Unpark", "io.vtscope.bench.ParkUnpark.handoff10k", kConfigs, Norm::PerTransition, ""},
+        {"churn", "Churn", "io.vtscope.bench.Churn.startJoin1000", kConfigs, Norm::PerThread, ""},
+        {"ctx-platform", "Context publication, platform thread", "io.vtscope.bench.ContextPublication.platformThread",
+         {"baseline", "writer"}, Norm::PerPair, ""},
+        {"ctx-distinct", "Context publication, platform thread, distinct spans",
+         "io.vtscope.bench.ContextPublication.platformThreadDistinctSpans", {"baseline", "writer"}, Norm::PerPair, ""},
+        {"ctx-virtual", "Context publication, virtual thread", "io.vtscope.bench.ContextPublication.virtualThread",
+         {"baseline", "writer"}, Norm::PerPair, ""},
+        {"vtt-nanotime", "System.nanoTime() pair (control)", "io.vtscope.bench.VirtualThreadTimeBench.nanoTimePair",
+         {"vtt"}, Norm::None, ""},
+        {"vtt-pair", "mountedTimeNanos() pair", "io.vtscope.bench.VirtualThreadTimeBench.mountedTimePair", {"vtt"},
+         Norm::PerPair, "vtt-nanotime/vtt"},
+        {"vtt-transition", "Transition, thread registered", "io.vtscope.bench.VirtualThreadTimeBench.yield10kRegistered",
+         {"vtt"}, Norm::PerTransition, "transition/vtt"},
+        {"vtt-parkunpark", "Park/Unpark, threads registered",
+         "io.vtscope.bench.VirtualThreadTimeBench.handoff10kRegistered", {"vtt"}, Norm::PerTransition, "parkunpark/vtt"},
+    };
+    return workloads;
+}
+
+bool has_consumer(const std::string& config) { return config == "writer+trace" || config == "probes+consumer"; }
+
+std::vector<std::string> jvm_options(const Options& o, const std::string& config) {
+    std::vector<std::string> opts = {"-Xms" + o.heap, "-Xmx" + o.heap, "--enable-native-access=ALL-UNNAMED",
+                                     "-Dvtscope.bench.config=" + config};
+    if (config == "jvmti") opts.push_back("-agentpath:" + o.control_agent);
+    if (config == "lib" || config == "vtt") opts.push_back("-Dvtscope.library.path=" + o.native_lib);
+    if (config == "probes" || config == "probes+consumer") opts.push_back("-agentpath:" + o.native_lib + "=probes");
+    if (config == "otep") opts.push_back("-agentpath:" + o.native_lib + "=otep");
+    return opts;
+}
+
+std::string file_stem(const Cell& c, int fork) {
+    std::string name = c.key() + "-f" + std::to_string(fork);
+    for (char& ch : name)
+        if (ch == '/' || ch == '+') ch = '_';
+    return name;
+}
+
+void run_fork(const Options& o, Cell* cell, int fork) {
+    fs::path logs = fs::path(o.out) / "logs";
+    std::string stem = (logs / file_stem(*cell, fork)).string();
+    std::string json = stem + ".json", out = stem + ".out", err = stem + ".err";
+    std::vector<std::string> argv = {o.java_home + "/bin/java"};
+    for (auto& opt : jvm_options(o, cell->config)) argv.push_back(opt);
+    std::vector<std::string> jmh = {"-jar", o.jar, "-f", "0", "-wi", std::to_string(o.warmup_iterations), "-w",
+                                    o.warmup_time, "-i", std::to_string(o.iterations), "-r", o.iteration_time,
+                                    "-rf", "json", "-rff", json, "-foe", "true", "-p", "config=" + cell->config,
+                                    "^" + cell->workload->benchmark + "$"};
+    argv.insert(argv.end(), jmh.begin(), jmh.end());
+    fs::remove(json);
+    const std::string fork_name = "fork " + std::to_string(fork);
+    auto start = Clock::now();
+    Child jvm = Child::start(argv, out, err);
+    if (jvm.pid() < 0) {
+        cell->errors.push_back("cannot start java");
+        return;
+    }
+    Child tracer;  // started (pid > 0) only once JMH has begun its warm-up
+    TracerSummary ts;
+    if (has_consumer(cell->config)) {
+        ts.present = true;
+        // Attach once the benchmark's setup is done (JMH prints the first warm-up iteration), so
+        // the JVM is fully up; the warm-up iterations absorb the attach.
+        if (wait_for_text(out, "# Warmup Iteration", 60s, {&jvm})) {
+            tracer = start_tracer(o, cell->config, jvm.pid(), stem);
+            if (wait_for_file(tracer_ready_file(stem), 60s, {&tracer, &jvm})) {
+                ts.attach_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+                // A measurement line "Iteration   1:" (not "# Warmup Iteration") means it was late.
+                ts.late = read_file(out).find("\nIteration   1:") != std::string::npos;
+            } else {
+                cell->errors.push_back(fork_name + ": vtscope trace never became ready");
+            }
+        } else {
+            cell->errors.push_back(fork_name + ": JMH never started its warm-up");
+        }
+    }
+    int jvm_status = jvm.wait();
+    if (tracer.pid() > 0) {
+        std::string summary_error = finish_tracer(tracer, stem, &ts);
+        if (ts.exit_status != 0)
+            cell->errors.push_back(fork_name + ": vtscope trace exited " + std::to_string(ts.exit_status));
+        else if (!summary_error.empty())
+            cell->errors.push_back(fork_name + ": " + summary_error);
+        if (ts.late) cell->errors.push_back(fork_name + ": consumer ready after measurement began");
+        cell->tracers.push_back(ts);
+    }
+    if (jvm_status != 0) {
+        cell->errors.push_back(fork_name + ": java exited " + std::to_string(jvm_status) +
+                               " (see " + err + ", " + out + ")");
+        return;
+    }
+    Json root;
+    std::string error;
+    if (!parse_json(read_file(json), &root, &error) || root.type != Json::Type::Array || root.array.empty()) {
+        cell->errors.push_back(fork_name + ": no JMH result in " + json + " " + error);
+        return;
+    }
+    const Json& metric = root.array[0]["primaryMetric"];
+    cell->unit = metric["scoreUnit"].string;
+    for (const Json& forkData : metric["rawData"].array)
+        for (const Json& v : forkData.array)
+            if (v.is_number()) cell->samples.push_back(v.number);
+    // Registered variants report their transition counts.
+    static const std::regex counts(R"(# vtscope-bench transitions: benchmark=\S+ ops=(\d+) mounts=(\d+) unmounts=(\d+))");
+    std::string text = read_file(out);
+    std::smatch m;
+    if (std::regex_search(text, m, counts)) {
+        double ops = std::stod(m[1]), per = (std::stod(m[2]) + std::stod(m[3])) / std::max(ops, 1.0);
+        cell->transitions_per_op = std::isnan(cell->transitions_per_op) ? per : (cell->transitions_per_op + per) / 2;
+    }
+}
+
+}  // namespace
+
+Matrix make_matrix(const Options& o) {
+    Matrix m;
+    auto wanted = [](const std::vector<std::string>& filter, const std::string& name) {
+        return filter.empty() || std::find(filter.begin(), filter.end(), name) != filter.end();
+    };
+    for (const auto& w : all_workloads()) {
+        if (!wanted(o.workloads, w.id)) continue;
+        for (const auto& c : w.configs) {
+            if (!wanted(o.configs, c)) continue;
+            Cell cell;
+            cell.workload = &w;
+            cell.config = c;
+            m.order.push_back(cell.key());
+            m.cells.emplace(cell.key(), std::move(cell));
+        }
+    }
+    return m;
+}
+
+void run_matrix(const Options& o, const std::string& jdk, Clock::time_point started, Matrix* matrix) {
+    std::fprintf(stderr, "vtscope-bench: %zu cells x %d forks (-wi %d -w %s -i %d -r %s), JDK %s\n", matrix->order.size(),
+                 o.forks, o.warmup_iterations, o.warmup_time.c_str(), o.iterations, o.iteration_time.c_str(),
+                 jdk.c_str());
+    // Fork k of every cell, then fork k+1: drift over the run spreads over all cells alike.
+    for (int f = 1; f <= o.forks; f++) {
+        for (const auto& key : matrix->order) {
+            Cell& cell = matrix->cells.at(key);
+            run_fork(o, &cell, f);
+            std::fprintf(stderr, "  [%3.0fs] %-32s fork %d: %zu samples%s\n",
+                         std::chrono::duration<double>(Clock::now() - started).count(), key.c_str(), f,
+                         cell.samples.size(), cell.errors.empty() ? "" : (" ERROR: " + cell.errors.back()).c_str());
+        }
+    }
+    for (auto& [key, cell] : matrix->cells) cell.summary = summarize(cell.samples);
+}
+
+}  // namespace vtscope::bench

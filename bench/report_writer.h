@@ -1,0 +1,31 @@
+// The results of vtscope-bench: results.md (the tables, the targets of issue 5, the errors),
+// results.json, figure.svg and, with rsvg-convert, figure.png.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "bench_options.h"
+#include "jmh_matrix.h"
+#include "native_memory.h"
+#include "write_storm.h"
+
+namespace vtscope::bench {
+
+// v with that many decimals ("–" for NaN); fmt_signed with a sign.
+std::string fmt(double v, int decimals = 1);
+std::string fmt_signed(double v, int decimals = 1);
+
+struct Results {
+    const Matrix& matrix;
+    const std::vector<StormRun>& storm;
+    const std::vector<MemoryRun>& memory;
+    std::string jdk;    // the java -version line
+    double elapsed_s;   // wall time of all the measurements
+};
+
+// Writes the files into o.out, says so on stderr and prints results.md on stdout. Returns false
+// if any cell recorded an error (listed under "Errors" in results.md).
+bool write_results(const Options& o, const Results& results);
+
+}  // namespace vtscope::bench

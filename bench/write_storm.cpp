@@ -1,0 +1,169 @@
+#include "write_storm.h"
+
+#include <bpf/bpf.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <regex>
+#include <thread>
+
+#include "process_runner.h"
+#include "report_writer.h"
+
+namespace vtscope::bench {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+using testing::Child;
+using testing::read_file;
+using testing::wait_for_file;
+using testing::wait_for_text;
+
+namespace {
+
+// Run count and run time of every loaded BPF program, by id; the kernel keeps them while
+// bpf_enable_stats(BPF_STATS_RUN_TIME) is held.
+struct ProgramStats {
+    std::string name;
+    uint64_t runs = 0;
+    uint64_t run_time_ns = 0;
+};
+
+std::map<uint32_t, ProgramStats> bpf_program_stats() {
+    std::map<uint32_t, ProgramStats> out;
+    uint32_t id = 0;
+    while (bpf_prog_get_next_id(id, &id) == 0) {
+        int fd = bpf_prog_get_fd_by_id(id);
+        if (fd < 0) continue;
+        bpf_prog_info info{};
+        uint32_t length = sizeof(info);
+        if (bpf_obj_get_info_by_fd(fd, &info, &length) == 0) out[id] = {info.name, info.run_cnt, info.run_time_ns};
+        close(fd);
+    }
+    return out;
+}
+
+StormRun run_storm(const Options& o, const std::string& mode, int threads) {
+    StormRun r;
+    r.mode = mode;
+    r.threads = threads;
+    fs::path logs = fs::path(o.out) / "logs";
+    std::string stem = (logs / ("storm-" + mode + "-t" + std::to_string(threads))).string();
+    int intervals = o.storm_seconds * 2;
+    std::vector<std::string> argv = {o.java_home + "/bin/java", "-Xms" + o.heap, "-Xmx" + o.heap,
+                                     "--enable-native-access=ALL-UNNAMED", "-cp", o.jar, "io.vtscope.bench.WriteStorm",
+                                     std::to_string(threads), std::to_string(o.storm_warmup_ms), "500", std::to_string(intervals)};
+    // One writer: the JVM on CPU 0 and the tracer on CPU 1, so the writer's figures hold the
+    // program's cost, not the consumer's competition for the writer's CPU.
+    r.pinned = threads == 1 && std::thread::hardware_concurrency() >= 2;
+    std::optional<int> jvm_cpu, tracer_cpu;
+    if (r.pinned) {
+        jvm_cpu = 0;
+        tracer_cpu = 1;
+    }
+    // Run-time statistics of the tracer's program (both tracing modes, so their constant
+    // overhead, two clock reads per run, cancels in the difference).
+    int stats_fd = mode == "none" ? -1 : bpf_enable_stats(BPF_STATS_RUN_TIME);
+    if (mode != "none" && stats_fd < 0) r.error = "bpf_enable_stats failed";
+    Child jvm = Child::start(argv, stem + ".out", stem + ".err", jvm_cpu);
+    if (!wait_for_text(stem + ".out", "# writestorm started", 30s, {&jvm})) {
+        if (stats_fd >= 0) close(stats_fd);
+        r.error = "the write storm did not start";
+        return r;  // jvm's destructor kills it
+    }
+    Child tracer;  // vtscope or bpftrace, by mode
+    if (mode == "vtscope" || mode == "vtscope-stat") {
+        tracer = start_tracer(o, "writer+trace", jvm.pid(), stem, mode == "vtscope-stat" ? "stat" : "trace", tracer_cpu);
+        if (!wait_for_file(tracer_ready_file(stem), 30s, {&tracer, &jvm})) r.error = "no ready file";
+    } else if (mode == "empty-bpf") {
+        // The same tracepoint with a program that only filters on the pid: bpftrace, no new BPF code.
+        std::string program = "tracepoint:syscalls:sys_enter_write /pid == " + std::to_string(jvm.pid()) + "/ { }";
+        tracer = Child::start({"/usr/bin/bpftrace", "-e", program}, stem + ".tracer.out", stem + ".tracer.err", tracer_cpu);
+        if (!wait_for_text(stem + ".tracer.out", "Attaching", 30s, {&tracer}))
+            r.error = "bpftrace did not attach";
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    }
+    // CPU of the consumer over the measured intervals only (not its attach).
+    double cpu0 = NAN;
+    Clock::time_point t0;
+    std::map<uint32_t, ProgramStats> programs0;
+    if (wait_for_text(stem + ".out", "# writestorm interval 1:", 30s, {&jvm}) && tracer.pid() > 0) {
+        cpu0 = process_cpu_seconds(tracer.pid());
+        t0 = Clock::now();
+        programs0 = bpf_program_stats();
+    }
+    std::string last = "# writestorm interval " + std::to_string(intervals) + ":";
+    double cpu1 = NAN;
+    Clock::time_point t1;
+    if (wait_for_text(stem + ".out", last, 60s, {&jvm}) && tracer.pid() > 0) {
+        cpu1 = process_cpu_seconds(tracer.pid());
+        t1 = Clock::now();
+        // The tracepoint program is the one that ran most often in between.
+        for (const auto& [id, after] : bpf_program_stats()) {
+            auto before = programs0.find(id);
+            if (before == programs0.end() || after.runs <= before->second.runs) continue;
+            double runs = static_cast<double>(after.runs - before->second.runs);
+            if (std::isnan(r.program_runs) || runs > r.program_runs) {
+                r.program = after.name;
+                r.program_runs = runs;
+                r.program_ns_per_run = static_cast<double>(after.run_time_ns - before->second.run_time_ns) / runs;
+            }
+        }
+    }
+    if (stats_fd >= 0) close(stats_fd);
+    int jvm_status = jvm.wait();
+    if (tracer.pid() > 0) {
+        if (mode == "empty-bpf") {
+            tracer.signal(SIGINT);  // bpftrace runs until interrupted
+            finish_process(tracer, stem, &r.tracer);
+        } else if (std::string summary_error = finish_tracer(tracer, stem, &r.tracer);
+                   !summary_error.empty() && r.error.empty()) {
+            r.error = summary_error;
+        }
+    }
+    if (jvm_status != 0) r.error = "java exited " + std::to_string(jvm_status);
+    static const std::regex line(R"(# writestorm interval (\d+): writes=(\d+) nanos=(\d+))");
+    std::string text = read_file(stem + ".out");
+    std::vector<double> per_write;
+    double writes_total = 0, nanos_total = 0, writes_window = 0;
+    for (std::sregex_iterator it(text.begin(), text.end(), line), end; it != end; ++it) {
+        double w = std::stod((*it)[2]), n = std::stod((*it)[3]);
+        int index = std::stoi((*it)[1]);
+        if (w > 0) per_write.push_back(n * threads / w);
+        writes_total += w;
+        nanos_total += n;
+        if (index >= 2) writes_window += w;  // intervals 2..N: between the two CPU samples
+    }
+    r.ns_per_write = summarize(per_write);
+    r.writes_per_second = nanos_total > 0 ? writes_total / (nanos_total / 1e9) : 0;
+    if (!std::isnan(cpu0) && !std::isnan(cpu1) && writes_window > 0) {
+        r.consumer_cpu_ns_per_event = (cpu1 - cpu0) * 1e9 / writes_window;
+        r.consumer_cpu_share = (cpu1 - cpu0) / std::chrono::duration<double>(t1 - t0).count();
+    }
+    return r;
+}
+
+}  // namespace
+
+std::vector<StormRun> run_write_storm(const Options& o) {
+    std::vector<StormRun> storm;
+    std::fprintf(stderr, "vtscope-bench: write storm (per-event consumer cost)\n");
+    for (auto [mode, threads] : std::vector<std::pair<std::string, int>>{
+             {"none", 1}, {"empty-bpf", 1}, {"vtscope", 1}, {"vtscope-stat", 1}, {"none", 2}, {"vtscope", 2}}) {
+        storm.push_back(run_storm(o, mode, threads));
+        const StormRun& r = storm.back();
+        std::fprintf(stderr, "  %-12s threads=%d: %s ns/write, %.0f writes/s%s\n", mode.c_str(), threads,
+                     fmt(r.ns_per_write.mean).c_str(), r.writes_per_second,
+                     r.error.empty() ? "" : (" ERROR: " + r.error).c_str());
+    }
+    return storm;
+}
+
+}  // namespace vtscope::bench
