@@ -75,8 +75,7 @@ static __always_inline __u64 vtscope_find_slot(const struct vtscope_region_info 
 					       struct vtscope_slot *snap, bool *fault)
 {
 	for (__u32 i = 0; i < VTSCOPE_MAX_PROBE; i++) {
-		__u64 index = ((__u64)java_id + i) & rg->capacity_mask;
-		__u64 slot = rg->base + VTSCOPE_REGION_HEADER_SIZE + index * VTSCOPE_SLOT_SIZE;
+		__u64 slot = vtscope_slot_address(rg->base, rg->capacity_mask, java_id, i);
 		__u32 size = i == 0 ? VTSCOPE_SLOT_SNAPSHOT_BYTES : VTSCOPE_OWNER_ID_KIND_BYTES;
 		if (bpf_probe_read_user(snap, size, (const void *)slot) != 0) {
 			*fault = true;
