@@ -7,6 +7,7 @@
 #include <set>
 
 #include "identity_channel.h"
+#include "probe_modules.h"
 #include "thread_context_tls.h"
 
 namespace vtscope {
@@ -16,10 +17,17 @@ class OtepTlsChannel final : public ChannelUnit {
 public:
     explicit OtepTlsChannel(const Target& target) : target_(target) {}
 
-    Status attach(bpf_object* object, Links&, MapsSnapshot&) override {
+    // Refused, as the lifecycle channels are, when libvtscope.so (which keeps otel_thread_ctx_v1
+    // on carriers) is not in the target: every event would be unmapped.
+    Status attach(bpf_object* object, Links&, MapsSnapshot& maps) override {
         auto map = find_map(object, "thread_context_tls");
         if (!map) return map.error();
         tls_fd_ = bpf_map__fd(*map);
+        const std::vector<Mapping>* current = maps.get();
+        if (!current) return make_error("cannot read /proc/" + std::to_string(target_.pid) + "/maps");
+        if (!find_vtscope_library(target_.pid, *current))
+            return make_error("libvtscope.so is not loaded in process " + std::to_string(target_.pid) +
+                              " (--identity otep-tls needs the JVM started with -agentpath:libvtscope.so=otep)");
         return ok_status();
     }
 

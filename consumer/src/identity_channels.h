@@ -12,7 +12,7 @@
 namespace vtscope {
 
 // What vtscope's subcommands need to attach to a process, in the words of every error and help text.
-inline constexpr const char* kPrivilegeText = "needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)";
+inline constexpr const char* kPrivilegeText = "root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)";
 
 struct ChannelInfo {
     IdentityChannel channel;

@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
     }
     switch (options->command) {
         case vtscope::Command::kHelp:
-            std::fputs(vtscope::usage().c_str(), stdout);
+            std::fputs(vtscope::usage(options->help_topic).c_str(), stdout);
             return 0;
         case vtscope::Command::kVersion:
             std::printf("vtscope %s\n", VTSCOPE_VERSION);

@@ -15,40 +15,77 @@ const std::vector<std::string>& default_syscalls() {
     return names;
 }
 
-std::string usage() {
+namespace {
+
+std::string channel_help() {
     std::string channels;
     for (const ChannelInfo& c : identity_channels()) {
-        std::string line = std::string("                              ") + c.name + ": " + c.summary + "\n";
-        if (*c.detail) line += std::string("                                ") + c.detail + "\n";
-        channels += line;
+        channels += std::string("                              ") + c.name + ": " + c.summary + "\n";
+        if (*c.detail) channels += std::string("                                ") + c.detail + "\n";
     }
+    return channels;
+}
+
+// The options every attaching subcommand takes.
+std::string session_options() {
+    return R"(      --duration SEC          stop after SEC seconds (at most 10000000; default: until
+                              SIGINT/SIGTERM or the target exits)
+      --ready-file FILE       create FILE once every probe is attached and the JVM was read
+      --summary-json FILE     write the summary as one JSON object to FILE
+      --identity CHANNEL      how the running thread is resolved:
+)" + channel_help();
+}
+
+std::string trace_help() {
+    return R"(  trace --pid PID [options]   trace syscall entries of a running JVM, one JSON object per line
+      --syscalls LIST         comma-separated syscall names, any with a sys_enter tracepoint
+                              (default: read,write,pread64,pwrite64,readv,writev,sendto,
+                              recvfrom,sendmsg,recvmsg)
+      --output FILE           write JSON lines to FILE (default: standard output)
+)" + session_options();
+}
+
+std::string stat_help() {
+    return R"(  stat --pid PID [options]    count syscall entries per trace context in the kernel (no event
+                              stream, so far cheaper per syscall) and print the per-trace report
+                              at the end
+      --syscalls LIST         as for trace
+      --top N                 traces shown in the report (default 10)
+      --output FILE           write the report to FILE (default: standard output)
+)" + session_options();
+}
+
+std::string report_help() {
+    return "  report FILE [--top N]       summarise a trace file per trace id (syscalls, bytes, top N)\n";
+}
+
+std::string footer() {
+    return R"(
+trace and stat need )" + std::string(kPrivilegeText) + R"(.
+They only read the target. A summary of counters (events, ok, no_context, context_unknown,
+invalid, unmapped, lost) goes to stderr.
+Exit status: 0 when the session ran to its end (the target exited, --duration, a signal; lost
+events are reported, not an error), 1 on an error (the target, privilege, BPF, output), 2 on a
+usage error.
+)";
+}
+
+}  // namespace
+
+std::string usage(const std::string& command) {
+    if (command == "trace") return "usage: vtscope trace --pid PID [options]\n\n" + trace_help() + footer();
+    if (command == "stat") return "usage: vtscope stat --pid PID [options]\n\n" + stat_help() + footer();
+    if (command == "report") return "usage: vtscope report FILE [--top N]\n\n" + report_help();
     return R"(usage: vtscope COMMAND [OPTIONS]
 
 Attributes OS events of a JVM to the Java virtual thread mounted at that instant and to its
 OpenTelemetry trace context, on a stock JDK 24+ (HotSpot), with no agent in the target.
 
 Commands:
-  trace --pid PID [options]   trace syscall entries of a running JVM, one JSON object per line
-      --syscalls LIST         comma-separated syscall names (default: read,write,pread64,
-                              pwrite64,readv,writev,sendto,recvfrom,sendmsg,recvmsg)
-      --duration SEC          stop after SEC seconds (default: until SIGINT/SIGTERM or the
-                              target exits)
-      --output FILE           write JSON lines to FILE (default: standard output)
-      --ready-file FILE       create FILE once every probe is attached and the JVM was read
-      --summary-json FILE     write the summary as one JSON object to FILE
-      --identity CHANNEL      how the running thread is resolved:
-)" + channels + R"(  stat --pid PID [options]    count syscall entries per trace context in the kernel (no event
-                              stream, so far cheaper per syscall) and print the per-trace report
-                              at the end; options as for trace, plus --top N (default 10);
-                              --output FILE gets the report
-  report FILE [--top N]       summarise a trace file per trace id (syscalls, bytes, top N)
-  --help, -h                  show this help
+)" + trace_help() + stat_help() + report_help() +
+           R"(  --help, -h                  show this help (vtscope COMMAND --help: that command's)
   --version                   show the version
-
-trace and stat )" + std::string(kPrivilegeText) + R"(. They only read the target. A
-summary of counters (events, ok, no_context, context_unknown, invalid, unmapped, lost) goes to
-stderr.
-)";
+)" + footer();
 }
 
 namespace {
@@ -95,6 +132,7 @@ Expected<Options> parse_trace(const std::vector<std::string>& args, bool aggrega
         const std::string& arg = args[i];
         if (arg == "--help" || arg == "-h") {
             options.command = Command::kHelp;
+            options.help_topic = command;
             return options;
         }
         std::string value;
@@ -110,6 +148,7 @@ Expected<Options> parse_trace(const std::vector<std::string>& args, bool aggrega
             return make_error("unknown option for " + command + ": '" + arg + "'");
         }
         if (name == "--pid") {
+            if (have_pid) return make_error("--pid given twice (" + command + " observes one process)");
             auto pid = parse_int(value, "pid", 1, 0x7fffffff);
             if (!pid) return pid.error();
             t.pid = static_cast<pid_t>(*pid);
@@ -123,7 +162,7 @@ Expected<Options> parse_trace(const std::vector<std::string>& args, bool aggrega
             char* end = nullptr;
             double d = std::strtod(value.c_str(), &end);
             if (value.empty() || errno != 0 || *end != '\0' || !std::isfinite(d) || d <= 0 || d > 1e7)
-                return make_error("invalid duration: '" + value + "' (seconds, > 0)");
+                return make_error("invalid duration: '" + value + "' (seconds, > 0 and at most 10000000)");
             t.duration_seconds = d;
         } else if (name == "--output") {
             if (value.empty()) return make_error("--output needs a file name");
@@ -158,6 +197,7 @@ Expected<Options> parse_report(const std::vector<std::string>& args) {
         const std::string& arg = args[i];
         if (arg == "--help" || arg == "-h") {
             options.command = Command::kHelp;
+            options.help_topic = "report";
             return options;
         }
         if (arg == "--top") {

@@ -38,12 +38,14 @@ struct ReportOptions {
 
 struct Options {
     Command command = Command::kHelp;
+    std::string help_topic;  // kHelp: the subcommand whose help was asked for, empty for the global one
     TraceOptions trace;
     ReportOptions report;
 };
 
 const std::vector<std::string>& default_syscalls();
 Expected<Options> parse_options(const std::vector<std::string>& args);  // args without argv[0]
-std::string usage();
+// The global help, or one subcommand's ("trace", "stat", "report").
+std::string usage(const std::string& command = "");
 
 }  // namespace vtscope

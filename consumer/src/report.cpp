@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -141,6 +142,12 @@ int run_report(const ReportOptions& options) {
     std::ifstream file;
     std::istream* in = &std::cin;
     if (options.input != "-") {
+        std::error_code ec;
+        if (std::filesystem::is_directory(options.input, ec)) {
+            std::fprintf(stderr, "vtscope: error: cannot read %s: it is a directory (vtscope report takes a trace file)\n",
+                         options.input.c_str());
+            return 1;
+        }
         file.open(options.input);
         if (!file) {
             std::fprintf(stderr, "vtscope: error: cannot read %s: %s\n", options.input.c_str(), std::strerror(errno));

@@ -28,7 +28,8 @@ Status write_ready_file(const std::string& path) {
     std::string tmp = path + ".tmp";
     {
         std::ofstream f(tmp);
-        if (!f || !(f << getpid() << '\n')) return make_error("cannot write ready file " + path);
+        if (!f || !(f << getpid() << '\n') || !f.flush())
+            return make_error("cannot write ready file " + path + ": " + std::strerror(errno ? errno : EIO));
     }
     if (std::rename(tmp.c_str(), path.c_str()) != 0)
         return make_error("cannot write ready file " + path + ": " + std::strerror(errno));
@@ -70,10 +71,13 @@ int run_session(const SessionOptions& options, const Target& target, Attribution
     // The channel's probes, then what existed before them (the thread walk, the region), and only
     // then the event source: an event of a thread that existed at attach always finds it mapped,
     // and events before that are not seen at all rather than reported as unmapped.
+    auto attach_failed = [&](const Error& error) {
+        return fail(options, target.alive() ? error.message : exited_during_attach(target.pid).message);
+    };
     Links links;
-    if (auto status = core.attach(source.object(), links); !status) return fail(options, status.error().message);
+    if (auto status = core.attach(source.object(), links); !status) return attach_failed(status.error());
     core.sync(true);
-    if (auto status = source.attach(links); !status) return fail(options, status.error().message);
+    if (auto status = source.attach(links); !status) return attach_failed(status.error());
     if (!options.ready_file.empty())
         if (auto status = write_ready_file(options.ready_file); !status) return fail(options, status.error().message);
 

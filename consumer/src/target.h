@@ -29,4 +29,8 @@ struct Target {
 // HotSpot JVM. `command` names the subcommand in the errors.
 Expected<Target> open_target(pid_t pid, IdentityChannel channel, const std::string& command);
 
+// The one error for a target that went away while vtscope was attaching to it, whatever step
+// noticed (reading its maps or symbols, attaching a probe, waiting for its library).
+Error exited_during_attach(pid_t pid);
+
 }  // namespace vtscope

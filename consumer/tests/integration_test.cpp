@@ -210,10 +210,11 @@ INSTANTIATE_TEST_SUITE_P(Collectors, Stress,
 
 // Bad input: one line naming the problem, non-zero exit.
 namespace {
-void expect_one_line_error(const std::vector<std::string>& argv, const std::string& needle) {
+// Exit status policy (vtscope --help): 2 for a usage error, 1 for any other error.
+void expect_one_line_error(const std::vector<std::string>& argv, const std::string& needle, int expected_code = 1) {
     std::string err;
     int code = run_command(argv, &err, 60s);
-    EXPECT_NE(code, 0) << ::testing::PrintToString(argv);
+    EXPECT_EQ(code, expected_code) << ::testing::PrintToString(argv) << ": " << err;
     EXPECT_NE(err.find(needle), std::string::npos) << "stderr: " << err;
     EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "one line expected, got: " << err;
 }
@@ -245,9 +246,12 @@ struct IdleJvm {
 }  // namespace
 
 TEST(BadInput, OptionsAndPids) {
-    expect_one_line_error({kVtscope, "trace"}, "trace needs --pid PID");
-    expect_one_line_error({kVtscope, "trace", "--pid", "abc"}, "invalid pid");
-    expect_one_line_error({kVtscope, "bogus"}, "unknown command 'bogus'");
+    expect_one_line_error({kVtscope, "trace"}, "trace needs --pid PID", 2);
+    expect_one_line_error({kVtscope, "trace", "--pid", "abc"}, "invalid pid", 2);
+    expect_one_line_error({kVtscope, "bogus"}, "unknown command 'bogus'", 2);
+    expect_one_line_error({kVtscope, "stat", "--pid", "1", "--pid", "2"}, "--pid given twice", 2);
+    expect_one_line_error({kVtscope, "trace", "--pid", "1", "--duration", "1e8"}, "at most 10000000", 2);
+    expect_one_line_error({kVtscope, "report", "/tmp"}, "cannot read /tmp: it is a directory");
     // pid_max is at most 2^22 on Linux, so this pid cannot exist.
     expect_one_line_error({kVtscope, "trace", "--pid", "99999999"}, "no process with pid 99999999");
     expect_one_line_error({kVtscope, "trace", "--pid", "1", "--output", "/nonexistent-dir/x.jsonl"},
@@ -265,6 +269,11 @@ TEST(BadInput, NotAJvmUnknownSyscallOldJdkNoPrivilege) {
     std::string pid = std::to_string(jvm.child.pid());
     expect_one_line_error({kVtscope, "trace", "--pid", pid, "--syscalls", "write,notasyscall"},
                           "unknown syscall 'notasyscall'");
+    expect_one_line_error({kVtscope, "trace", "--pid", pid, "--duration", "5", "--output", "/dev/null", "--ready-file",
+                           "/nonexistent-dir/ready"},
+                          "cannot write ready file /nonexistent-dir/ready: No such file or directory");
+    expect_one_line_error({kVtscope, "trace", "--pid", pid, "--identity", "otep-tls"},
+                          "needs the JVM started with -agentpath:libvtscope.so=otep");
     // Without CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (root keeps its uid, loses the capabilities).
     expect_one_line_error({"setpriv", "--inh-caps=-all", "--bounding-set=-bpf,-perfmon,-sys_admin", kVtscope, "trace",
                            "--pid", pid},
@@ -458,6 +467,38 @@ TEST(Trust, AttachingToABusyJvmIsCorrectFromTheFirstEvent) {
                 checked, wrong);
     EXPECT_GT(checked, 1000);
     EXPECT_EQ(wrong, 0);
+}
+
+// A target that dies while vtscope attaches: whatever step notices, one line naming it (or, when
+// it dies after the attach, the normal end "target exited" with exit 0).
+TEST(BadInput, TargetExitingDuringAttachIsOneLine) {
+    REQUIRE_BPF();
+    int during = 0, after = 0;
+    for (int delay_ms : {0, 40, 80, 120, 200, 300}) {
+        IdleJvm jvm(java_bin());
+        ASSERT_TRUE(wait_for_file(jvm.dir.path("ready"), 60s));
+        TempDir dir;
+        Child tracer = Child::start({kVtscope, "trace", "--pid", std::to_string(jvm.child.pid()), "--output",
+                                     dir.path("out.jsonl")},
+                                    "", dir.path("err"));
+        std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+        jvm.child.signal(SIGKILL);
+        int code = tracer.wait(60s).value_or(-1);
+        std::string err = read_file(dir.path("err"));
+        std::string pid = std::to_string(jvm.child.pid());
+        if (code == 1) {
+            during++;
+            // Gone before vtscope first looked: it never was there for vtscope.
+            if (err != "vtscope: error: no process with pid " + pid + "\n") {
+                EXPECT_EQ(err, "vtscope: error: target " + pid + " exited during attach\n");
+            }
+        } else {
+            after++;
+            EXPECT_EQ(code, 0) << err;
+            EXPECT_NE(err.find("vtscope: target exited;"), std::string::npos) << err;
+        }
+    }
+    std::printf("[ exiting  ] killed during attach %d times, after it %d times\n", during, after);
 }
 
 // Stopping: at --duration and on SIGINT vtscope flushes, prints its summary and exits 0.

@@ -104,3 +104,21 @@ TEST(Options, Stat) {
     ASSERT_FALSE(top_in_trace.ok());
     EXPECT_EQ(top_in_trace.error().message, "unknown option for trace: '--top'");
 }
+
+TEST(Options, SubcommandHelpAndRepeatedPid) {
+    auto help = vtscope::parse_options({"trace", "--help"});
+    ASSERT_TRUE(help);
+    EXPECT_EQ(help->command, vtscope::Command::kHelp);
+    EXPECT_EQ(help->help_topic, "trace");
+    EXPECT_EQ(vtscope::usage("trace").rfind("usage: vtscope trace --pid PID", 0), 0u);
+    EXPECT_EQ(vtscope::usage("trace").find("  stat --pid"), std::string::npos);
+    EXPECT_NE(vtscope::usage("stat").find("--top N"), std::string::npos);
+    EXPECT_EQ(vtscope::parse_options({"report", "-h"})->help_topic, "report");
+    EXPECT_TRUE(vtscope::parse_options({"--help"})->help_topic.empty());
+    auto twice = vtscope::parse_options({"trace", "--pid", "1", "--pid", "2"});
+    ASSERT_FALSE(twice);
+    EXPECT_NE(twice.error().message.find("--pid given twice"), std::string::npos);
+    auto summary = vtscope::parse_options({"stat", "--pid", "3", "--summary-json", "s.json"});
+    ASSERT_TRUE(summary);
+    EXPECT_EQ(summary->trace.summary_json, "s.json");
+}
