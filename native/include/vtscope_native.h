@@ -74,6 +74,17 @@ int32_t vtscope_vtt_unregister(struct vtscope_vtt_block* block);
 int64_t vtscope_vtt_live_blocks(void);
 
 /*
+ * The application's OpenTelemetry resource for the OTEP 4719 process context (republished by its
+ * updating protocol when the context is published, i.e. with VTSCOPE_FEATURE_OTEP; kept for the
+ * first publication otherwise). entries: a sequence of u8 kind (0 string, 1 int64), u16 key
+ * length, key bytes, then u32 length and bytes (string) or 8 bytes (int64), all little-endian;
+ * each call replaces the whole resource. Returns the number of attributes published (those past
+ * the payload limits are left out), or VTSCOPE_ERR_REGION if entries are malformed or the update
+ * failed. Thread-safe; not for hot paths.
+ */
+int32_t vtscope_process_context_set_resource(const uint8_t* entries, uint64_t size);
+
+/*
  * 1 while the lifecycle probes fire for every virtual-thread start, mount, unmount and end; 0
  * otherwise. The JVMTI events behind the probes cost every transition, so the library enables
  * them only while a tracer holds a probe semaphore (polled every 50 ms) or OTEP needs them. A
