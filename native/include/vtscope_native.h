@@ -85,6 +85,15 @@ int64_t vtscope_vtt_live_blocks(void);
 int32_t vtscope_process_context_set_resource(const uint8_t* entries, uint64_t size);
 
 /*
+ * OTEP 4947 for platform threads: points the calling (platform) thread's otel_thread_ctx_v1 at
+ * `record`, the address of its record in the record region (slot + VTSCOPE_RECORD_OFFSET), which
+ * the caller then rewrites in place for every context change. Virtual threads must not call it
+ * (the mount and unmount callbacks keep their carriers' thread-local). Returns VTSCOPE_OK, or
+ * VTSCOPE_ERR_REGION if the OTEP feature is off or `record` is not a record of the region.
+ */
+int32_t vtscope_thread_context_attach(uint64_t record);
+
+/*
  * 1 while the lifecycle probes fire for every virtual-thread start, mount, unmount and end; 0
  * otherwise. The JVMTI events behind the probes cost every transition, so the library enables
  * them only while a tracer holds a probe semaphore (polled every 50 ms) or OTEP needs them. A

@@ -1,5 +1,7 @@
 #include "otel_ctx.h"
 
+#include "../../common/vtscope_record.h"
+
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <time.h>
@@ -207,6 +209,30 @@ bool publish_locked(std::string* error) {
 }
 
 }  // namespace
+
+namespace {
+std::atomic<uint64_t> g_region_base{0};
+std::atomic<uint64_t> g_region_size{0};
+}  // namespace
+
+void set_thread_context_region(uint64_t base, uint64_t size) {
+    g_region_size.store(size, std::memory_order_relaxed);
+    g_region_base.store(base, std::memory_order_release);
+}
+
+bool attach_thread_context(uint64_t record) {
+    uint64_t base = g_region_base.load(std::memory_order_acquire);
+    uint64_t size = g_region_size.load(std::memory_order_relaxed);
+    if (base == 0 || record < base + VTSCOPE_REGION_HEADER_SIZE || record - base > size - VTSCOPE_RECORD_SIZE ||
+        (record - base - VTSCOPE_REGION_HEADER_SIZE) % VTSCOPE_SLOT_SIZE != VTSCOPE_RECORD_OFFSET)
+        return false;
+    // OTEP 4947: a compiler fence so the record's contents are not reordered after the pointer
+    // (the thread itself is the only writer; readers interrupt it, signal-handler style).
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    set_thread_context(record);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    return true;
+}
 
 std::vector<uint8_t> encode_process_context_payload(const std::vector<ContextAttribute>& resource, size_t* dropped) {
     size_t left_out = 0;

@@ -26,6 +26,15 @@ namespace vtscope::native {
 
 inline void set_thread_context(uint64_t record) { otel_thread_ctx_v1 = reinterpret_cast<void*>(record); }
 
+// Platform threads (OTEP 4947's fixed-record model): the record region whose records a platform
+// thread may point its otel_thread_ctx_v1 at, registered when the OTEP feature initialises (base
+// 0: none). attach_thread_context points the calling thread's thread-local at `record` if it is
+// a record of that region (slot start + VTSCOPE_RECORD_OFFSET), else changes nothing and returns
+// false. The Java writer calls it once per platform thread, when the thread claims its slot; it
+// then rewrites that record in place (valid 0, ids, valid 1) for every context change.
+void set_thread_context_region(uint64_t base, uint64_t size);
+bool attach_thread_context(uint64_t record);
+
 // OTEP 4719 header, at offset 0 of the OTEL_CTX mapping. Host byte order.
 struct ProcessContextHeader {
     char signature[8];                   // "OTEL_CTX", not NUL-terminated

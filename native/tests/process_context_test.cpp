@@ -318,3 +318,21 @@ TEST(ProcessContextPublication, ResourceUpdateFollowsTheUpdatingProtocol) {
         EXPECT_EQ(m.start, reinterpret_cast<uint64_t>(h));
     }
 }
+
+TEST(ThreadContextAttach, OnlyRecordsOfTheRegisteredRegion) {
+    const uint64_t header = 4096, slot = 128, record_offset = 64, slots = 4;
+    std::vector<uint8_t> region(header + slots * slot);
+    uint64_t base = reinterpret_cast<uint64_t>(region.data());
+    otel_thread_ctx_v1 = nullptr;
+    EXPECT_FALSE(attach_thread_context(base + header + record_offset)) << "no region registered yet";
+    set_thread_context_region(base, region.size());
+    for (uint64_t bad : {base, base + header, base + header + record_offset + 8, base + header + slot,
+                         base + header + slots * slot + record_offset, uint64_t{0}})
+        EXPECT_FALSE(attach_thread_context(bad)) << std::hex << bad - base;
+    EXPECT_EQ(otel_thread_ctx_v1, nullptr);
+    uint64_t last = base + header + (slots - 1) * slot + record_offset;
+    EXPECT_TRUE(attach_thread_context(last));
+    EXPECT_EQ(reinterpret_cast<uint64_t>(otel_thread_ctx_v1), last);
+    set_thread_context_region(0, 0);
+    otel_thread_ctx_v1 = nullptr;
+}

@@ -95,6 +95,7 @@ public final class NativeLibrary {
     private final MethodHandle unregister;
     private final MethodHandle liveBlocks;
     private final MethodHandle setResource;
+    private final MethodHandle attachThreadContext;
 
     @SuppressWarnings("restricted") // dlopen and downcalls; without native access the JDK only warns
     private NativeLibrary(Path path, Arena arena) {
@@ -112,6 +113,8 @@ public final class NativeLibrary {
         this.liveBlocks = downcall(linker, lookup, "vtscope_vtt_live_blocks", FunctionDescriptor.of(ValueLayout.JAVA_LONG));
         this.setResource = downcall(linker, lookup, "vtscope_process_context_set_resource",
                 FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+        this.attachThreadContext = downcall(linker, lookup, "vtscope_thread_context_attach",
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
     }
 
     /**
@@ -224,6 +227,18 @@ public final class NativeLibrary {
             MemorySegment data = arena.allocate(Math.max(1, entries.length));
             MemorySegment.copy(entries, 0, data, ValueLayout.JAVA_BYTE, 0, entries.length);
             return (int) setResource.invokeExact(data, (long) entries.length);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * vtscope_thread_context_attach: points the calling platform thread's otel_thread_ctx_v1 at
+     * the record at {@code recordAddress}. Returns the native result code.
+     */
+    public int attachThreadContext(long recordAddress) {
+        try {
+            return (int) attachThreadContext.invokeExact(recordAddress);
         } catch (Throwable t) {
             throw rethrow(t);
         }
