@@ -740,6 +740,22 @@ TEST(OtepTls, ThirdPartyReaderFindsTheMountedThreadsContext) {
     }
 }
 
+// OTEP 4947 for platform threads: a platform thread that holds a span points its own
+// otel_thread_ctx_v1 at its record (once, when it claims it), so the same outside reader finds
+// platform senders' contexts next to the virtual ones.
+TEST(OtepTls, ThirdPartyReaderFindsPlatformThreadsContext) {
+    REQUIRE_BPF();
+    TraceRun run = run_harness({"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=otep",
+                                "-Djdk.virtualThreadScheduler.parallelism=2"},
+                               {"--mode", "concurrent", "--threads", "4", "--platform-threads", "4", "--nested"},
+                               {"--identity", "otep-tls"});
+    expect_clean_run(run);
+    CheckResult r = check_markers(run.expected, run.trace);
+    std::printf("[ otep-tls ] platform + virtual: %s\n", r.summary().c_str());
+    EXPECT_EQ(r.expected, 64);
+    EXPECT_EQ(r.correct, r.expected) << r.summary();
+}
+
 // OTEP 4719: with the otep feature the library announces the thread-local schema in a process
 // context mapping that readers find in /proc/PID/maps (memfd "OTEL_CTX", signature written last).
 TEST(OtepTls, ProcessContextAnnouncesTheSchema) {

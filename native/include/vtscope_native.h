@@ -76,6 +76,26 @@ int32_t vtscope_vtt_unregister(struct vtscope_vtt_block* block);
 int64_t vtscope_vtt_live_blocks(void);
 
 /*
+ * The application's OpenTelemetry resource for the OTEP 4719 process context (republished by its
+ * updating protocol when the context is published, i.e. with VTSCOPE_FEATURE_OTEP; kept for the
+ * first publication otherwise). entries: a sequence of u8 kind (0 string, 1 int64), u16 key
+ * length, key bytes, then u32 length and bytes (string) or 8 bytes (int64), all little-endian;
+ * each call replaces the whole resource. Returns the number of attributes published (those past
+ * the payload limits are left out), or VTSCOPE_ERR_REGION if entries are malformed or the update
+ * failed. Thread-safe; not for hot paths.
+ */
+int32_t vtscope_process_context_set_resource(const uint8_t* entries, uint64_t size);
+
+/*
+ * OTEP 4947 for platform threads: points the calling (platform) thread's otel_thread_ctx_v1 at
+ * `record`, the address of its record in the record region (slot + VTSCOPE_RECORD_OFFSET), which
+ * the caller then rewrites in place for every context change. Virtual threads must not call it
+ * (the mount and unmount callbacks keep their carriers' thread-local). Returns VTSCOPE_OK, or
+ * VTSCOPE_ERR_REGION if the OTEP feature is off or `record` is not a record of the region.
+ */
+int32_t vtscope_thread_context_attach(uint64_t record);
+
+/*
  * 1 while the lifecycle probes fire for every virtual-thread start, mount, unmount and end; 0
  * otherwise. The JVMTI events behind the probes cost every transition, so the library enables
  * them only while a tracer holds a probe semaphore (polled every 50 ms) or OTEP needs them. A

@@ -176,6 +176,7 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
     }
     if (features & VTSCOPE_FEATURE_OTEP) {
         std::string error;
+        set_thread_context_region(g_rt.table.base(), g_rt.table.size());  // platform threads (otel_ctx.h)
         if (!publish_process_context(&error)) return fail(VTSCOPE_ERR_REGION, error);
     }
 

@@ -185,15 +185,11 @@ TEST(SlotAddress, ProbesLinearlyFromTheHomeSlotAndWraps) {
 }
 
 
-TEST(ProcessContext, PayloadIsTheResourceWithTheThreadLocalSchema) {
-    std::vector<uint8_t> p = encode_process_context_payload();
-    std::string bytes(p.begin(), p.end());
-    // Resource.attributes (field 1, length-delimited) twice; KeyValue.key first.
-    ASSERT_GE(p.size(), 4u);
-    EXPECT_EQ(p[0], 0x0a);
-    EXPECT_NE(bytes.find("threadlocal.schema_version"), std::string::npos);
-    EXPECT_NE(bytes.find("tlsdesc_v1_dev"), std::string::npos);
-    EXPECT_NE(bytes.find("threadlocal.attribute_key_map"), std::string::npos);
-    // The key map is an AnyValue with an empty array_value: tag 0x2a (field 5, LEN), length 0.
-    EXPECT_NE(bytes.find(std::string("\x2a\x00", 2)), std::string::npos);
+// The payload's structure is checked by a real decoder in process_context_test.cpp; this is a
+// byte-level pin of its layout: ProcessContext.attributes (field 2, tag 0x12) first when there is
+// no resource.
+TEST(ProcessContext, PayloadStartsWithProcessContextAttributesWithoutAResource) {
+    std::vector<uint8_t> p = encode_process_context_payload({});
+    ASSERT_GE(p.size(), 2u);
+    EXPECT_EQ(p[0], 0x12);
 }

@@ -94,6 +94,8 @@ public final class NativeLibrary {
     private final MethodHandle register;
     private final MethodHandle unregister;
     private final MethodHandle liveBlocks;
+    private final MethodHandle setResource;
+    private final MethodHandle attachThreadContext;
 
     @SuppressWarnings("restricted") // dlopen and downcalls; without native access the JDK only warns
     private NativeLibrary(Path path, Arena arena) {
@@ -109,6 +111,10 @@ public final class NativeLibrary {
         this.unregister = downcall(linker, lookup, "vtscope_vtt_unregister",
                 FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
         this.liveBlocks = downcall(linker, lookup, "vtscope_vtt_live_blocks", FunctionDescriptor.of(ValueLayout.JAVA_LONG));
+        this.setResource = downcall(linker, lookup, "vtscope_process_context_set_resource",
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+        this.attachThreadContext = downcall(linker, lookup, "vtscope_thread_context_attach",
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
     }
 
     /**
@@ -209,6 +215,41 @@ public final class NativeLibrary {
         } catch (Throwable t) {
             throw rethrow(t);
         }
+    }
+
+    /**
+     * vtscope_process_context_set_resource: the application's resource for the OTEP 4719 process
+     * context, as {@link ProcessResource#encode} entries. Returns the number of attributes
+     * published, or a negative result code.
+     */
+    public int setProcessResource(byte[] entries) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment data = arena.allocate(Math.max(1, entries.length));
+            MemorySegment.copy(entries, 0, data, ValueLayout.JAVA_BYTE, 0, entries.length);
+            return (int) setResource.invokeExact(data, (long) entries.length);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * vtscope_thread_context_attach: points the calling platform thread's otel_thread_ctx_v1 at
+     * the record at {@code recordAddress}. Returns the native result code.
+     */
+    public int attachThreadContext(long recordAddress) {
+        try {
+            return (int) attachThreadContext.invokeExact(recordAddress);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * The process's library if this process already maps it (the {@code -agentpath} agent, or a
+     * copy some class loader loaded), else null: never extracts or loads one.
+     */
+    public static NativeLibrary ifMapped() {
+        return mappedLibrary(mapsOfThisProcess()) == null ? null : get();
     }
 
     /** A short explanation of a vtscope_native.h result code. */

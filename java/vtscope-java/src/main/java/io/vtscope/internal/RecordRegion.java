@@ -259,6 +259,9 @@ public final class RecordRegion {
                 segment.set(ValueLayout.JAVA_BYTE, slot + S_KIND, t.isVirtual() ? KIND_VIRTUAL : KIND_PLATFORM);
                 segment.set(ValueLayout.JAVA_BYTE, slot + S_CLAIMED_AT_START, (byte) 0);
                 LONG.setRelease(segment, slot + S_OWNER, tid);
+                if (!t.isVirtual()) {
+                    PlatformThreadContext.attach(segment.address() + slot + RECORD_OFFSET);
+                }
                 LONG.getAndAdd(segment, H_RECORDS_CLAIMED, 1L);
                 if (!free) {
                     LONG.getAndAdd(segment, H_RECORDS_RELEASED, 1L);
@@ -435,6 +438,28 @@ public final class RecordRegion {
             FunctionDescriptor fd, Linker.Option... options) {
         return linker.downcallHandle(libc.find(name)
                 .orElseThrow(() -> new IllegalStateException("libc has no " + name)), fd, options);
+    }
+
+    /**
+     * OTEP 4947 for platform threads: a platform thread that claims its record points its
+     * {@code otel_thread_ctx_v1} at it, once, through libvtscope (only a libvtscope this process
+     * already maps: the {@code -agentpath:libvtscope.so=otep} agent, whose region this is); every
+     * later context change rewrites the record in place. Virtual threads' thread-local is their
+     * carrier's, kept by the library's mount and unmount callbacks.
+     */
+    private static final class PlatformThreadContext {
+        static final NativeLibrary LIBRARY = NativeLibrary.ifMapped();
+
+        static void attach(long recordAddress) {
+            if (LIBRARY == null) {
+                return;
+            }
+            try {
+                LIBRARY.attachThreadContext(recordAddress); // refused (harmlessly) unless OTEP is on
+            } catch (RuntimeException | LinkageError e) {
+                // The record is still written; only third-party TLS readers miss this thread.
+            }
+        }
     }
 
     /** Lazy holder: the region is adopted or created by the first thread that needs it, exactly once. */

@@ -2,9 +2,9 @@ package io.vtscope.workloads;
 
 import io.opentelemetry.context.Context;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
 import io.opentelemetry.sdk.trace.ReadWriteSpan;
 import io.opentelemetry.sdk.trace.ReadableSpan;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.SpanProcessor;
 import io.vtscope.VtScope;
 import java.io.IOException;
@@ -12,6 +12,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.Map;
 
 /** What every workload shares: the OpenTelemetry SDK and the ready/go handshake with the test driver. */
 final class Workloads {
@@ -22,24 +23,30 @@ final class Workloads {
      * out no-op tracers (invalid span contexts, so nothing to attribute) when there is none.
      */
     static OpenTelemetrySdk sdk() {
-        SdkTracerProvider provider = SdkTracerProvider.builder().addSpanProcessor(new SpanProcessor() {
-            @Override
-            public void onStart(Context parentContext, ReadWriteSpan span) {}
+        // Autoconfigured (exporters off; -Dotel.service.name etc. apply), as most applications
+        // build theirs: vtscope-otel's resource customizer then publishes the resource.
+        return AutoConfiguredOpenTelemetrySdk.builder()
+                .addPropertiesSupplier(() -> Map.of(
+                        "otel.traces.exporter", "none", "otel.metrics.exporter", "none", "otel.logs.exporter", "none"))
+                .addTracerProviderCustomizer((builder, config) -> builder.addSpanProcessor(new SpanProcessor() {
+                    @Override
+                    public void onStart(Context parentContext, ReadWriteSpan span) {}
 
-            @Override
-            public boolean isStartRequired() {
-                return false;
-            }
+                    @Override
+                    public boolean isStartRequired() {
+                        return false;
+                    }
 
-            @Override
-            public void onEnd(ReadableSpan span) {}
+                    @Override
+                    public void onEnd(ReadableSpan span) {}
 
-            @Override
-            public boolean isEndRequired() {
-                return false;
-            }
-        }).build();
-        return OpenTelemetrySdk.builder().setTracerProvider(provider).build();
+                    @Override
+                    public boolean isEndRequired() {
+                        return false;
+                    }
+                }))
+                .build()
+                .getOpenTelemetrySdk();
     }
 
     /** Warns (once, on stderr) when records cannot be published; the workload still runs. */

@@ -1,0 +1,165 @@
+// The OTEP 4719 process context of a real JVM, read from outside as a reader does (maps, then
+// process_vm_readv of header and payload, the timestamp read before and after) and decoded by
+// libprotobuf: with -agentpath:libvtscope.so=otep and an autoconfigured OpenTelemetry SDK with
+// vtscope-otel on the class path, the application's resource is there with no configuration.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "otel_ctx.h"
+#include "otep4719_process_context.pb.h"
+
+namespace pb = vtscope::test::otep4719;
+using vtscope::native::ProcessContextHeader;
+
+namespace {
+
+uint64_t boottime_ns() {
+    timespec now{};
+    clock_gettime(CLOCK_BOOTTIME, &now);
+    return static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
+}
+
+bool read_remote(pid_t pid, uint64_t addr, void* out, size_t size) {
+    iovec local{out, size};
+    iovec remote{reinterpret_cast<void*>(addr), size};
+    return process_vm_readv(pid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(size);
+}
+
+uint64_t find_context(pid_t pid, std::string* name) {
+    std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+    std::string line;
+    while (std::getline(maps, line)) {
+        for (const char* n : {"[anon_shmem:OTEL_CTX]", "[anon:OTEL_CTX]", "/memfd:OTEL_CTX"}) {
+            size_t at = line.find(n);
+            if (at == std::string::npos) continue;
+            *name = line.substr(at);
+            return std::strtoull(line.c_str(), nullptr, 16);
+        }
+    }
+    return 0;
+}
+
+struct Jvm {
+    pid_t pid = -1;
+    std::filesystem::path dir;
+    Jvm(const std::vector<std::string>& jvm_args) {
+        char tmpl[] = "/tmp/vtscope-pc-XXXXXX";
+        dir = mkdtemp(tmpl);
+        std::vector<std::string> argv = {VTSCOPE_JAVA_HOME "/bin/java"};
+        argv.insert(argv.end(), jvm_args.begin(), jvm_args.end());
+        for (std::string a : {"-cp", VTSCOPE_JAVA_DIR "/*:" VTSCOPE_JAVA_DIR "/lib/*",
+                              "io.vtscope.workloads.MarkerHarness", "--expected"})
+            argv.push_back(a);
+        argv.push_back((dir / "e").string());
+        argv.push_back("--ready-file");
+        argv.push_back((dir / "ready").string());
+        argv.push_back("--go-file");
+        argv.push_back((dir / "never").string());
+        std::string err = (dir / "java.err").string();
+        pid = fork();
+        if (pid == 0) {
+            std::freopen(err.c_str(), "w", stderr);
+            std::freopen("/dev/null", "w", stdout);
+            std::vector<char*> args;
+            for (auto& a : argv) args.push_back(a.data());
+            args.push_back(nullptr);
+            execv(args[0], args.data());
+            _exit(127);
+        }
+    }
+    bool wait_ready() {
+        for (int i = 0; i < 1200; i++) {
+            if (std::filesystem::exists(dir / "ready")) return true;
+            int status = 0;
+            if (waitpid(pid, &status, WNOHANG) == pid) {
+                pid = -1;
+                return false;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        return false;
+    }
+    std::string stderr_text() {
+        std::ifstream in(dir / "java.err");
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    }
+    ~Jvm() {
+        if (pid > 0) {
+            kill(pid, SIGKILL);
+            waitpid(pid, nullptr, 0);
+        }
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+    }
+};
+
+const pb::KeyValue* find(const google::protobuf::RepeatedPtrField<pb::KeyValue>& kvs, const std::string& key) {
+    for (const auto& kv : kvs)
+        if (kv.key() == key) return &kv;
+    return nullptr;
+}
+
+}  // namespace
+
+TEST(ProcessContextJvm, ReadFromOutsideWithTheApplicationsResource) {
+    if (!std::filesystem::exists(VTSCOPE_JAVA_DIR "/vtscope-workloads.jar")) {
+        std::fprintf(stderr, "\n*** SKIPPED: no %s/vtscope-workloads.jar (make java builds it) ***\n\n", VTSCOPE_JAVA_DIR);
+        GTEST_SKIP() << "SKIPPED: no Java jars";
+    }
+    uint64_t started = boottime_ns();
+    Jvm jvm({"-agentpath:" VTSCOPE_NATIVE_LIB "=otep", "--enable-native-access=ALL-UNNAMED",
+             "-Dotel.service.name=vtscope-pc-it", "-Dotel.resource.attributes=deployment.environment.name=ci"});
+    ASSERT_TRUE(jvm.wait_ready()) << jvm.stderr_text();
+
+    std::string name;
+    uint64_t addr = find_context(jvm.pid, &name);
+    ASSERT_NE(addr, 0u) << "no OTEL_CTX mapping";
+    std::printf("[ mapping  ] %s\n", name.c_str());
+    // Reading protocol: header (signature, version, timestamp non-zero), payload, timestamp again.
+    ProcessContextHeader h{};
+    ASSERT_TRUE(read_remote(jvm.pid, addr, &h, sizeof(h)));
+    EXPECT_EQ(std::string(h.signature, 8), "OTEL_CTX");
+    EXPECT_EQ(h.version, 2u);
+    ASSERT_NE(h.monotonic_published_at_ns, 0u);
+    EXPECT_GT(h.monotonic_published_at_ns, started) << "CLOCK_BOOTTIME, after the JVM started";
+    EXPECT_LT(h.monotonic_published_at_ns, boottime_ns());
+    ASSERT_GT(h.payload_size, 0u);
+    ASSERT_LE(h.payload_size, vtscope::native::kMaxPayload);
+    std::string payload(h.payload_size, '\0');
+    ASSERT_TRUE(read_remote(jvm.pid, h.payload, payload.data(), payload.size()));
+    uint64_t again = 0;
+    ASSERT_TRUE(read_remote(jvm.pid, addr + offsetof(ProcessContextHeader, monotonic_published_at_ns), &again, 8));
+    ASSERT_EQ(again, h.monotonic_published_at_ns) << "updated while idle";
+
+    pb::ProcessContext ctx;
+    ASSERT_TRUE(ctx.ParseFromString(payload));
+    const pb::KeyValue* service = find(ctx.resource().attributes(), "service.name");
+    ASSERT_NE(service, nullptr) << ctx.DebugString();
+    EXPECT_EQ(service->value().string_value(), "vtscope-pc-it");
+    const pb::KeyValue* env = find(ctx.resource().attributes(), "deployment.environment.name");
+    ASSERT_NE(env, nullptr) << ctx.DebugString();
+    EXPECT_EQ(env->value().string_value(), "ci");
+    const pb::KeyValue* language = find(ctx.resource().attributes(), "telemetry.sdk.language");
+    ASSERT_NE(language, nullptr) << ctx.DebugString();
+    EXPECT_EQ(language->value().string_value(), "java");
+    const pb::KeyValue* schema = find(ctx.attributes(), "threadlocal.schema_version");
+    ASSERT_NE(schema, nullptr) << ctx.DebugString();
+    EXPECT_EQ(schema->value().string_value(), "tlsdesc_v1_dev");
+    const pb::KeyValue* key_map = find(ctx.attributes(), "threadlocal.attribute_key_map");
+    ASSERT_NE(key_map, nullptr);
+    EXPECT_TRUE(key_map->value().has_array_value());
+    EXPECT_EQ(find(ctx.resource().attributes(), "threadlocal.schema_version"), nullptr);
+}
