@@ -1,6 +1,6 @@
 // What a session reports when it stops: the human lines on stderr (unchanged since the first
 // release, so scripts that grep them keep working) and the same facts as one JSON object for
-// --summary-json, which tests, the harness and the bench read. Fields: docs/summary-json.md.
+// --summary-json, which tests, the harness and the bench read (fields: README, "The summary as JSON").
 #pragma once
 
 #include <cstdint>
