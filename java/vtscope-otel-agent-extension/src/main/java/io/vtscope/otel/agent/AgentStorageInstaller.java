@@ -76,6 +76,15 @@ public final class AgentStorageInstaller {
         ContextStorage.addWrapper(AgentStorageInstaller::wrap);
     }
 
+    /** Forgets every earlier install and verification (tests). */
+    static void resetForTest() {
+        INSTALL_CALLED.set(false);
+        VERIFIED.set(false);
+        wrapperRan = false;
+        published = false;
+        underAgent = false;
+    }
+
     static ContextStorage wrap(ContextStorage storage) {
         wrapperRan = true;
         ContextStorage wrapped = VtScopeContextStorage.wrapStorage(storage);
