@@ -32,7 +32,10 @@ java: native
 	$(MVN) $(MVN_NATIVE) package -DskipTests
 	mkdir -p $(BUILD)/java/lib
 	cp java/vtscope-java/target/vtscope-java.jar java/vtscope-otel/target/vtscope-otel.jar \
-	   java/vtscope-workloads/target/vtscope-workloads.jar $(BUILD)/java/
+	   java/vtscope-workloads/target/vtscope-workloads.jar \
+	   java/vtscope-otel-agent-extension/target/vtscope-otel-agent-extension.jar $(BUILD)/java/
+	mkdir -p $(BUILD)/java/agent
+	cp java/vtscope-otel-agent-extension/target/agent/*.jar $(BUILD)/java/agent/
 	rm -f $(BUILD)/java/lib/*.jar
 	cp java/vtscope-workloads/target/lib/*.jar $(BUILD)/java/lib/
 	rm -f $(BUILD)/java/lib/vtscope-*.jar

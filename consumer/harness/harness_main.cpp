@@ -35,6 +35,7 @@ struct Config {
     bool gc_pressure = false;
     bool check = false;
     std::string json;
+    std::string javaagent, extension;  // run the workload under the OpenTelemetry Java agent (+ extension)
 };
 
 std::vector<std::string> split(const std::string& text) {
@@ -49,7 +50,7 @@ std::vector<std::string> split(const std::string& text) {
 const char* kUsage =
     "usage: vtscope-harness [--channels LIST] [--scopes clean,leaky-final] [--lifetimes sequential,concurrent]\n"
     "                       [--runs R] [--threads N] [--markers M] [--context otel|synthetic] [--gcs G1,ZGC,...]\n"
-    "                       [--gc-pressure] [--json FILE] [--check]\n"
+    "                       [--gc-pressure] [--json FILE] [--check] [--javaagent JAR [--extension JAR]]\n"
     "channels: vmstructs, lifecycle, otep-tls, two-probe (default: all four)\n"
     "gcs: G1, Parallel, Serial, Z (as in -XX:+Use<name>GC; default G1)\n";
 
@@ -87,6 +88,10 @@ bool parse(int argc, char** argv, Config* c, std::string* error) {
             c->context = value();
         } else if (arg == "--json") {
             c->json = value();
+        } else if (arg == "--javaagent") {
+            c->javaagent = value();
+        } else if (arg == "--extension") {
+            c->extension = value();
         } else if (arg == "--gc-pressure") {
             c->gc_pressure = true;
         } else if (arg == "--check") {
@@ -102,6 +107,10 @@ bool parse(int argc, char** argv, Config* c, std::string* error) {
             *error = "unknown channel '" + ch + "'";
             return false;
         }
+    if (!c->extension.empty() && c->javaagent.empty()) {
+        *error = "--extension needs --javaagent";
+        return false;
+    }
     if (c->context != "otel" && c->context != "synthetic") {
         *error = "--context must be otel or synthetic";
         return false;
@@ -170,10 +179,20 @@ int main(int argc, char** argv) {
                     jvm.push_back("-Djdk.virtualThreadScheduler.parallelism=2");
                     jvm.push_back("-Xlog:gc:stderr");
                     if (config.gc_pressure) jvm.push_back("-Xmx128m");
+                    if (!config.javaagent.empty()) {
+                        // The agent exports nothing here: only its context storage matters.
+                        for (const char* p : {"-Dotel.traces.exporter=none", "-Dotel.metrics.exporter=none",
+                                              "-Dotel.logs.exporter=none"})
+                            jvm.push_back(p);
+                        jvm.push_back("-javaagent:" + config.javaagent);
+                        if (!config.extension.empty()) jvm.push_back("-Dotel.javaagent.extensions=" + config.extension);
+                    }
                     std::vector<std::string> harness = {"--threads", std::to_string(config.threads), "--markers",
                                                         std::to_string(config.markers), "--scope", scope, "--mode",
                                                         lifetime, "--context", config.context};
                     if (config.gc_pressure) harness.push_back("--gc-pressure");
+                    // Under the agent the spans come from its SDK (GlobalOpenTelemetry, bridged).
+                    if (!config.javaagent.empty()) harness.insert(harness.end(), {"--tracer", "global"});
                     for (int r = 0; r < config.runs; r++) {
                         auto run = vtscope::testing::run_traced_harness(paths, jvm, harness, {"--identity", channel});
                         CheckResult result = vtscope::testing::check_markers(run.expected, run.trace);

@@ -41,11 +41,60 @@ public abstract sealed class VtScopeContextStorage implements ContextStorage {
     }
 
     /**
-     * Wraps {@code storage} unless a vtscope storage already exists in this class loader or the
-     * record region is unavailable (then publishing would be a no-op, so the storage is left
-     * untouched). Usable as a {@link ContextStorage#addWrapper} function.
+     * Set (to {@value #PUBLISHER_AGENT_EXTENSION}) by vtscope-otel-agent-extension.jar once its
+     * wrapper is on the OpenTelemetry Java agent's own context storage, which happens during the
+     * agent's start-up, before the application's main method. The application-side entry points
+     * ({@link #wrap}, hence the service-loaded provider and {@link VtScopeOtel#install()}) then
+     * stand down: under the agent every change of the current context, the application's API calls
+     * included (the agent bridges them onto its own storage), already reaches the extension, so
+     * publishing here too would write every record twice.
+     */
+    public static final String PUBLISHER_PROPERTY = "vtscope.otel.publisher";
+    public static final String PUBLISHER_AGENT_EXTENSION = "agent-extension";
+    private static final String AGENT_BOOTSTRAP_CLASS = "io.opentelemetry.javaagent.bootstrap.AgentInitializer";
+    /** Whether the one line about the agent (stand-down, or agent without the extension) was logged. */
+    private static final AtomicBoolean TOLD = new AtomicBoolean();
+
+    /**
+     * The application-side wrapper: {@link #wrapStorage}, unless vtscope's agent extension already
+     * publishes in this JVM (see {@link #PUBLISHER_PROPERTY}): then {@code storage} is left
+     * untouched and one INFO line says so. Under the OpenTelemetry Java agent without the extension
+     * it still wraps (the application's own API calls are then published) but warns once: the
+     * agent's own spans never pass through this class loader's storage. Usable as a
+     * {@link ContextStorage#addWrapper} function.
      */
     public static ContextStorage wrap(ContextStorage storage) {
+        if (PUBLISHER_AGENT_EXTENSION.equals(System.getProperty(PUBLISHER_PROPERTY))) {
+            if (TOLD.compareAndSet(false, true)) {
+                Logger.getLogger(VtScopeContextStorage.class.getName()).info("vtscope: the OpenTelemetry Java agent"
+                        + " extension publishes this JVM's contexts; vtscope-otel.jar stands down");
+            }
+            return storage;
+        }
+        if (agentPresent() && TOLD.compareAndSet(false, true)) {
+            Logger.getLogger(VtScopeContextStorage.class.getName()).warning("vtscope: the OpenTelemetry Java agent"
+                    + " runs in this JVM without vtscope's extension, so its spans never reach vtscope-otel.jar;"
+                    + " add -Dotel.javaagent.extensions=vtscope-otel-agent-extension.jar");
+        }
+        return wrapStorage(storage);
+    }
+
+    private static boolean agentPresent() {
+        try {
+            Class.forName(AGENT_BOOTSTRAP_CLASS, false, null); // the agent puts it on the boot class path
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    /**
+     * Wraps {@code storage} unless a vtscope storage already exists in this class loader or the
+     * record region is unavailable (then publishing would be a no-op, so the storage is left
+     * untouched). The agent extension calls this directly: it is the publisher {@link #wrap}
+     * defers to.
+     */
+    public static ContextStorage wrapStorage(ContextStorage storage) {
         RecordRegion region = RecordRegion.global();
         if (storage instanceof VtScopeContextStorage || region == null || !WRAPPED.compareAndSet(false, true)) {
             return storage;

@@ -33,7 +33,7 @@ public final class MarkerHarness {
     private static final String USAGE = "--expected PATH [--threads N] [--markers M] [--scope clean|leaky-final]"
             + " [--mode sequential|concurrent] [--platform-threads P] [--nested] [--yields] [--gc-pressure]"
             + " [--no-warm-up] [--waves W] [--context otel|synthetic] [--marker-file PATH] [--ready-file PATH]"
-            + " [--go-file PATH] [--late-region]";
+            + " [--go-file PATH] [--late-region] [--tracer own|global]";
     /**
      * FileOutputStream.write issues one write(2) for any length (io_util.c copies into a stack
      * buffer up to 8 KiB, a malloc'ed one above, and /dev/null takes it all at once).
@@ -146,7 +146,7 @@ public final class MarkerHarness {
                 Map.entry("threads", "16"), Map.entry("markers", "8"), Map.entry("scope", "clean"),
                 Map.entry("mode", "sequential"), Map.entry("platform-threads", "0"), Map.entry("waves", "1"),
                 Map.entry("context", "otel"), Map.entry("marker-file", "/dev/null"), Map.entry("expected", ""),
-                Map.entry("ready-file", ""), Map.entry("go-file", "")),
+                Map.entry("ready-file", ""), Map.entry("go-file", ""), Map.entry("tracer", "own")),
                 Set.of("nested", "yields", "gc-pressure", "no-warm-up", "late-region"));
         int threads = o.getInt("threads", 0, MAX_COUNT - BASE_COUNT + 1);
         int waves = o.getInt("waves", 1, 1000);
@@ -176,8 +176,13 @@ public final class MarkerHarness {
         }
         int fd = opened.iterator().next();
 
-        OpenTelemetrySdk sdk = Workloads.sdk();
-        Tracer tracer = sdk.getTracer("io.vtscope.workloads.MarkerHarness");
+        // own: an SDK of this application (the default). global: GlobalOpenTelemetry, which the
+        // OpenTelemetry Java agent bridges onto its own SDK (an application's own SDK under the
+        // agent makes spans that live only in the application's context, not the agent's).
+        OpenTelemetrySdk sdk = o.choice("tracer", "own", "global").equals("global") ? null : Workloads.sdk();
+        Tracer tracer = sdk == null
+                ? io.opentelemetry.api.GlobalOpenTelemetry.getTracer("io.vtscope.workloads.MarkerHarness")
+                : sdk.getTracer("io.vtscope.workloads.MarkerHarness");
         // Without warm-up no virtual thread has run yet, so the scheduler creates its carriers
         // only after the go file: the case of a tracer that must notice threads started later.
         if (!o.flag("no-warm-up") && !lateRegion) {
@@ -237,7 +242,9 @@ public final class MarkerHarness {
         }
         // Closed only now, so the expected file cannot reuse the marker fd number while a tracer watches.
         out.close();
-        sdk.close();
+        if (sdk != null) {
+            sdk.close();
+        }
         int expectedTotal = (threads + platformThreads) * markers;
         System.err.printf("%s: %d markers (%d virtual + %d platform senders x %d, %s, %s%s%s%s) on fd %d in %d ms%n",
                 NAME, written, threads, platformThreads, markers, concurrent ? "concurrent" : "sequential",

@@ -1,0 +1,374 @@
+// End-to-end tests of vtscope-otel-agent-extension.jar under the real OpenTelemetry Java agent
+// (from Maven Central, copied to build/java/agent/ by `make`): an application that never touches
+// the OpenTelemetry API, the JDK's HttpServer with its handlers on virtual threads, instrumented
+// only by the agent's own HTTP server instrumentation; the agent exports its spans as OTLP JSON
+// (logging-otlp) and vtscope trace must attribute every known write of every request to the trace
+// and server span the agent exported for that request. They need root (BPF) and the agent jars;
+// without either every test says SKIPPED loudly.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "attribution_checker.h"
+#include "privilege.h"
+#include "process_runner.h"
+#include "report.h"
+#include "traced_run.h"
+
+using namespace std::chrono_literals;
+using vtscope::testing::check_markers;
+using vtscope::testing::CheckResult;
+using vtscope::testing::Child;
+using vtscope::testing::read_file;
+using vtscope::testing::read_lines;
+using vtscope::testing::TempDir;
+using vtscope::testing::TraceRun;
+using vtscope::testing::wait_for_file;
+
+namespace {
+
+std::string env_or(const char* name, const char* fallback) {
+    const char* v = std::getenv(name);
+    return v && *v ? v : fallback;
+}
+
+const std::string kVtscope = VTSCOPE_BIN;
+const std::string kJavaDir = VTSCOPE_JAVA_DIR;
+const std::string kExtension = kJavaDir + "/vtscope-otel-agent-extension.jar";
+const std::string kWorkloads = kJavaDir + "/vtscope-workloads.jar";
+std::string java_bin() { return env_or("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64") + "/bin/java"; }
+
+// The agents `make` fetched: the newest on Maven Central this was tested with, and the oldest
+// supported one (older agents cannot read the class files of release 25).
+std::string agent_jar(const std::string& which) {
+    return kJavaDir + "/agent/opentelemetry-javaagent" + (which == "oldest" ? "-oldest" : "") + ".jar";
+}
+
+constexpr const char* kNoPrivilege =
+    "needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN) to load BPF programs and read the target";
+
+#define SKIP_LOUDLY(why)                                                 \
+    do {                                                                 \
+        std::string reason_ = (why);                                     \
+        std::fprintf(stderr, "\n*** SKIPPED: %s ***\n\n", reason_.c_str()); \
+        GTEST_SKIP() << "SKIPPED: " << reason_;                          \
+    } while (0)
+
+#define REQUIRE_AGENT(jar)                                                                          \
+    do {                                                                                            \
+        if (!vtscope::have_bpf_privilege()) SKIP_LOUDLY(kNoPrivilege);                              \
+        if (!std::filesystem::exists(jar))                                                          \
+            SKIP_LOUDLY("no OpenTelemetry Java agent at " + std::string(jar) + " (make fetches it)"); \
+        if (!std::filesystem::exists(kExtension)) SKIP_LOUDLY("no " + kExtension + " (run make)");  \
+    } while (0)
+
+// The JVM options of an application under the agent with vtscope's extension: spans printed as
+// OTLP JSON (one line per export, through the agent's logger on stderr), nothing else exported,
+// and the agent's HTTP client instrumentation off so each request's server span is a root.
+std::vector<std::string> agent_options(const std::string& agent, bool with_extension = true) {
+    std::vector<std::string> o = {"-javaagent:" + agent,
+                                  "-Dotel.traces.exporter=logging-otlp",
+                                  "-Dotel.metrics.exporter=none",
+                                  "-Dotel.logs.exporter=none",
+                                  "-Dotel.bsp.schedule.delay=200",
+                                  "-Dotel.instrumentation.java-http-client.enabled=false",
+                                  "-Djdk.virtualThreadScheduler.parallelism=2"};
+    if (with_extension) o.push_back("-Dotel.javaagent.extensions=" + kExtension);
+    return o;
+}
+
+struct ServiceRun {
+    std::vector<std::string> expected, trace;
+    std::string java_stdout, java_stderr, vtscope_stderr;
+    int java_exit = -1, vtscope_exit = -1;
+    int regions = -1;  // vtscope record regions mapped by the JVM while it served
+};
+
+// Starts AgentHttpService with the JVM options, class path and arguments, attaches vtscope trace
+// (write syscalls) once the server is up, lets the requests run and collects everything.
+ServiceRun run_service(const std::vector<std::string>& jvm_options, const std::string& class_path,
+                       const std::vector<std::string>& args, bool trace = true) {
+    TempDir dir;
+    ServiceRun run;
+    std::vector<std::string> java = {java_bin(), "--enable-native-access=ALL-UNNAMED"};
+    java.insert(java.end(), jvm_options.begin(), jvm_options.end());
+    for (const std::string& a : {std::string("-cp"), class_path, std::string("io.vtscope.workloads.AgentHttpService"),
+                                 std::string("--expected"), dir.path("expected.jsonl"), std::string("--sink"),
+                                 dir.path("sink"), std::string("--ready-file"), dir.path("java.ready"),
+                                 std::string("--go-file"), dir.path("go")})
+        java.push_back(a);
+    java.insert(java.end(), args.begin(), args.end());
+    Child jvm = Child::start(java, dir.path("java.out"), dir.path("java.err"));
+    if (!wait_for_file(dir.path("java.ready"), 180s)) {
+        ADD_FAILURE() << "the service did not become ready: " << read_file(dir.path("java.err"));
+        return run;
+    }
+    run.regions = 0;
+    for (const std::string& line : read_lines("/proc/" + std::to_string(jvm.pid()) + "/maps"))
+        if (line.find("/memfd:vtscope-records") != std::string::npos) run.regions++;
+    std::optional<Child> tracer;
+    if (trace) {
+        tracer.emplace(Child::start({kVtscope, "trace", "--pid", std::to_string(jvm.pid()), "--syscalls", "write",
+                                     "--output", dir.path("trace.jsonl"), "--ready-file", dir.path("vtscope.ready")},
+                                    "", dir.path("vtscope.err")));
+        if (!wait_for_file(dir.path("vtscope.ready"), 60s)) {
+            ADD_FAILURE() << "vtscope did not become ready: " << read_file(dir.path("vtscope.err"));
+            return run;
+        }
+    }
+    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
+    run.java_exit = jvm.wait(300s).value_or(-1);
+    if (tracer) run.vtscope_exit = tracer->wait(60s).value_or(-1);
+    run.expected = read_lines(dir.path("expected.jsonl"));
+    run.trace = read_lines(dir.path("trace.jsonl"));
+    run.java_stdout = read_file(dir.path("java.out"));
+    run.java_stderr = read_file(dir.path("java.err"));
+    run.vtscope_stderr = read_file(dir.path("vtscope.err"));
+    return run;
+}
+
+// A span as the agent's logging-otlp exporter prints it (OTLP JSON, ids in hex).
+struct ExportedSpan {
+    std::string trace_id, span_id, parent_span_id, name, url_path;
+    int kind = 0;
+};
+
+std::string string_after(const std::string& text, const std::string& needle) {
+    auto at = text.find(needle);
+    if (at == std::string::npos) return "";
+    at += needle.size();
+    return text.substr(at, text.find('"', at) - at);
+}
+
+// Every span object in the exporter's output: each starts with {"traceId":"...; a span's text runs
+// to the next one (the fields looked for are unique within a span: no links, no events here).
+std::vector<ExportedSpan> exported_spans(const std::string& output) {
+    std::vector<ExportedSpan> spans;
+    const std::string start = "{\"traceId\":\"";
+    for (size_t at = output.find(start); at != std::string::npos;) {
+        size_t next = output.find(start, at + 1);
+        std::string text = output.substr(at, next == std::string::npos ? std::string::npos : next - at);
+        ExportedSpan s;
+        s.trace_id = string_after(text, "\"traceId\":\"");
+        s.span_id = string_after(text, "\"spanId\":\"");
+        s.parent_span_id = string_after(text, "\"parentSpanId\":\"");
+        s.name = string_after(text, "\"name\":\"");
+        s.url_path = string_after(text, "\"key\":\"url.path\",\"value\":{\"stringValue\":\"");
+        auto kind = text.find("\"kind\":");
+        if (kind != std::string::npos) s.kind = std::atoi(text.c_str() + kind + 7);
+        spans.push_back(s);
+        at = next;
+    }
+    return spans;
+}
+
+struct Attribution {
+    int total = 0, attributed = 0, misattributed = 0, unattributed = 0, missing = 0, in_child = 0;
+    int requests = 0, server_spans = 0, child_spans = 0;
+    std::vector<std::string> examples;
+    std::string summary() const {
+        return std::to_string(attributed) + "/" + std::to_string(total) + " writes attributed (" +
+               std::to_string(in_child) + " in child spans), " + std::to_string(misattributed) + " misattributed, " +
+               std::to_string(unattributed) + " unattributed, " + std::to_string(missing) + " missing; " +
+               std::to_string(requests) + " requests, " + std::to_string(server_spans) + " server spans, " +
+               std::to_string(child_spans) + " child spans exported";
+    }
+};
+
+// Checks each expected write against the trace: it must be there once, with the trace id and
+// span id that the agent exported for its request (the child span's inside the child span).
+Attribution check_writes(const ServiceRun& run) {
+    Attribution a;
+    long sink_fd = -1;
+    struct Expected {
+        int request;
+        bool child;
+        int seen = 0;
+    };
+    std::map<uint64_t, Expected> by_size;
+    for (const std::string& line : run.expected) {
+        if (auto fd = vtscope::json_int_field(line, "sink_fd")) sink_fd = *fd;
+        auto size = vtscope::json_int_field(line, "size");
+        auto request = vtscope::json_int_field(line, "request");
+        if (!size || !request) continue;
+        by_size[*size] = {static_cast<int>(*request), line.find("\"child\":true") != std::string::npos};
+        a.requests = std::max(a.requests, static_cast<int>(*request) + 1);
+    }
+    std::map<int, ExportedSpan> server, child;
+    for (const ExportedSpan& s : exported_spans(run.java_stderr + run.java_stdout)) {
+        if (s.kind == 2 && s.url_path.rfind("/req/", 0) == 0) {
+            int n = std::stoi(s.url_path.substr(5));
+            EXPECT_EQ(server.count(n), 0u) << "two server spans for " << s.url_path;
+            server[n] = s;
+        } else if (s.name.rfind("vtscope-child-", 0) == 0) {
+            child[std::stoi(s.name.substr(14))] = s;
+        }
+    }
+    a.server_spans = static_cast<int>(server.size());
+    a.child_spans = static_cast<int>(child.size());
+    for (const auto& [n, c] : child) {
+        EXPECT_EQ(c.trace_id, server[n].trace_id) << "child span of request " << n;
+        EXPECT_EQ(c.parent_span_id, server[n].span_id) << "child span of request " << n;
+    }
+    for (const std::string& line : run.trace) {
+        auto e = vtscope::parse_event_line(line);
+        if (!e || e->syscall != "write" || !e->fd || *e->fd != sink_fd || !e->count) continue;
+        auto it = by_size.find(*e->count);
+        if (it == by_size.end()) continue;  // e.g. the expected file, written later on a reused fd
+        Expected& x = it->second;
+        x.seen++;
+        a.total++;
+        const ExportedSpan& want = x.child ? child[x.request] : server[x.request];
+        if (e->status != "ok") {
+            a.unattributed++;
+        } else if (!want.span_id.empty() && e->trace_id == want.trace_id && e->span_id == want.span_id) {
+            a.attributed++;
+            if (x.child) a.in_child++;
+        } else {
+            a.misattributed++;
+            if (a.examples.size() < 5) a.examples.push_back(line);
+        }
+    }
+    for (const auto& [size, x] : by_size) {
+        if (x.seen == 0) a.missing++;
+        EXPECT_LE(x.seen, 1) << "write of " << size << " bytes seen " << x.seen << " times";
+    }
+    return a;
+}
+
+void expect_all_attributed(const ServiceRun& run, const std::string& label, int requests, bool child) {
+    EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    EXPECT_NE(run.vtscope_stderr.find("lost 0"), std::string::npos) << run.vtscope_stderr;
+    EXPECT_EQ(run.regions, 1) << "one vtscope record region per JVM";
+    EXPECT_EQ(run.java_stderr.find("WARN io.vtscope"), std::string::npos) << run.java_stderr;
+    Attribution a = check_writes(run);
+    std::printf("[ agent    ] %s: %s\n", label.c_str(), a.summary().c_str());
+    for (const std::string& e : a.examples) std::printf("[ agent    ]   misattributed: %s\n", e.c_str());
+    EXPECT_EQ(a.requests, requests);
+    EXPECT_EQ(a.server_spans, requests) << "the agent must export one server span per request";
+    EXPECT_EQ(a.child_spans, child ? requests : 0);
+    EXPECT_EQ(a.total, requests * 4);
+    EXPECT_EQ(a.attributed, a.total) << a.summary();
+    EXPECT_EQ(a.misattributed, 0) << a.summary();
+    EXPECT_EQ(a.missing, 0) << a.summary();
+    if (child) {
+        EXPECT_EQ(a.in_child, requests * 2) << a.summary();
+    }
+}
+
+std::string api_class_path() {
+    return kWorkloads + ":" + kJavaDir + "/lib/opentelemetry-api-1.68.0.jar:" + kJavaDir +
+           "/lib/opentelemetry-context-1.68.0.jar:" + kJavaDir + "/lib/opentelemetry-common-1.68.0.jar";
+}
+
+}  // namespace
+
+class AgentExtension : public ::testing::TestWithParam<std::string> {};
+
+// The application never touches the OpenTelemetry API and has no vtscope jar on its class path:
+// every write of every request is attributed to the agent's server span for that request.
+TEST_P(AgentExtension, ServerSpansOfTheAgentsInstrumentationOnVirtualThreads) {
+    REQUIRE_AGENT(agent_jar(GetParam()));
+    ServiceRun run = run_service(agent_options(agent_jar(GetParam())), kWorkloads, {"--requests", "60"});
+    expect_all_attributed(run, GetParam() + " agent, server spans only", 60, false);
+}
+
+// The application also makes a manual child span through the API (bridged by the agent): the
+// writes inside it carry the child's span id, the others the server span's.
+TEST_P(AgentExtension, ManualChildSpanThroughTheAgentsBridge) {
+    REQUIRE_AGENT(agent_jar(GetParam()));
+    ServiceRun run =
+        run_service(agent_options(agent_jar(GetParam())), api_class_path(), {"--requests", "60", "--child-span"});
+    expect_all_attributed(run, GetParam() + " agent, manual child spans", 60, true);
+}
+
+INSTANTIATE_TEST_SUITE_P(Agents, AgentExtension, ::testing::Values("newest", "oldest"));
+
+// vtscope-otel.jar on the application's class path too, with VtScopeOtel.install(): one region
+// in the process, and the application side stands down (its storage stays the agent's bridge,
+// unwrapped), so each change is published once, by the extension.
+TEST(AgentExtensionWithVtScopeOtel, OneRegionAndOnePublisher) {
+    REQUIRE_AGENT(agent_jar("newest"));
+    std::string cp = api_class_path() + ":" + kJavaDir + "/vtscope-java.jar:" + kJavaDir + "/vtscope-otel.jar";
+    ServiceRun run =
+        run_service(agent_options(agent_jar("newest")), cp, {"--requests", "40", "--child-span", "--vtscope-otel"});
+    expect_all_attributed(run, "newest agent + vtscope-otel.jar", 40, true);
+    ASSERT_FALSE(run.expected.empty());
+    auto storage = vtscope::json_raw_field(run.expected.front(), "app_storage");
+    ASSERT_TRUE(storage.has_value()) << run.expected.front();
+    std::printf("[ agent    ] application's context storage: %s\n", std::string(*storage).c_str());
+    EXPECT_EQ(storage->find("VtScope"), std::string::npos) << "the application side must not wrap: " << *storage;
+    EXPECT_NE(storage->find("AgentContextStorage"), std::string::npos) << *storage;
+    EXPECT_NE(run.java_stderr.find("vtscope-otel.jar stands down"), std::string::npos) << run.java_stderr;
+}
+
+// Failing visibly: when the extension cannot publish (here the record region cannot be created:
+// native access denied), the agent's logger prints one WARN line saying so; the service runs on.
+TEST(AgentExtensionFailure, OneWarnLineWhenTheWrapperIsNotInstalled) {
+    REQUIRE_AGENT(agent_jar("newest"));
+    std::vector<std::string> jvm = {"--illegal-native-access=deny"};
+    for (const std::string& o : agent_options(agent_jar("newest"))) jvm.push_back(o);
+    // run_service adds --enable-native-access=ALL-UNNAMED first; deny wins only without it, so
+    // this run starts the JVM itself.
+    TempDir dir;
+    std::vector<std::string> java = {java_bin()};
+    java.insert(java.end(), jvm.begin(), jvm.end());
+    for (const std::string& a : {std::string("-cp"), kWorkloads, std::string("io.vtscope.workloads.AgentHttpService"),
+                                 std::string("--expected"), dir.path("expected.jsonl"), std::string("--sink"),
+                                 dir.path("sink"), std::string("--requests"), std::string("5")})
+        java.push_back(a);
+    Child service = Child::start(java, dir.path("out"), dir.path("err"));
+    ASSERT_EQ(service.wait(180s).value_or(-1), 0) << read_file(dir.path("err"));
+    std::string err = read_file(dir.path("err"));
+    int warnings = 0;
+    std::string warning;
+    for (size_t at = 0; (at = err.find("WARN io.vtscope", at)) != std::string::npos; at++) {
+        warnings++;
+        warning = err.substr(at, err.find('\n', at) - at);
+    }
+    std::printf("[ agent    ] %s\n", warning.c_str());
+    EXPECT_EQ(warnings, 1) << err;
+    EXPECT_NE(warning.find("the context storage wrapper was not installed"), std::string::npos) << err;
+    EXPECT_NE(warning.find("Illegal native access"), std::string::npos) << err;
+    EXPECT_EQ(read_lines(dir.path("expected.jsonl")).size(), 1u + 5 * 4) << "the service still served";
+}
+
+// Control: the agent without the extension publishes nothing (the reason the extension exists).
+TEST(AgentExtensionFailure, WithoutTheExtensionNothingIsAttributed) {
+    REQUIRE_AGENT(agent_jar("newest"));
+    ServiceRun run = run_service(agent_options(agent_jar("newest"), false), kWorkloads, {"--requests", "10"});
+    Attribution a = check_writes(run);
+    std::printf("[ agent    ] newest agent, no extension: %s\n", a.summary().c_str());
+    EXPECT_EQ(run.regions, 0);
+    EXPECT_EQ(a.total, 40);
+    EXPECT_EQ(a.attributed, 0);
+    EXPECT_EQ(a.misattributed, 0);
+}
+
+// The paper's marker harness (16 virtual threads x 8 markers) under the agent with the extension,
+// spans from GlobalOpenTelemetry (the agent's SDK): every marker right on both planes.
+TEST(AgentExtensionHarness, EveryMarkerAttributedOnBothPlanes) {
+    REQUIRE_AGENT(agent_jar("newest"));
+    std::vector<std::string> jvm = {"-javaagent:" + agent_jar("newest"), "-Dotel.javaagent.extensions=" + kExtension,
+                                    "-Dotel.traces.exporter=none", "-Dotel.metrics.exporter=none",
+                                    "-Dotel.logs.exporter=none", "-Djdk.virtualThreadScheduler.parallelism=2"};
+    for (const char* scope : {"clean", "leaky-final"}) {
+        TraceRun run = vtscope::testing::run_traced_harness(
+            {kVtscope, java_bin(), kJavaDir + "/*:" + kJavaDir + "/lib/*", VTSCOPE_NATIVE_LIB}, jvm,
+            {"--scope", scope, "--mode", "concurrent", "--yields", "--tracer", "global"}, {});
+        EXPECT_TRUE(run.error.empty()) << run.error << run.java_stderr;
+        CheckResult r = check_markers(run.expected, run.trace);
+        std::printf("[ agent    ] harness %s: %s; identity %d ok, content %d ok\n", scope, r.summary().c_str(),
+                    r.identity.correct, r.content.correct);
+        EXPECT_EQ(r.expected, 128);
+        EXPECT_EQ(r.correct, 128) << r.summary();
+        EXPECT_EQ(r.identity.correct, 128);
+        EXPECT_EQ(r.content.correct, 128);
+        EXPECT_EQ(r.misattributed, 0);
+    }
+}
