@@ -348,6 +348,21 @@ TEST(AgentExtensionFailure, WithoutTheExtensionNothingIsAttributed) {
     EXPECT_EQ(a.total, 40);
     EXPECT_EQ(a.attributed, 0);
     EXPECT_EQ(a.misattributed, 0);
+    // vtscope says why, at attach and in the summary, and claims no "no span was current".
+    const std::string why = "runs the OpenTelemetry Java agent (" + agent_jar("newest") + ") without vtscope's agent extension";
+    size_t note = run.vtscope_stderr.find("vtscope: note: the target " + why);
+    EXPECT_NE(note, std::string::npos) << run.vtscope_stderr;
+    EXPECT_NE(run.vtscope_stderr.find("vtscope: the target " + why), std::string::npos) << run.vtscope_stderr;
+    EXPECT_EQ(run.vtscope_stderr.find("put vtscope-java.jar"), std::string::npos) << run.vtscope_stderr;
+    int no_context = 0, unknown = 0;
+    for (const auto& line : run.trace) {
+        auto e = vtscope::parse_event_line(line);
+        if (!e) continue;
+        if (e->status == "no_context") no_context++;
+        if (e->status == "context_unknown" && e->reason == "no_record_region") unknown++;
+    }
+    EXPECT_EQ(no_context, 0);
+    EXPECT_GE(unknown, 40) << "the request writes, at least";
 }
 
 // The paper's marker harness (16 virtual threads x 8 markers) under the agent with the extension,

@@ -2,6 +2,7 @@
 // with its BPF programs. They need root (BPF); without it every test says SKIPPED loudly.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -499,6 +500,39 @@ TEST(BadInput, TargetExitingDuringAttachIsOneLine) {
         }
     }
     std::printf("[ exiting  ] killed during attach %d times, after it %d times\n", during, after);
+}
+
+// Lost events are never silent: an output that stalls (a pipe whose reader starts 3 s late) fills
+// the ring buffer; the first summary line counts the lost events, a warning names the cause, the
+// JSON carries them, and the exit status stays 0 (they are reported, not an error).
+TEST(Trust, LostEventsAreCountedInTheFirstLineAndTheJson) {
+    REQUIRE_BPF();
+    TempDir dir;
+    Child jvm = Child::start({java_bin(), "--enable-native-access=ALL-UNNAMED", "-cp", class_path(),
+                              "io.vtscope.workloads.ContextHolders", "--expected", dir.path("expected.jsonl"),
+                              "--ready-file", dir.path("java.ready"), "--seconds", "60"},
+                             "", dir.path("java.err"));
+    ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 60s)) << read_file(dir.path("java.err"));
+    std::string fifo = dir.path("out.fifo");
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    // Opened at once (vtscope's open does not block), read only 3 s later.
+    Child reader = Child::start({"sh", "-c", "exec 3<" + fifo + "; sleep 3; cat <&3 > /dev/null"}, "", "");
+    std::string err;
+    ASSERT_EQ(run_command({kVtscope, "trace", "--pid", std::to_string(jvm.pid()), "--syscalls", "write", "--duration",
+                           "1", "--output", fifo, "--summary-json", dir.path("s.json")},
+                          &err, 120s),
+              0)
+        << err;
+    vtscope::Json summary;
+    std::string error;
+    ASSERT_TRUE(vtscope::parse_json(read_file(dir.path("s.json")), &summary, &error)) << error;
+    double lost = summary["lost"].number;
+    std::printf("[ lost     ] %.0f of %.0f events lost while the output stalled\n", lost, summary["events"].number);
+    EXPECT_GT(lost, 0) << err;
+    std::string first_line = err.substr(0, err.find('\n'));
+    EXPECT_NE(first_line.find("lost " + std::to_string(static_cast<long long>(lost))), std::string::npos) << err;
+    EXPECT_NE(err.find("events were not counted: the ring buffer was full"), std::string::npos) << err;
+    EXPECT_EQ(summary["lost_cause"].string, "the ring buffer was full");
 }
 
 // Stopping: at --duration and on SIGINT vtscope flushes, prints its summary and exits 0.
