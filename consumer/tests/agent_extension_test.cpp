@@ -17,6 +17,7 @@
 #include "privilege.h"
 #include "process_runner.h"
 #include "report.h"
+#include "test_support.h"
 #include "traced_run.h"
 
 using namespace std::chrono_literals;
@@ -31,32 +32,18 @@ using vtscope::testing::wait_for_file;
 
 namespace {
 
-std::string env_or(const char* name, const char* fallback) {
-    const char* v = std::getenv(name);
-    return v && *v ? v : fallback;
-}
-
-const std::string kVtscope = VTSCOPE_BIN;
-const std::string kJavaDir = VTSCOPE_JAVA_DIR;
+using vtscope::testing::java_bin;
+using vtscope::testing::kJavaDir;
+using vtscope::testing::kNoPrivilege;
+using vtscope::testing::kVtscope;
 const std::string kExtension = kJavaDir + "/vtscope-otel-agent-extension.jar";
 const std::string kWorkloads = kJavaDir + "/vtscope-workloads.jar";
-std::string java_bin() { return env_or("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64") + "/bin/java"; }
 
 // The agents `make` fetched: the newest on Maven Central this was tested with, and the oldest
 // supported one (older agents cannot read the class files of release 25).
 std::string agent_jar(const std::string& which) {
     return kJavaDir + "/agent/opentelemetry-javaagent" + (which == "oldest" ? "-oldest" : "") + ".jar";
 }
-
-constexpr const char* kNoPrivilege =
-    "needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN) to load BPF programs and read the target";
-
-#define SKIP_LOUDLY(why)                                                 \
-    do {                                                                 \
-        std::string reason_ = (why);                                     \
-        std::fprintf(stderr, "\n*** SKIPPED: %s ***\n\n", reason_.c_str()); \
-        GTEST_SKIP() << "SKIPPED: " << reason_;                          \
-    } while (0)
 
 #define REQUIRE_AGENT(jar)                                                                          \
     do {                                                                                            \

@@ -22,6 +22,7 @@
 #include "process_memory.h"
 #include "report.h"
 #include "process_runner.h"
+#include "test_support.h"
 #include "traced_run.h"
 
 using namespace std::chrono_literals;
@@ -37,26 +38,11 @@ using vtscope::testing::wait_for_file;
 
 namespace {
 
-std::string env_or(const char* name, const char* fallback) {
-    const char* v = std::getenv(name);
-    return v && *v ? v : fallback;
-}
-
-const std::string kVtscope = VTSCOPE_BIN;
-const std::string kJavaDir = VTSCOPE_JAVA_DIR;
-std::string java_bin() { return env_or("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64") + "/bin/java"; }
-std::string class_path() { return kJavaDir + "/*:" + kJavaDir + "/lib/*"; }
-
-constexpr const char* kNoPrivilege =
-    "needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN) to load BPF programs and read the target";
-
-#define REQUIRE_BPF()                                                                  \
-    do {                                                                               \
-        if (!vtscope::have_bpf_privilege()) {                                          \
-            std::fprintf(stderr, "\n*** SKIPPED: %s ***\n\n", kNoPrivilege);              \
-            GTEST_SKIP() << "SKIPPED: " << kNoPrivilege;                               \
-        }                                                                              \
-    } while (0)
+using vtscope::testing::class_path;
+using vtscope::testing::env_or;
+using vtscope::testing::java_bin;
+using vtscope::testing::kJavaDir;
+using vtscope::testing::kVtscope;
 
 vtscope::testing::HarnessPaths paths() {
     return {kVtscope, java_bin(), class_path(), VTSCOPE_NATIVE_LIB};

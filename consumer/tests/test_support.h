@@ -1,0 +1,41 @@
+// What the end-to-end tests share: where the built binaries and jars are, the JDK to run, and the
+// loud skip when a privilege or a file they need is missing (never a silent pass).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "privilege.h"
+
+namespace vtscope::testing {
+
+inline std::string env_or(const char* name, const char* fallback) {
+    const char* v = std::getenv(name);
+    return v && *v ? v : fallback;
+}
+
+inline const std::string kVtscope = VTSCOPE_BIN;
+inline const std::string kJavaDir = VTSCOPE_JAVA_DIR;
+inline std::string java_bin() { return env_or("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64") + "/bin/java"; }
+inline std::string class_path() { return kJavaDir + "/*:" + kJavaDir + "/lib/*"; }
+
+inline constexpr const char* kNoPrivilege =
+    "needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN) to load BPF programs and read the target";
+
+}  // namespace vtscope::testing
+
+// Skips the test with the reason on stderr, where a reader of the CI log sees it.
+#define SKIP_LOUDLY(why)                                                    \
+    do {                                                                    \
+        std::string reason_ = (why);                                        \
+        std::fprintf(stderr, "\n*** SKIPPED: %s ***\n\n", reason_.c_str()); \
+        GTEST_SKIP() << "SKIPPED: " << reason_;                             \
+    } while (0)
+
+#define REQUIRE_BPF()                                                                           \
+    do {                                                                                        \
+        if (!vtscope::have_bpf_privilege()) SKIP_LOUDLY(vtscope::testing::kNoPrivilege);        \
+    } while (0)
