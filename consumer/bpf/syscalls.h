@@ -8,7 +8,10 @@
 
 #include "attribution.h"
 
-/* One syscall entry (vtscope trace), through the ring buffer. */
+/* Events per ring-buffer record: staged per CPU, written together (syscalls.bpf.c). */
+#define VTSCOPE_SYSCALL_BATCH 8
+
+/* One syscall entry (vtscope trace); a ring-buffer record holds 1 to VTSCOPE_SYSCALL_BATCH of them. */
 struct vtscope_syscall_event {
 	__u64 ts_ns;           /* bpf_ktime_get_ns (CLOCK_MONOTONIC) */
 	__u32 pid;             /* tgid */

@@ -1,6 +1,11 @@
 #include "syscall_source.h"
 
+#include <bpf/bpf.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include <cstring>
 #include <optional>
@@ -58,6 +63,8 @@ public:
     bpf_object* object() override { return skel_->obj; }
 
     Status attach(Links& links) override {
+        if (sink_ == SyscallSink::kJsonLines)
+            if (auto status = attach_flush_timers(links); !status) return status;
         for (size_t i = 0; i < syscalls_.size(); i++) {
             LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = i);
             std::string name = "sys_enter_" + syscalls_[i].name;
@@ -80,7 +87,10 @@ public:
     }
 
     void finish() override {
-        if (ring_) ring_->drain();
+        if (ring_) {
+            ring_->drain();
+            drain_staging();
+        }
         if (tables_) {
             tables_->drain_all();  // after the detach: nothing writes them any more
             output_.write(render_report(report_, options_.top));
@@ -120,14 +130,59 @@ private:
         return status < VTSCOPE_STATUS_COUNT ? status : unsigned{VTSCOPE_STATUS_INVALID};
     }
 
+    // A record holds one to VTSCOPE_SYSCALL_BATCH events (syscalls.bpf.c stages them per CPU).
     void write_event(std::span<const uint8_t> record) {
-        if (record.size() < sizeof(vtscope_syscall_event)) return;
-        vtscope_syscall_event event;
-        std::memcpy(&event, record.data(), sizeof(event));
-        delivered_[clamp_status(event.attribution.status)]++;
-        std::string line = format_syscall_event(event, syscall_name(event.syscall_index));
-        line.push_back('\n');
-        output_.write(line);
+        for (size_t at = 0; at + sizeof(vtscope_syscall_event) <= record.size(); at += sizeof(vtscope_syscall_event)) {
+            vtscope_syscall_event event;
+            std::memcpy(&event, record.data() + at, sizeof(event));
+            delivered_[clamp_status(event.attribution.status)]++;
+            std::string line = format_syscall_event(event, syscall_name(event.syscall_index));
+            line.push_back('\n');
+            output_.write(line);
+        }
+    }
+
+    // One software clock per CPU that flushes that CPU's partial batch every 50 ms, so an event
+    // never waits longer than that for a full batch.
+    Status attach_flush_timers(Links& links) {
+        int ncpu = libbpf_num_possible_cpus();
+        if (ncpu <= 0) return make_error("cannot count the CPUs: " + std::string(std::strerror(-ncpu)));
+        for (int cpu = 0; cpu < ncpu; cpu++) {
+            perf_event_attr attr{};
+            attr.size = sizeof(attr);
+            attr.type = PERF_TYPE_SOFTWARE;
+            attr.config = PERF_COUNT_SW_CPU_CLOCK;
+            attr.sample_period = 50'000'000;  // ns of this CPU's clock
+            int fd = static_cast<int>(syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+            if (fd < 0) {
+                if (errno == ENODEV) continue;  // a possible CPU that is not online
+                return attach_error("the flush timer (perf event cpu-clock) on CPU " + std::to_string(cpu));
+            }
+            bpf_link* link = bpf_program__attach_perf_event(skel_->progs.on_flush_timer, fd);
+            if (!link) {
+                close(fd);
+                return attach_error("the flush timer on CPU " + std::to_string(cpu));
+            }
+            links.emplace_back(link);  // destroying the link closes the perf event
+        }
+        return ok_status();
+    }
+
+    // After the detach: the events still staged on each CPU (no program writes them any more).
+    void drain_staging() {
+        int ncpu = libbpf_num_possible_cpus();
+        if (ncpu <= 0) return;
+        size_t value_size = (bpf_map__value_size(skel_->maps.staging) + 7) / 8 * 8;
+        std::vector<uint8_t> values(value_size * static_cast<size_t>(ncpu));
+        uint32_t zero = 0;
+        if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.staging), &zero, values.data()) != 0) return;
+        for (int cpu = 0; cpu < ncpu; cpu++) {
+            const uint8_t* value = values.data() + value_size * static_cast<size_t>(cpu);
+            uint32_t count = 0;
+            std::memcpy(&count, value, sizeof(count));
+            count = std::min<uint32_t>(count, VTSCOPE_SYSCALL_BATCH);
+            write_event({value + 8, count * sizeof(vtscope_syscall_event)});
+        }
     }
 
     // Moves one count into the report (the form `vtscope report` reads from a trace file, so

@@ -407,7 +407,7 @@ TEST(Trust, AttachingToABusyJvmIsCorrectFromTheFirstEvent) {
     TempDir dir;
     Child jvm = Child::start({java_bin(), "--enable-native-access=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2",
                               "-cp", class_path(), "io.vtscope.workloads.ContextHolders", "--expected",
-                              dir.path("expected.jsonl"), "--ready-file", dir.path("java.ready"), "--seconds", "120"},
+                              dir.path("expected.jsonl"), "--ready-file", dir.path("java.ready"), "--seconds", "900"},
                              "", dir.path("java.err"));
     ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 60s)) << read_file(dir.path("java.err"));
     struct Truth {
@@ -432,7 +432,7 @@ TEST(Trust, AttachingToABusyJvmIsCorrectFromTheFirstEvent) {
         std::string out = dir.path("trace" + std::to_string(attach) + ".jsonl");
         std::string err;
         ASSERT_EQ(run_command({kVtscope, "trace", "--pid", std::to_string(jvm.pid()), "--syscalls", "write",
-                               "--duration", "0.5", "--output", out},
+                               "--duration", "0.3", "--output", out},
                               &err, 60s),
                   0)
             << err;
