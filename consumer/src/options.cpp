@@ -41,11 +41,22 @@ Commands:
                               stream, so far cheaper per syscall) and print the per-trace report
                               at the end; options as for trace, plus --top N (default 10);
                               --output FILE gets the report
+  profile --pid PID [options] sample the JVM's CPU (a software cpu-clock, or hardware cycles
+                              where present) and report CPU time per trace, span or virtual
+                              thread; non-virtual threads and unattributed samples apart
+      --hz N                  samples per second and CPU (default 99)
+      --duration, --output, --ready-file, --summary-json, --identity, --top: as for stat
+      --by trace|span|vthread report rows and flame graph towers (default trace)
+      --stacks                user and kernel stacks per sample, symbolised (ELF symbols and
+                              the JVM's perf map; Java frames need -XX:+PreserveFramePointer)
+      --folded FILE           folded stacks, one root frame per trace (implies --stacks)
+      --flamegraph FILE.svg   an interactive SVG flame graph, one tower per trace (implies
+                              --stacks)
   report FILE [--top N]       summarise a trace file per trace id (syscalls, bytes, top N)
   --help, -h                  show this help
   --version                   show the version
 
-trace and stat )" + std::string(kPrivilegeText) + R"(. They only read the target. A
+trace, stat and profile )" + std::string(kPrivilegeText) + R"(. They only read the target. A
 summary of counters (events, ok, no_context, invalid, unmapped, lost) goes to stderr.
 )";
 }
@@ -191,6 +202,7 @@ Expected<Options> parse_options(const std::vector<std::string>& args) {
     if (command == "trace") return parse_trace(rest, false);
     if (command == "stat") return parse_trace(rest, true);
     if (command == "report") return parse_report(rest);
+    if (command == "profile") return parse_profile_options(rest);
     return make_error("unknown command '" + command + "' (try 'vtscope --help')");
 }
 

@@ -39,6 +39,7 @@ struct Summary {
     bool region_found = false;
     std::optional<WriterStats> writer;   // the writer's counters, last read
     std::string error;                   // the error that ended the session, empty if none
+    std::optional<std::string> profile;  // profile: its report as one JSON object ("profile" member)
     int exit_code = 0;
 
     uint64_t events() const;             // delivered + lost: every event of the target seen

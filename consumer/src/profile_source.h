@@ -1,0 +1,20 @@
+// The CPU-sample event source (consumer/bpf/profile.bpf.c): a perf event per CPU (hardware
+// cycles where the machine has a PMU, else the software cpu-clock) whose program attributes each
+// sample of the target through the core and counts it in the kernel per (thread, trace, span,
+// status, stack ids); drained every sync round like vtscope stat, reported at the end.
+#pragma once
+
+#include <memory>
+
+#include "attribution_core.h"
+#include "options.h"
+#include "output_file.h"
+#include "session.h"
+
+namespace vtscope {
+
+// Opens, configures and loads the BPF object; the perf events are opened at attach.
+Expected<std::unique_ptr<EventSource>> open_profile_source(const ProfileOptions& options, const Target& target,
+                                                           const AttributionCore& core, OutputFile& output);
+
+}  // namespace vtscope
