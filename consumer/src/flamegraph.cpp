@@ -50,7 +50,8 @@ std::string color(const std::string& name, int depth) {
         std::snprintf(buffer, sizeof(buffer), "rgb(%d,%d,%d)", 80 + v1, 130 + v2, 220);
     else if (name.size() > 4 && name.compare(name.size() - 4, 4, "_[k]") == 0)
         std::snprintf(buffer, sizeof(buffer), "rgb(%d,%d,%d)", 230, 140 + v1, 40 + v2 / 2);
-    else if (name.find("::") != std::string::npos && name.find('.') != std::string::npos)
+    else if (name.find("::") == std::string::npos && name.find('.') != std::string::npos &&
+             name.find(' ') == std::string::npos)  // a Java method from the perf map: pkg.Class.method
         std::snprintf(buffer, sizeof(buffer), "rgb(%d,%d,%d)", 50 + v2, 180 + v1, 60 + v2);
     else
         std::snprintf(buffer, sizeof(buffer), "rgb(%d,%d,%d)", 225, 80 + v1 * 2, 50 + v2);
