@@ -17,14 +17,21 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set by user space before load: 1 with --stacks. */
 const volatile __u32 collect_stacks = 0;
 
-/* Sized by user space (1 entry without --stacks). Ids are never reused: a full map or a hash
- * collision gives the sample a negative id, counted, never another stack. */
-struct {
+/*
+ * One stack map per count table (the same generation bit picks both), sized by user space (1
+ * entry without --stacks). A stack id is its hash bucket, so user space reads a table's stacks
+ * when it drains the table and empties that map before the table is written again: a map only
+ * holds the stacks of one round (fewer collisions), and an id never names another stack than the
+ * one it was taken for. A collision gives the sample a negative id (-EEXIST), never another stack.
+ */
+struct stack_map {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(max_entries, 16384);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, VTSCOPE_PROFILE_STACK_DEPTH * sizeof(__u64));
-} stacks SEC(".maps");
+};
+struct stack_map stacks0 SEC(".maps");
+struct stack_map stacks1 SEC(".maps");
 
 /* Two alternating count tables (the shape of syscalls.bpf.c's stats maps). */
 #define SAMPLES_ENTRIES 65536
@@ -60,14 +67,21 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 		__builtin_memcpy(key.trace_id, a.trace_id, sizeof(key.trace_id));
 		__builtin_memcpy(key.span_id, a.span_id, sizeof(key.span_id));
 	}
+	__u32 generation = samples_generation & 1;
+	key.generation = generation;
 	key.user_stack_id = VTSCOPE_PROFILE_NO_STACK;
 	key.kernel_stack_id = VTSCOPE_PROFILE_NO_STACK;
 	if (collect_stacks) {
-		key.user_stack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
-		key.kernel_stack_id = bpf_get_stackid(ctx, &stacks, 0);
+		if (generation) {
+			key.user_stack_id = bpf_get_stackid(ctx, &stacks1, BPF_F_USER_STACK);
+			key.kernel_stack_id = bpf_get_stackid(ctx, &stacks1, 0);
+		} else {
+			key.user_stack_id = bpf_get_stackid(ctx, &stacks0, BPF_F_USER_STACK);
+			key.kernel_stack_id = bpf_get_stackid(ctx, &stacks0, 0);
+		}
 	}
 
-	void *table = (samples_generation & 1) ? (void *)&samples1 : (void *)&samples0;
+	void *table = generation ? (void *)&samples1 : (void *)&samples0;
 	struct vtscope_profile_value *value = bpf_map_lookup_elem(table, &key);
 	if (!value) {
 		/* Another CPU may insert the same key first (EEXIST): the lookup below finds its entry. */

@@ -12,7 +12,8 @@
  * Key of the "samples" maps: one sample of a task of the target, attributed by the core. The
  * kernel tid names the OS thread (the report names non-virtual threads by it); java_id, the
  * trace and span ids are what the core resolved (zero when it resolved nothing). The stack ids
- * index the "stacks" map (negative: no stack, see VTSCOPE_PROFILE_NO_STACK).
+ * index the stack map of the key's generation, "stacks0" or "stacks1" (negative: no stack, an
+ * errno from bpf_get_stackid, or VTSCOPE_PROFILE_NO_STACK).
  */
 struct vtscope_profile_key {
 	__s64 java_id;
@@ -24,7 +25,7 @@ struct vtscope_profile_key {
 	__u8 status;
 	__u8 reason;
 	__u8 mounted_virtual;
-	__u8 pad;
+	__u8 generation;       /* which stack map the ids index (the count table's generation bit) */
 };
 
 /* Stack id of a sample taken without --stacks. */

@@ -6,7 +6,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
+#include <tuple>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -57,8 +59,6 @@ std::string read_comm(pid_t pid, uint32_t tid) {
     return name;
 }
 
-bool key_less(const vtscope_profile_key& a, const vtscope_profile_key& b) { return std::memcmp(&a, &b, sizeof(a)) < 0; }
-
 // A frame that marks where a virtual thread's stack begins (the continuation's entry) or where
 // any thread's stack begins: a stack that reaches one is complete.
 bool is_entry_frame(const std::string& frame) {
@@ -77,7 +77,8 @@ public:
         if (!skel_) return make_error(std::string("cannot open the BPF object: ") + std::strerror(errno));
         core.configure(&skel_->rodata->attribution_config);
         skel_->rodata->collect_stacks = options_.stacks ? 1 : 0;
-        bpf_map__set_max_entries(skel_->maps.stacks, options_.stacks ? kStackEntries : 1);
+        for (bpf_map* map : {skel_->maps.stacks0, skel_->maps.stacks1})
+            bpf_map__set_max_entries(map, options_.stacks ? kStackEntries : 1);
         if (int err = profile_bpf__load(skel_.get())) return load_error(err, "profile");
         tables_.emplace(skel_->maps.samples0, skel_->maps.samples1, &skel_->bss->samples_generation,
                         [this](std::span<const uint8_t> key, std::span<const uint8_t> value) { count(key, value); });
@@ -136,7 +137,11 @@ public:
     }
 
     void sync() override {
-        tables_->rotate();
+        // The drained table's stack map is emptied before the table is written again.
+        tables_->rotate([this] {
+            uint32_t generation = __atomic_load_n(&skel_->bss->samples_generation, __ATOMIC_RELAXED);
+            if (options_.stacks) clear_stack_map((generation & 1) ? 0 : 1);
+        });
         round_++;
         if (!options_.stacks) return;
         if (round_ % kMapsEveryRounds == 0) symbolizer_.snapshot_maps();
@@ -213,8 +218,8 @@ private:
         }
     }
 
-    // One drained count: added to the totals of its key; new stacks are read from the stack map
-    // now (their ids stay valid: the map never reuses one).
+    // One drained count: added to the totals of its attribution and stacks. The stacks are read
+    // now, from the stack map of the count's generation, which is emptied right after.
     void count(std::span<const uint8_t> key_bytes, std::span<const uint8_t> value_bytes) {
         vtscope_profile_key key;
         vtscope_profile_value value;
@@ -225,19 +230,43 @@ private:
         unsigned status = key.status < VTSCOPE_STATUS_COUNT ? key.status : unsigned{VTSCOPE_STATUS_INVALID};
         delivered_[status] += value.samples;
         if (!names_.count(key.tid)) names_[key.tid] = read_comm(target_.pid, key.tid);
-        read_stack(key.user_stack_id);
-        read_stack(key.kernel_stack_id);
-        auto& total = totals_[key];
+        SampleKey k;
+        k.tid = key.tid;
+        k.java_id = key.java_id;
+        k.status = static_cast<uint8_t>(status);
+        k.reason = key.reason < VTSCOPE_REASON_COUNT ? key.reason : 0;
+        k.mounted_virtual = key.mounted_virtual != 0;
+        std::memcpy(k.trace_id.data(), key.trace_id, sizeof(key.trace_id));
+        std::memcpy(k.span_id.data(), key.span_id, sizeof(key.span_id));
+        // -EFAULT: no user stack (a kernel-only moment); anything else negative: not stored.
+        k.stack_lost = options_.stacks && key.user_stack_id < 0 && key.user_stack_id != -EFAULT;
+        k.user_stack = read_stack(key.generation, key.user_stack_id);
+        k.kernel_stack = read_stack(key.generation, key.kernel_stack_id);
+        auto& total = totals_[k];
         total.samples += value.samples;
         total.period_sum += value.period_sum;
     }
 
-    void read_stack(int32_t id) {
-        if (id < 0 || stacks_.count(id)) return;
+    // The interned stack (index into stacks_, 0: none) of a stack id of the given map.
+    uint32_t read_stack(unsigned generation, int32_t id) {
+        if (id < 0 || !options_.stacks) return 0;
+        bpf_map* map = generation ? skel_->maps.stacks1 : skel_->maps.stacks0;
         std::vector<uint64_t> ips(VTSCOPE_PROFILE_STACK_DEPTH, 0);
-        if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.stacks), &id, ips.data()) != 0) ips.clear();
+        if (bpf_map_lookup_elem(bpf_map__fd(map), &id, ips.data()) != 0) return 0;
         while (!ips.empty() && ips.back() == 0) ips.pop_back();
-        stacks_[id] = std::move(ips);
+        if (ips.empty()) return 0;
+        auto [it, fresh] = stack_index_.try_emplace(ips, static_cast<uint32_t>(stacks_.size()));
+        if (fresh) stacks_.push_back(std::move(ips));
+        return it->second;
+    }
+
+    void clear_stack_map(unsigned generation) {
+        int fd = bpf_map__fd(generation ? skel_->maps.stacks1 : skel_->maps.stacks0);
+        std::vector<uint32_t> ids;
+        uint32_t id = 0;
+        for (int err = bpf_map_get_next_key(fd, nullptr, &id); err == 0; err = bpf_map_get_next_key(fd, &id, &id))
+            ids.push_back(id);
+        for (uint32_t i : ids) bpf_map_delete_elem(fd, &i);
     }
 
     void build_rows() {
@@ -248,21 +277,21 @@ private:
             ProfileRow row;
             row.tid = key.tid;
             row.java_id = key.java_id;
-            row.mounted_virtual = key.mounted_virtual != 0;
-            row.status = key.status < VTSCOPE_STATUS_COUNT ? key.status : unsigned{VTSCOPE_STATUS_INVALID};
-            row.reason = key.reason < VTSCOPE_REASON_COUNT ? key.reason : 0;
+            row.mounted_virtual = key.mounted_virtual;
+            row.status = key.status;
+            row.reason = key.reason;
             if (row.status == VTSCOPE_STATUS_OK) {
-                row.trace_id = hex_string(key.trace_id, sizeof(key.trace_id));
-                row.span_id = hex_string(key.span_id, sizeof(key.span_id));
+                row.trace_id = hex_string(key.trace_id.data(), key.trace_id.size());
+                row.span_id = hex_string(key.span_id.data(), key.span_id.size());
             }
             row.samples = total.samples;
             // cpu-clock counts nanoseconds, so the periods are the CPU time; cycles are not.
             row.cpu_ns = event_ == "cpu-clock" ? total.period_sum
                                                : total.samples * static_cast<uint64_t>(1e9 / options_.hz);
             if (options_.stacks) {
-                if (key.user_stack_id < 0 && key.user_stack_id != -EFAULT) stack_errors_ += total.samples;
-                if (auto it = stacks_.find(key.user_stack_id); it != stacks_.end())
-                    for (auto ip = it->second.rbegin(); ip != it->second.rend(); ++ip) {
+                if (key.stack_lost) stack_errors_ += total.samples;
+                if (key.user_stack)
+                    for (auto ip = stacks_[key.user_stack].rbegin(); ip != stacks_[key.user_stack].rend(); ++ip) {
                         auto [name, fresh] = user_names.try_emplace(*ip);
                         if (fresh) name->second = symbolizer_.user_frame(*ip);
                         row.frames.push_back(name->second);
@@ -270,8 +299,8 @@ private:
                 bool complete = false;
                 for (const std::string& f : row.frames) complete = complete || is_entry_frame(f);
                 row.truncated = row.mounted_virtual && !row.frames.empty() && !complete;
-                if (auto it = stacks_.find(key.kernel_stack_id); it != stacks_.end())
-                    for (auto ip = it->second.rbegin(); ip != it->second.rend(); ++ip) {
+                if (key.kernel_stack)
+                    for (auto ip = stacks_[key.kernel_stack].rbegin(); ip != stacks_[key.kernel_stack].rend(); ++ip) {
                         auto [name, fresh] = kernel_names.try_emplace(*ip);
                         if (fresh) name->second = symbolizer_.kernel_frame(*ip);
                         row.frames.push_back(name->second);
@@ -303,8 +332,20 @@ private:
         }
     }
 
-    struct KeyLess {
-        bool operator()(const vtscope_profile_key& a, const vtscope_profile_key& b) const { return key_less(a, b); }
+    // What the samples are summed under in user space: the attribution and the interned stacks.
+    struct SampleKey {
+        uint32_t tid = 0;
+        int64_t java_id = 0;
+        uint8_t status = 0, reason = 0;
+        bool mounted_virtual = false, stack_lost = false;
+        std::array<uint8_t, 16> trace_id{};
+        std::array<uint8_t, 8> span_id{};
+        uint32_t user_stack = 0, kernel_stack = 0;
+        auto tie() const {
+            return std::tie(tid, java_id, status, reason, mounted_virtual, stack_lost, trace_id, span_id, user_stack,
+                            kernel_stack);
+        }
+        bool operator<(const SampleKey& other) const { return tie() < other.tie(); }
     };
 
     const ProfileOptions& options_;
@@ -313,8 +354,9 @@ private:
     StackSymbolizer symbolizer_;
     std::unique_ptr<profile_bpf, SkeletonDeleter> skel_;
     std::optional<CountTables> tables_;
-    std::map<vtscope_profile_key, vtscope_profile_value, KeyLess> totals_;
-    std::map<int32_t, std::vector<uint64_t>> stacks_;
+    std::map<SampleKey, vtscope_profile_value> totals_;
+    std::vector<std::vector<uint64_t>> stacks_ = {{}};  // interned; index 0 is "no stack"
+    std::map<std::vector<uint64_t>, uint32_t> stack_index_;
     std::map<uint32_t, std::string> names_;
     std::vector<std::string> warnings_;
     std::vector<ProfileRow> rows_;
