@@ -41,13 +41,16 @@ uint32_t hash(const std::string& s) {
     return h;
 }
 
-// Towers (trace roots) blue, kernel orange, Java green, native warm red-yellow.
+// Towers (trace roots) blue, unresolved and marker frames grey, kernel orange, Java green,
+// native warm red-yellow.
 std::string color(const std::string& name, int depth) {
     uint32_t h = hash(name);
     int v1 = static_cast<int>(h % 55), v2 = static_cast<int>((h >> 8) % 55);
     char buffer[32];
-    if (depth == 1 || name.rfind("[", 0) == 0)
+    if (depth <= 1)
         std::snprintf(buffer, sizeof(buffer), "rgb(%d,%d,%d)", 80 + v1, 130 + v2, 220);
+    else if (name.rfind("[", 0) == 0)
+        std::snprintf(buffer, sizeof(buffer), "rgb(%d,%d,%d)", 170 + v1 / 2, 170 + v1 / 2, 170 + v1 / 2);
     else if (name.size() > 4 && name.compare(name.size() - 4, 4, "_[k]") == 0)
         std::snprintf(buffer, sizeof(buffer), "rgb(%d,%d,%d)", 230, 140 + v1, 40 + v2 / 2);
     else if (name.find("::") == std::string::npos && name.find('.') != std::string::npos &&

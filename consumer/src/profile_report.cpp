@@ -152,8 +152,8 @@ std::string render_profile_text(const std::vector<ProfileRow>& rows, const Profi
             if (!row.frames.empty()) with_stack += row.samples;
             if (row.truncated) truncated += row.samples;
         }
-        out += format("\nStacks: %llu of %llu samples with a stack; %llu of the virtual threads' marked truncated (they stop "
-                      "before the thread's entry frame); %llu without one (their stack collided with another in the kernel's "
+        out += format("\nStacks: %llu of %llu samples with a stack; %llu virtual-thread samples marked truncated (their stack "
+                      "stops before the thread's entry frame); %llu without one (their stack collided with another in the kernel's "
                       "stack map)\n",
                       u(with_stack), u(all.samples), u(truncated), u(info.stack_errors));
     }
