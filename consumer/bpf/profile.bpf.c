@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CPU samples of one JVM (vtscope profile): a program on a per-CPU perf event (software
- * cpu-clock here, hardware cycles where present) that attributes each sample of the target's
- * tasks through the core (attribution.bpf.h) and counts it in the kernel per (thread, trace,
- * span, status, stack ids), drained like vtscope stat.
+ * CPU samples of one JVM (vtscope profile): a program on perf events (software cpu-clock here,
+ * hardware cycles where present; one per thread of the target, inherited by the threads they
+ * create, or one per CPU with --per-cpu) that attributes each sample of the target's tasks
+ * through the core (attribution.bpf.h) and counts it in the kernel per (thread, trace, span,
+ * status, stack ids), drained like vtscope stat.
  *
  * Soundness: a perf_event program runs in the context of the interrupted task (current), which
  * cannot execute user code while the program runs, so what the core reads of its mounted thread

@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <cstring>
 #include <thread>
 
@@ -30,9 +33,32 @@ bool socket_exists(const std::string& path) {
     return stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
+// SIGQUIT starts the attach listener only in a JVM that catches it and has attach enabled; one
+// that does not catch it (-Xrs) would die of it, one with attach disabled prints a thread dump.
+Status check_attachable(pid_t pid) {
+    std::string proc = "/proc/" + std::to_string(pid);
+    std::ifstream status(proc + "/status");
+    std::string line;
+    bool caught = false;
+    while (std::getline(status, line)) {
+        if (line.rfind("SigCgt:", 0) != 0) continue;
+        unsigned long long mask = std::strtoull(line.c_str() + 7, nullptr, 16);
+        caught = (mask >> (SIGQUIT - 1)) & 1;
+    }
+    if (!caught) return make_error("the JVM does not handle SIGQUIT (started with -Xrs?), so it cannot be attached");
+    for (const char* file : {"/cmdline", "/environ"}) {
+        std::ifstream in(proc + file);
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (text.find("-XX:+DisableAttachMechanism") != std::string::npos)
+            return make_error("the JVM runs with -XX:+DisableAttachMechanism");
+    }
+    return ok_status();
+}
+
 // Makes the JVM start its attach listener (HotSpot's AttachListener::is_init_trigger): a file
 // .attach_pidPID in its working directory or /tmp, then SIGQUIT.
 Status start_listener(pid_t pid, const std::string& socket_path, std::chrono::steady_clock::time_point deadline) {
+    if (auto attachable = check_attachable(pid); !attachable) return attachable;
     std::string trigger = "/proc/" + std::to_string(pid) + "/cwd/.attach_pid" + std::to_string(pid);
     int fd = open(trigger.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
     if (fd < 0) {

@@ -44,7 +44,9 @@ Commands:
   profile --pid PID [options] sample the JVM's CPU (a software cpu-clock, or hardware cycles
                               where present) and report CPU time per trace, span or virtual
                               thread; non-virtual threads and unattributed samples apart
-      --hz N                  samples per second and CPU (default 99)
+      --hz N                  samples per second of each thread's CPU time (default 99)
+      --per-cpu               one event per CPU (system-wide, every 1/hz of wall time) instead
+                              of one per thread of the target (every 1/hz of its CPU time)
       --duration, --output, --ready-file, --summary-json, --identity, --top: as for stat
       --by trace|span|vthread report rows and flame graph towers (default trace)
       --stacks                user and kernel stacks per sample, symbolised (ELF symbols and
@@ -56,7 +58,8 @@ Commands:
   --help, -h                  show this help
   --version                   show the version
 
-trace, stat and profile )" + std::string(kPrivilegeText) + R"(. They only read the target. A
+trace, stat and profile )" + std::string(kPrivilegeText) + R"(. They only read the target (profile
+--stacks also has the JVM write its perf map, as jcmd Compiler.perfmap does). A
 summary of counters (events, ok, no_context, invalid, unmapped, lost) goes to stderr.
 )";
 }

@@ -48,6 +48,7 @@ struct ProfileOptions {
     std::string folded;       // folded stacks to this file (implies stacks)
     std::string flamegraph;   // an SVG flame graph to this file (implies stacks)
     std::string by = "trace"; // report rows and flame graph towers: trace, span or vthread
+    bool per_cpu = false;     // one event per CPU (system-wide) instead of one per target thread
     int top = 10;
 };
 

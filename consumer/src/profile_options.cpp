@@ -43,6 +43,10 @@ Expected<Options> parse_profile_options(const std::vector<std::string>& args) {
             p.stacks = true;
             continue;
         }
+        if (arg == "--per-cpu") {
+            p.per_cpu = true;
+            continue;
+        }
         std::string name = arg;
         std::string value;
         if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {

@@ -98,9 +98,9 @@ std::string render_profile_text(const std::vector<ProfileRow>& rows, const Profi
         }
         if (row.status != VTSCOPE_STATUS_OK && row.status != VTSCOPE_STATUS_NO_CONTEXT) unattributed[unattributed_name(row)].add(row);
     }
-    std::string out = format("vtscope profile: %s at %d Hz for %.1f s: %llu samples of the target, %.1f ms CPU; "
+    std::string out = format("vtscope profile: %s %s at %d Hz for %.1f s: %llu samples of the target, %.1f ms CPU; "
                              "%.1f ms (%.1f%%) on virtual threads\n",
-                             info.event.c_str(), info.hz, info.seconds, u(all.samples), ms(all.cpu_ns),
+                             info.event.c_str(), info.sampling.c_str(), info.hz, info.seconds, u(all.samples), ms(all.cpu_ns),
                              ms(virtual_all.cpu_ns), share(virtual_all.samples, all.samples));
     for (const std::string& w : info.warnings) out += "warning: " + w + "\n";
 
@@ -201,7 +201,7 @@ std::string render_profile_json(const std::vector<ProfileRow>& rows, const Profi
     auto totals = [&](const Totals& t) {
         js << "\"samples\":" << t.samples << ",\"cpu_ms\":" << ms(t.cpu_ns) << ",\"share\":" << share(t.samples, all.samples) / 100.0;
     };
-    js << "{\"event\":" << json_quote(info.event) << ",\"hz\":" << info.hz << ",\"seconds\":" << info.seconds
+    js << "{\"event\":" << json_quote(info.event) << ",\"sampling\":" << json_quote(info.sampling) << ",\"hz\":" << info.hz << ",\"seconds\":" << info.seconds
        << ",\"by\":" << json_quote(info.by) << ",";
     totals(all);
     js << ",\"virtual\":{";

@@ -27,6 +27,7 @@ struct ProfileRow {
 
 struct ProfileInfo {
     std::string event;   // "cpu-clock" or "cycles"
+    std::string sampling = "per-thread";  // or "per-cpu"
     int hz = 0;
     double seconds = 0;  // how long the session sampled
     std::string by = "trace";

@@ -108,25 +108,37 @@ public:
             }
         }
         int opened = 0;
-        for (int cpu = 0; cpu < cpus; cpu++) {
+        auto attach_event = [&](pid_t pid, int cpu, const std::string& what) -> Status {
             perf_event_attr attr = sample_attr(type, config, options_.hz);
-            int fd = perf_event_open(&attr, -1, cpu);
+            attr.inherit = pid != -1;  // threads the thread creates get the event (and program) too
+            int fd = perf_event_open(&attr, pid, cpu);
             if (fd < 0) {
-                if (errno == ENODEV) continue;  // an offline CPU
-                return make_error("cannot open the " + event_ + " perf event on CPU " + std::to_string(cpu) + ": " +
-                                  std::strerror(errno));
+                if (errno == ENODEV || errno == ESRCH) return ok_status();  // an offline CPU, an exited thread
+                return make_error("cannot open the " + event_ + " perf event on " + what + ": " + std::strerror(errno));
             }
             bpf_link* link = bpf_program__attach_perf_event(skel_->progs.on_cpu_sample, fd);
             if (!link) {
                 int err = errno;
                 close(fd);
                 errno = err;
-                return attach_error("the " + event_ + " perf event on CPU " + std::to_string(cpu));
+                return attach_error("the " + event_ + " perf event on " + what);
             }
             links.emplace_back(link);  // the link closes the perf event's fd when destroyed
             opened++;
+            return ok_status();
+        };
+        if (options_.per_cpu) {
+            for (int cpu = 0; cpu < cpus; cpu++)
+                if (auto status = attach_event(-1, cpu, "CPU " + std::to_string(cpu)); !status) return status;
+        } else {
+            // One event per thread of the target, counting that thread's own CPU time: its samples
+            // fall every 1/hz of the thread's CPU time however often it is preempted, so a loaded
+            // machine does not add noise. Threads started later inherit the event of their creator.
+            for (uint32_t tid : list_tasks())
+                if (auto status = attach_event(static_cast<pid_t>(tid), -1, "thread " + std::to_string(tid)); !status)
+                    return status;
         }
-        if (opened == 0) return make_error("no online CPU to sample");
+        if (opened == 0) return make_error(options_.per_cpu ? "no online CPU to sample" : "no thread of the target to sample");
         started_ = std::chrono::steady_clock::now();
         return ok_status();
     }
@@ -180,16 +192,20 @@ public:
     }
 
 private:
-    void read_thread_names() {
+    std::vector<uint32_t> list_tasks() const {
+        std::vector<uint32_t> tids;
         std::string dir = "/proc/" + std::to_string(target_.pid) + "/task";
         if (DIR* d = opendir(dir.c_str())) {
-            while (dirent* e = readdir(d)) {
-                if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-                uint32_t tid = static_cast<uint32_t>(std::strtoul(e->d_name, nullptr, 10));
-                names_[tid] = read_comm(target_.pid, tid);
-            }
+            while (dirent* e = readdir(d))
+                if (e->d_name[0] >= '0' && e->d_name[0] <= '9')
+                    tids.push_back(static_cast<uint32_t>(std::strtoul(e->d_name, nullptr, 10)));
             closedir(d);
         }
+        return tids;
+    }
+
+    void read_thread_names() {
+        for (uint32_t tid : list_tasks()) names_[tid] = read_comm(target_.pid, tid);
     }
 
     // Java frames are walked by frame pointer only when the JIT keeps them; say so when it does not.
@@ -313,6 +329,7 @@ private:
     ProfileInfo info() const {
         ProfileInfo i;
         i.event = event_;
+        i.sampling = options_.per_cpu ? "per-cpu" : "per-thread";
         i.hz = options_.hz;
         i.seconds = std::chrono::duration<double>(stopped_ - started_).count();
         i.by = options_.by;

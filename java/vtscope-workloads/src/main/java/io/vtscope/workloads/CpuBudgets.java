@@ -19,7 +19,7 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The profile workload with a known answer: N virtual threads, each under its own trace, each
- * spinning its own CPU budget in slices separated by {@code Thread.yield()} (so they migrate
+ * spinning its own CPU budget in slices of random length separated by {@code Thread.yield()} (so they migrate
  * between carriers). Ground truth per thread is the sum over its slices of the carrier's
  * CLOCK_THREAD_CPUTIME_ID deltas around each slice (read through FFM: ThreadMXBean gives -1 on a
  * virtual thread), valid because nothing unmounts the thread inside a slice. One more virtual
@@ -86,7 +86,7 @@ public final class CpuBudgets {
         long now = start;
         long x = ThreadLocalRandom.current().nextLong() | 1;
         while (now - start < sliceNanos) {
-            x = spin(x, 20000);
+            x = spin(x, 100000);
             now = carrierCpuNanos(timespec);
         }
         sink = x;
@@ -126,7 +126,12 @@ public final class CpuBudgets {
                     synchronized (carriers) {
                         carriers.add(carrierTid());
                     }
-                    total += slice(timespec, Math.min(sliceNanos, budgetNanos - total));
+                    // Slice lengths vary (0.5 to 1.5 times --slice-ms): slices of one fixed length,
+                    // cycling through the carriers, would keep each thread at one phase of the
+                    // sampler's fixed period, so its slices would always catch the same number of
+                    // samples (up to one more or less per slice than their share: +-20% at 5 ms).
+                    long length = sliceNanos / 2 + ThreadLocalRandom.current().nextLong(sliceNanos + 1);
+                    total += slice(timespec, Math.min(length, budgetNanos - total));
                     n++;
                     Thread.yield();
                 }
