@@ -39,7 +39,7 @@ struct ReportOptions {
 struct ProfileOptions {
     pid_t pid = 0;
     IdentityChannel identity = IdentityChannel::kVmStructs;
-    int hz = 99;  // samples per second and CPU
+    int hz = 99;  // samples per second of a thread's CPU time (of a CPU with per_cpu)
     std::optional<double> duration_seconds;
     std::string output = "-";  // the report; "-" is standard output
     std::string ready_file;

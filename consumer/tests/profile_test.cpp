@@ -353,6 +353,15 @@ TEST(Profile, WarnsWithoutFramePointersAndResolvesNativeFrames) {
 }
 
 // Bad input: one line naming the problem, non-zero exit.
+TEST(Profile, NotAJvm) {
+    REQUIRE_BPF();
+    Child sleeper = Child::start({"sleep", "60"}, "", "");
+    std::string err;
+    EXPECT_NE(run_command({kVtscope, "profile", "--pid", std::to_string(sleeper.pid())}, &err, 60s), 0);
+    EXPECT_NE(err.find("is not a JVM"), std::string::npos) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+}
+
 TEST(Profile, BadInput) {
     struct Case {
         std::vector<std::string> args;
