@@ -55,13 +55,32 @@ std::string stat_help() {
 )" + session_options();
 }
 
+std::string profile_help() {
+    return R"(  profile --pid PID [options] sample the JVM's CPU (a software cpu-clock, or hardware cycles
+                              where present) and report CPU time per trace, span or virtual
+                              thread; non-virtual threads and unattributed samples apart
+      --hz N                  samples per second of each thread's CPU time (default 99)
+      --per-cpu               one event per CPU (system-wide, every 1/hz of wall time) instead
+                              of one per thread of the target (every 1/hz of its CPU time)
+      --top N                 rows shown in the report (default 10)
+      --output FILE           write the report to FILE (default: standard output)
+      --by trace|span|vthread report rows and flame graph towers (default trace)
+      --stacks                user and kernel stacks per sample, symbolised (ELF symbols and
+                              the JVM's perf map, which --stacks has the JVM write as jcmd
+                              Compiler.perfmap does; Java frames need -XX:+PreserveFramePointer)
+      --folded FILE           folded stacks, one root frame per trace (implies --stacks)
+      --flamegraph FILE.svg   an interactive SVG flame graph, one tower per trace (implies
+                              --stacks)
+)" + session_options();
+}
+
 std::string report_help() {
     return "  report FILE [--top N]       summarise a trace file per trace id (syscalls, bytes, top N)\n";
 }
 
 std::string footer() {
     return R"(
-trace and stat need )" + std::string(kPrivilegeText) + R"(.
+trace, stat and profile need )" + std::string(kPrivilegeText) + R"(.
 They only read the target. A summary of counters (events, ok, no_context, context_unknown,
 invalid, unmapped, lost) goes to stderr.
 Exit status: 0 when the session ran to its end (the target exited, --duration, a signal; lost
@@ -76,13 +95,14 @@ std::string usage(const std::string& command) {
     if (command == "trace") return "usage: vtscope trace --pid PID [options]\n\n" + trace_help() + footer();
     if (command == "stat") return "usage: vtscope stat --pid PID [options]\n\n" + stat_help() + footer();
     if (command == "report") return "usage: vtscope report FILE [--top N]\n\n" + report_help();
+    if (command == "profile") return "usage: vtscope profile --pid PID [options]\n\n" + profile_help() + footer();
     return R"(usage: vtscope COMMAND [OPTIONS]
 
 Attributes OS events of a JVM to the Java virtual thread mounted at that instant and to its
 OpenTelemetry trace context, on a stock JDK 24+ (HotSpot), with no agent in the target.
 
 Commands:
-)" + trace_help() + stat_help() + report_help() +
+)" + trace_help() + stat_help() + profile_help() + report_help() +
            R"(  --help, -h                  show this help (vtscope COMMAND --help: that command's)
   --version                   show the version
 )" + footer();
@@ -232,6 +252,7 @@ Expected<Options> parse_options(const std::vector<std::string>& args) {
     if (command == "trace") return parse_trace(rest, false);
     if (command == "stat") return parse_trace(rest, true);
     if (command == "report") return parse_report(rest);
+    if (command == "profile") return parse_profile_options(rest);
     return make_error("unknown command '" + command + "' (try 'vtscope --help')");
 }
 

@@ -11,7 +11,7 @@
 
 namespace vtscope {
 
-enum class Command { kHelp, kVersion, kTrace, kStat, kReport };
+enum class Command { kHelp, kVersion, kTrace, kStat, kReport, kProfile };
 
 enum class IdentityChannel { kVmStructs, kOtepTls, kLifecycle, kTwoProbe, kHotspotProbes };
 
@@ -36,16 +36,35 @@ struct ReportOptions {
     int top = 10;
 };
 
+struct ProfileOptions {
+    pid_t pid = 0;
+    IdentityChannel identity = IdentityChannel::kVmStructs;
+    int hz = 99;  // samples per second of a thread's CPU time (of a CPU with per_cpu)
+    std::optional<double> duration_seconds;
+    std::string output = "-";  // the report; "-" is standard output
+    std::string ready_file;
+    std::string summary_json;
+    bool stacks = false;      // user and kernel stacks per sample
+    std::string folded;       // folded stacks to this file (implies stacks)
+    std::string flamegraph;   // an SVG flame graph to this file (implies stacks)
+    std::string by = "trace"; // report rows and flame graph towers: trace, span or vthread
+    bool per_cpu = false;     // one event per CPU (system-wide) instead of one per target thread
+    int top = 10;
+};
+
 struct Options {
     Command command = Command::kHelp;
     std::string help_topic;  // kHelp: the subcommand whose help was asked for, empty for the global one
     TraceOptions trace;
     ReportOptions report;
+    ProfileOptions profile;
 };
 
 const std::vector<std::string>& default_syscalls();
 Expected<Options> parse_options(const std::vector<std::string>& args);  // args without argv[0]
-// The global help, or one subcommand's ("trace", "stat", "report").
+// `vtscope profile` options (profile_options.cpp); args after the command name.
+Expected<Options> parse_profile_options(const std::vector<std::string>& args);
+// The global help, or one subcommand's ("trace", "stat", "report", "profile").
 std::string usage(const std::string& command = "");
 
 }  // namespace vtscope

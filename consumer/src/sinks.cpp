@@ -69,9 +69,10 @@ void CountTables::drain(bpf_map* table) {
     for (const auto& k : drained) bpf_map_delete_elem(fd, k.data());
 }
 
-void CountTables::rotate() {
+void CountTables::rotate(const std::function<void()>& before_switch) {
     uint32_t generation = __atomic_load_n(generation_, __ATOMIC_RELAXED);
     drain(tables_[(generation & 1) ? 0 : 1]);
+    if (before_switch) before_switch();
     __atomic_store_n(generation_, generation + 1, __ATOMIC_RELEASE);
 }
 

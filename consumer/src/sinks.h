@@ -50,7 +50,8 @@ public:
 
     // Every sync round: drains the table retired at the previous round (at least one round ago,
     // so no program still writes it), then makes it the active one and retires the other.
-    void rotate();
+    // before_switch runs between the two (a source clears what belongs to the drained table).
+    void rotate(const std::function<void()>& before_switch = {});
     // After the programs are detached: drains both.
     void drain_all();
 

@@ -89,6 +89,7 @@ std::string render_summary_json(const Summary& s) {
            << ",\"unavailable\":" << s.writer->unavailable << "}";
     else
         js << "null";
+    if (s.profile) js << ",\"profile\":" << *s.profile;
     js << "}";
     return js.str();
 }

@@ -40,6 +40,7 @@ struct Summary {
     std::string missing_region;          // why no region was found (writer_diagnosis.h), when none was
     std::optional<WriterStats> writer;   // the writer's counters, last read
     std::string error;                   // the error that ended the session, empty if none
+    std::optional<std::string> profile;  // profile: its report as one JSON object ("profile" member)
     int exit_code = 0;
 
     uint64_t events() const;             // delivered + lost: every event of the target seen

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CPU samples of one JVM (vtscope profile): a program on perf events (software cpu-clock here,
+ * hardware cycles where present; one per thread of the target, inherited by the threads they
+ * create, or one per CPU with --per-cpu) that attributes each sample of the target's tasks
+ * through the core (attribution.bpf.h) and counts it in the kernel per (thread, trace, span,
+ * status, stack ids), drained like vtscope stat.
+ *
+ * Soundness: a perf_event program runs in the context of the interrupted task (current), which
+ * cannot execute user code while the program runs, so what the core reads of its mounted thread
+ * and its record is stable for the duration of the reads.
+ */
+#include "attribution.bpf.h"
+#include "profile.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by user space before load: 1 with --stacks. */
+const volatile __u32 collect_stacks = 0;
+
+/*
+ * One stack map per count table (the same generation bit picks both), sized by user space (1
+ * entry without --stacks). A stack id is its hash bucket, so user space reads a table's stacks
+ * when it drains the table and empties that map before the table is written again: a map only
+ * holds the stacks of one round (fewer collisions), and an id never names another stack than the
+ * one it was taken for. A collision gives the sample a negative id (-EEXIST), never another stack.
+ */
+struct stack_map {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, VTSCOPE_PROFILE_STACK_DEPTH * sizeof(__u64));
+};
+struct stack_map stacks0 SEC(".maps");
+struct stack_map stacks1 SEC(".maps");
+
+/* Two alternating count tables (the shape of syscalls.bpf.c's stats maps). */
+#define SAMPLES_ENTRIES 65536
+
+struct samples_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SAMPLES_ENTRIES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct vtscope_profile_key);
+	__type(value, struct vtscope_profile_value);
+};
+struct samples_map samples0 SEC(".maps");
+struct samples_map samples1 SEC(".maps");
+
+volatile __u32 samples_generation = 0; /* written by user space between drains */
+
+SEC("perf_event")
+int on_cpu_sample(struct bpf_perf_event_data *ctx)
+{
+	if (!vtscope_is_target())
+		return 0;
+	__u32 tid = vtscope_current_tid();
+	struct vtscope_attribution a;
+	vtscope_attribute(&a, tid);
+
+	struct vtscope_profile_key key = {};
+	key.tid = tid;
+	key.java_id = a.java_id;
+	key.status = a.status;
+	key.reason = a.reason;
+	key.mounted_virtual = a.mounted_virtual;
+	if (a.status == VTSCOPE_STATUS_OK) {
+		__builtin_memcpy(key.trace_id, a.trace_id, sizeof(key.trace_id));
+		__builtin_memcpy(key.span_id, a.span_id, sizeof(key.span_id));
+	}
+	__u32 generation = samples_generation & 1;
+	key.generation = generation;
+	key.user_stack_id = VTSCOPE_PROFILE_NO_STACK;
+	key.kernel_stack_id = VTSCOPE_PROFILE_NO_STACK;
+	if (collect_stacks) {
+		if (generation) {
+			key.user_stack_id = bpf_get_stackid(ctx, &stacks1, BPF_F_USER_STACK);
+			key.kernel_stack_id = bpf_get_stackid(ctx, &stacks1, 0);
+		} else {
+			key.user_stack_id = bpf_get_stackid(ctx, &stacks0, BPF_F_USER_STACK);
+			key.kernel_stack_id = bpf_get_stackid(ctx, &stacks0, 0);
+		}
+	}
+
+	void *table = generation ? (void *)&samples1 : (void *)&samples0;
+	struct vtscope_profile_value *value = bpf_map_lookup_elem(table, &key);
+	if (!value) {
+		/* Another CPU may insert the same key first (EEXIST): the lookup below finds its entry. */
+		struct vtscope_profile_value zero = {};
+		bpf_map_update_elem(table, &key, &zero, BPF_NOEXIST);
+		value = bpf_map_lookup_elem(table, &key);
+		if (!value) {
+			vtscope_count(VTSCOPE_COUNTER_LOST); /* the table is full */
+			return 0;
+		}
+	}
+	__sync_fetch_and_add(&value->samples, 1);
+	__sync_fetch_and_add(&value->period_sum, ctx->sample_period);
+	return 0;
+}

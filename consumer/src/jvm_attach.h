@@ -1,0 +1,18 @@
+// HotSpot's dynamic attach (what jcmd does, without starting a JVM): the .attach_pid file and
+// SIGQUIT make the target open /tmp/.java_pidPID, and one request on that socket runs one
+// diagnostic command. vtscope profile uses it for Compiler.perfmap and VM.flags.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+
+#include "expected.h"
+
+namespace vtscope {
+
+// Runs `jcmd PID <command>` in the target through the attach socket and returns its output.
+Expected<std::string> jvm_diagnostic_command(pid_t pid, const std::string& command, std::chrono::milliseconds timeout);
+
+}  // namespace vtscope

@@ -1,0 +1,25 @@
+// `vtscope profile`: CPU samples of the target, attributed by the core to the virtual thread
+// mounted at each sample and its trace context, reported per trace, span or virtual thread.
+#include "attribution_core.h"
+#include "commands.h"
+#include "output_file.h"
+#include "profile_source.h"
+#include "session.h"
+#include "target.h"
+
+namespace vtscope {
+
+int run_profile(const ProfileOptions& options) {
+    SessionOptions session{"profile", options.duration_seconds, options.ready_file, options.summary_json};
+    auto output = OutputFile::open(options.output);
+    if (!output) return fail(session, output.error().message);
+    auto target = open_target(options.pid, options.identity, "profile");
+    if (!target) return fail(session, target.error().message);
+    quiet_libbpf();
+    AttributionCore core(*target, options.identity);
+    auto source = open_profile_source(options, *target, core, **output);
+    if (!source) return fail(session, source.error().message);
+    return run_session(session, *target, core, **source);
+}
+
+}  // namespace vtscope

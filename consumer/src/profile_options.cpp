@@ -1,0 +1,107 @@
+// `vtscope profile`'s options (kept out of options.cpp so the subcommand's parsing is in one place).
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include "identity_channels.h"
+#include "options.h"
+
+namespace vtscope {
+namespace {
+
+Expected<long> parse_number(const std::string& text, const std::string& what, long min, long max) {
+    if (text.empty()) return make_error(what + " needs a value");
+    errno = 0;
+    char* end = nullptr;
+    long value = std::strtol(text.c_str(), &end, 10);
+    if (errno != 0 || *end != '\0' || value < min || value > max)
+        return make_error("invalid " + what + ": '" + text + "'");
+    return value;
+}
+
+bool takes_value(const std::string& arg) {
+    for (const char* name : {"--pid", "--hz", "--duration", "--output", "--ready-file", "--summary-json", "--identity",
+                             "--folded", "--flamegraph", "--by", "--top"})
+        if (arg == name) return true;
+    return false;
+}
+
+}  // namespace
+
+Expected<Options> parse_profile_options(const std::vector<std::string>& args) {
+    Options options;
+    options.command = Command::kProfile;
+    ProfileOptions& p = options.profile;
+    bool have_pid = false;
+    for (size_t i = 0; i < args.size(); i++) {
+        const std::string& arg = args[i];
+        if (arg == "--help" || arg == "-h") {
+            options.command = Command::kHelp;
+            options.help_topic = "profile";
+            return options;
+        }
+        if (arg == "--stacks") {
+            p.stacks = true;
+            continue;
+        }
+        if (arg == "--per-cpu") {
+            p.per_cpu = true;
+            continue;
+        }
+        std::string name = arg;
+        std::string value;
+        if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+            name = arg.substr(0, eq);
+            value = arg.substr(eq + 1);
+        } else if (takes_value(arg)) {
+            if (i + 1 >= args.size()) return make_error(arg + " needs a value");
+            value = args[++i];
+        } else {
+            return make_error("unknown option for profile: '" + arg + "'");
+        }
+        if (name == "--pid") {
+            auto pid = parse_number(value, "pid", 1, 0x7fffffff);
+            if (!pid) return pid.error();
+            p.pid = static_cast<pid_t>(*pid);
+            have_pid = true;
+        } else if (name == "--hz") {
+            auto hz = parse_number(value, "--hz", 1, 10000);
+            if (!hz) return hz.error();
+            p.hz = static_cast<int>(*hz);
+        } else if (name == "--duration") {
+            errno = 0;
+            char* end = nullptr;
+            double d = std::strtod(value.c_str(), &end);
+            if (value.empty() || errno != 0 || *end != '\0' || !std::isfinite(d) || d <= 0 || d > 1e7)
+                return make_error("invalid duration: '" + value + "' (seconds, > 0)");
+            p.duration_seconds = d;
+        } else if (name == "--output" || name == "--ready-file" || name == "--summary-json" || name == "--folded" ||
+                   name == "--flamegraph") {
+            if (value.empty()) return make_error(name + " needs a file name");
+            if (name == "--output") p.output = value;
+            if (name == "--ready-file") p.ready_file = value;
+            if (name == "--summary-json") p.summary_json = value;
+            if (name == "--folded") p.folded = value;
+            if (name == "--flamegraph") p.flamegraph = value;
+        } else if (name == "--identity") {
+            const ChannelInfo* channel = find_channel(value);
+            if (!channel) return make_error("unknown identity channel '" + value + "' (" + channel_names() + ")");
+            p.identity = channel->channel;
+        } else if (name == "--by") {
+            if (value != "trace" && value != "span" && value != "vthread")
+                return make_error("invalid --by: '" + value + "' (trace, span or vthread)");
+            p.by = value;
+        } else if (name == "--top") {
+            auto top = parse_number(value, "--top", 1, 1000000);
+            if (!top) return top.error();
+            p.top = static_cast<int>(*top);
+        } else {
+            return make_error("unknown option for profile: '" + name + "'");
+        }
+    }
+    if (!have_pid) return make_error("profile needs --pid PID");
+    if (!p.folded.empty() || !p.flamegraph.empty()) p.stacks = true;
+    return options;
+}
+
+}  // namespace vtscope

@@ -1,0 +1,62 @@
+// What `vtscope profile` reports, apart from where the samples come from: the attributed samples
+// (one row per distinct thread, context, status and stack), rendered as the text report, the
+// "profile" object of --summary-json, and folded stacks. Pure functions: unit-tested alone.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace vtscope {
+
+// Samples that share a thread, an attribution and (with --stacks) a symbolised stack.
+struct ProfileRow {
+    uint32_t tid = 0;
+    int64_t java_id = 0;  // 0 when the core resolved none
+    bool mounted_virtual = false;
+    unsigned status = 0;  // enum vtscope_status
+    unsigned reason = 0;  // enum vtscope_reason
+    std::string trace_id;  // hex, empty unless status is ok
+    std::string span_id;
+    std::vector<std::string> frames;  // root first; empty without --stacks or when no stack was taken
+    bool truncated = false;           // the stack stops before the thread's entry frame
+    uint64_t samples = 0;
+    uint64_t cpu_ns = 0;              // estimated CPU time of these samples
+};
+
+struct ProfileInfo {
+    std::string event;   // "cpu-clock" or "cycles"
+    std::string sampling = "per-thread";  // or "per-cpu"
+    int hz = 0;
+    double seconds = 0;  // how long the session sampled
+    std::string by = "trace";
+    int top = 10;
+    bool stacks = false;
+    std::map<uint32_t, std::string> thread_names;  // kernel tid -> comm
+    std::vector<std::string> warnings;             // printed at the top of the report
+    uint64_t stack_errors = 0;  // samples whose user stack could not be stored (the stack map was full)
+};
+
+// The grouping key of a row: trace id, "trace/span", or the virtual thread's id.
+std::string profile_group(const ProfileRow& row, const std::string& by);
+// Is the row's time that of a mounted virtual thread, of a non-virtual thread (a Java platform
+// thread, a carrier with nothing mounted, or a thread that is not a Java thread: GC, VM), or
+// unattributed (unmapped for another reason, or invalid)?
+enum class RowKind { kVirtual, kNonVirtual, kUnattributed };
+RowKind row_kind(const ProfileRow& row);
+
+std::string render_profile_text(const std::vector<ProfileRow>& rows, const ProfileInfo& info);
+std::string render_profile_json(const std::vector<ProfileRow>& rows, const ProfileInfo& info);
+
+// Folded stacks ("root;frame;...;leaf count"): one root frame per group (trace, span or virtual
+// thread, as info.by says), "[non-virtual] NAME" for non-virtual threads and "[unattributed
+// STATUS/REASON]" for the rest; a truncated stack gets a "[truncated]" frame below its root.
+struct FoldedStack {
+    std::vector<std::string> frames;  // root first
+    uint64_t count = 0;
+};
+std::vector<FoldedStack> fold_stacks(const std::vector<ProfileRow>& rows, const ProfileInfo& info);
+std::string render_folded(const std::vector<FoldedStack>& stacks);
+
+}  // namespace vtscope

@@ -1,0 +1,398 @@
+#include "profile_source.h"
+
+#include <bpf/bpf.h>
+#include <dirent.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <tuple>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "../bpf/profile.h"
+#include "event_format.h"
+#include "flamegraph.h"
+#include "jvm_attach.h"
+#include "profile.skel.h"
+#include "profile_report.h"
+#include "sinks.h"
+#include "stack_symbolizer.h"
+
+namespace vtscope {
+namespace {
+
+struct SkeletonDeleter {
+    void operator()(profile_bpf* skel) const { profile_bpf__destroy(skel); }
+};
+
+constexpr uint32_t kStackEntries = 16384;
+constexpr int kMapsEveryRounds = 4;      // the target's mappings: every second
+constexpr int kPerfMapEveryRounds = 8;   // the JVM's perf map: every 2 s
+
+int perf_event_open(perf_event_attr* attr, pid_t pid, int cpu) {
+    return static_cast<int>(syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+}
+
+perf_event_attr sample_attr(uint32_t type, uint64_t config, int hz) {
+    perf_event_attr attr{};
+    attr.size = sizeof(attr);
+    attr.type = type;
+    attr.config = config;
+    attr.freq = 1;
+    attr.sample_freq = static_cast<uint64_t>(hz);
+    return attr;
+}
+
+std::string read_comm(pid_t pid, uint32_t tid) {
+    std::ifstream f("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/comm");
+    std::string name;
+    std::getline(f, name);
+    return name;
+}
+
+// A frame that marks where a virtual thread's stack begins (the continuation's entry) or where
+// any thread's stack begins: a stack that reaches one is complete.
+bool is_entry_frame(const std::string& frame) {
+    return frame.find("enterSpecial") != std::string::npos ||
+           (frame.find("VirtualThread") != std::string::npos && frame.find("run") != std::string::npos) ||
+           frame == "start_thread" || frame == "clone3" || frame == "__clone3" || frame == "thread_native_entry";
+}
+
+class ProfileSource final : public EventSource {
+public:
+    ProfileSource(const ProfileOptions& options, const Target& target, OutputFile& output)
+        : options_(options), target_(target), output_(output), symbolizer_(target.pid) {}
+
+    Status open(const AttributionCore& core) {
+        skel_.reset(profile_bpf__open());
+        if (!skel_) return make_error(std::string("cannot open the BPF object: ") + std::strerror(errno));
+        core.configure(&skel_->rodata->attribution_config);
+        skel_->rodata->collect_stacks = options_.stacks ? 1 : 0;
+        for (bpf_map* map : {skel_->maps.stacks0, skel_->maps.stacks1})
+            bpf_map__set_max_entries(map, options_.stacks ? kStackEntries : 1);
+        if (int err = profile_bpf__load(skel_.get())) return load_error(err, "profile");
+        tables_.emplace(skel_->maps.samples0, skel_->maps.samples1, &skel_->bss->samples_generation,
+                        [this](std::span<const uint8_t> key, std::span<const uint8_t> value) { count(key, value); });
+        return ok_status();
+    }
+
+    bpf_object* object() override { return skel_->obj; }
+
+    Status attach(Links& links) override {
+        read_thread_names();
+        if (options_.stacks) prepare_stacks();
+        int cpus = libbpf_num_possible_cpus();
+        if (cpus <= 0) return make_error("cannot count the CPUs");
+        // Hardware cycles where there is a PMU; this VM has none, so the software cpu-clock.
+        uint32_t type = PERF_TYPE_HARDWARE;
+        uint64_t config = PERF_COUNT_HW_CPU_CYCLES;
+        event_ = "cycles";
+        {
+            perf_event_attr probe = sample_attr(type, config, options_.hz);
+            int fd = perf_event_open(&probe, -1, 0);
+            if (fd < 0) {
+                type = PERF_TYPE_SOFTWARE;
+                config = PERF_COUNT_SW_CPU_CLOCK;
+                event_ = "cpu-clock";
+            } else {
+                close(fd);
+            }
+        }
+        int opened = 0;
+        auto attach_event = [&](pid_t pid, int cpu, const std::string& what) -> Status {
+            perf_event_attr attr = sample_attr(type, config, options_.hz);
+            attr.inherit = pid != -1;  // threads the thread creates get the event (and program) too
+            int fd = perf_event_open(&attr, pid, cpu);
+            if (fd < 0) {
+                if (errno == ENODEV || errno == ESRCH) return ok_status();  // an offline CPU, an exited thread
+                return make_error("cannot open the " + event_ + " perf event on " + what + ": " + std::strerror(errno));
+            }
+            bpf_link* link = bpf_program__attach_perf_event(skel_->progs.on_cpu_sample, fd);
+            if (!link) {
+                int err = errno;
+                close(fd);
+                errno = err;
+                return attach_error("the " + event_ + " perf event on " + what);
+            }
+            links.emplace_back(link);  // the link closes the perf event's fd when destroyed
+            opened++;
+            return ok_status();
+        };
+        if (options_.per_cpu) {
+            for (int cpu = 0; cpu < cpus; cpu++)
+                if (auto status = attach_event(-1, cpu, "CPU " + std::to_string(cpu)); !status) return status;
+        } else {
+            // One event per thread of the target, counting that thread's own CPU time: its samples
+            // fall every 1/hz of the thread's CPU time however often it is preempted, so a loaded
+            // machine does not add noise. Threads started later inherit the event of their creator.
+            for (uint32_t tid : list_tasks())
+                if (auto status = attach_event(static_cast<pid_t>(tid), -1, "thread " + std::to_string(tid)); !status)
+                    return status;
+        }
+        if (opened == 0) return make_error(options_.per_cpu ? "no online CPU to sample" : "no thread of the target to sample");
+        started_ = std::chrono::steady_clock::now();
+        return ok_status();
+    }
+
+    Status poll(std::chrono::milliseconds timeout) override {
+        std::this_thread::sleep_for(timeout);
+        return ok_status();
+    }
+
+    void sync() override {
+        // The drained table's stack map is emptied before the table is written again.
+        tables_->rotate([this] {
+            uint32_t generation = __atomic_load_n(&skel_->bss->samples_generation, __ATOMIC_RELAXED);
+            if (options_.stacks) clear_stack_map((generation & 1) ? 0 : 1);
+        });
+        round_++;
+        if (!options_.stacks) return;
+        if (round_ % kMapsEveryRounds == 0) symbolizer_.snapshot_maps();
+        if (round_ % kPerfMapEveryRounds == 0) refresh_perf_map();
+    }
+
+    void finish() override {
+        stopped_ = std::chrono::steady_clock::now();
+        tables_->drain_all();  // after the detach: nothing writes them any more
+        if (options_.stacks && target_.alive()) {
+            symbolizer_.snapshot_maps();
+            refresh_perf_map();
+        }
+        if (options_.stacks && !symbolizer_.have_perf_map()) symbolizer_.load_perf_map();  // -XX:+DumpPerfMapAtExit
+        build_rows();
+        output_.write(render_profile_text(rows_, info()));
+        output_.flush();
+        if (!options_.folded.empty() || !options_.flamegraph.empty()) {
+            std::vector<FoldedStack> folded = fold_stacks(rows_, info());
+            if (!options_.folded.empty()) write_file(options_.folded, render_folded(folded));
+            if (!options_.flamegraph.empty())
+                write_file(options_.flamegraph,
+                           render_flamegraph_svg(folded, "vtscope profile: CPU of pid " + std::to_string(target_.pid) +
+                                                             " per " + options_.by + " (" + event_ + ", " +
+                                                             std::to_string(options_.hz) + " Hz)"));
+        }
+    }
+
+    int output_error() const override { return output_.error() ? output_.error() : file_error_; }
+
+    void summarise(Summary& summary) const override {
+        for (unsigned s = 0; s < VTSCOPE_STATUS_COUNT; s++) summary.delivered[s] = delivered_[s];
+        summary.lost_cause = "the sample table was full (65536 distinct thread/trace/span/stack keys between two drains, "
+                             "250 ms apart)";
+        summary.profile = render_profile_json(rows_, info());
+    }
+
+private:
+    std::vector<uint32_t> list_tasks() const {
+        std::vector<uint32_t> tids;
+        std::string dir = "/proc/" + std::to_string(target_.pid) + "/task";
+        if (DIR* d = opendir(dir.c_str())) {
+            while (dirent* e = readdir(d))
+                if (e->d_name[0] >= '0' && e->d_name[0] <= '9')
+                    tids.push_back(static_cast<uint32_t>(std::strtoul(e->d_name, nullptr, 10)));
+            closedir(d);
+        }
+        return tids;
+    }
+
+    void read_thread_names() {
+        for (uint32_t tid : list_tasks()) names_[tid] = read_comm(target_.pid, tid);
+    }
+
+    // Java frames are walked by frame pointer only when the JIT keeps them; say so when it does not.
+    void prepare_stacks() {
+        symbolizer_.snapshot_maps();
+        auto flags = jvm_diagnostic_command(target_.pid, "VM.flags", std::chrono::seconds(10));
+        if (!flags) {
+            warnings_.push_back("cannot read the JVM's flags (" + flags.error().message +
+                                "): Java frames may be missing");
+        } else if (flags->find("-XX:+PreserveFramePointer") == std::string::npos) {
+            warnings_.push_back("the JVM runs without -XX:+PreserveFramePointer: stacks stop at the first JIT-compiled "
+                                "Java frame (native frames still resolve); restart it with the flag for Java stacks");
+        }
+        refresh_perf_map();
+        if (!warnings_.empty())
+            for (const std::string& w : warnings_) std::fprintf(stderr, "vtscope: warning: %s\n", w.c_str());
+    }
+
+    void refresh_perf_map() {
+        auto done = jvm_diagnostic_command(target_.pid, "Compiler.perfmap", std::chrono::seconds(10));
+        if (done) symbolizer_.load_perf_map();
+        else if (!perf_map_warned_ && target_.alive()) {
+            perf_map_warned_ = true;
+            warnings_.push_back("cannot have the JVM write its perf map (" + done.error().message +
+                                "): JIT frames show as [unknown]");
+        }
+    }
+
+    // One drained count: added to the totals of its attribution and stacks. The stacks are read
+    // now, from the stack map of the count's generation, which is emptied right after.
+    void count(std::span<const uint8_t> key_bytes, std::span<const uint8_t> value_bytes) {
+        vtscope_profile_key key;
+        vtscope_profile_value value;
+        if (key_bytes.size() != sizeof(key) || value_bytes.size() != sizeof(value)) return;
+        std::memcpy(&key, key_bytes.data(), sizeof(key));
+        std::memcpy(&value, value_bytes.data(), sizeof(value));
+        if (value.samples == 0) return;
+        unsigned status = key.status < VTSCOPE_STATUS_COUNT ? key.status : unsigned{VTSCOPE_STATUS_INVALID};
+        delivered_[status] += value.samples;
+        if (!names_.count(key.tid)) names_[key.tid] = read_comm(target_.pid, key.tid);
+        SampleKey k;
+        k.tid = key.tid;
+        k.java_id = key.java_id;
+        k.status = static_cast<uint8_t>(status);
+        k.reason = key.reason < VTSCOPE_REASON_COUNT ? key.reason : 0;
+        k.mounted_virtual = key.mounted_virtual != 0;
+        std::memcpy(k.trace_id.data(), key.trace_id, sizeof(key.trace_id));
+        std::memcpy(k.span_id.data(), key.span_id, sizeof(key.span_id));
+        // -EFAULT: no user stack (a kernel-only moment); anything else negative: not stored.
+        k.stack_lost = options_.stacks && key.user_stack_id < 0 && key.user_stack_id != -EFAULT;
+        k.user_stack = read_stack(key.generation, key.user_stack_id);
+        k.kernel_stack = read_stack(key.generation, key.kernel_stack_id);
+        auto& total = totals_[k];
+        total.samples += value.samples;
+        total.period_sum += value.period_sum;
+    }
+
+    // The interned stack (index into stacks_, 0: none) of a stack id of the given map.
+    uint32_t read_stack(unsigned generation, int32_t id) {
+        if (id < 0 || !options_.stacks) return 0;
+        bpf_map* map = generation ? skel_->maps.stacks1 : skel_->maps.stacks0;
+        std::vector<uint64_t> ips(VTSCOPE_PROFILE_STACK_DEPTH, 0);
+        if (bpf_map_lookup_elem(bpf_map__fd(map), &id, ips.data()) != 0) return 0;
+        while (!ips.empty() && ips.back() == 0) ips.pop_back();
+        if (ips.empty()) return 0;
+        auto [it, fresh] = stack_index_.try_emplace(ips, static_cast<uint32_t>(stacks_.size()));
+        if (fresh) stacks_.push_back(std::move(ips));
+        return it->second;
+    }
+
+    void clear_stack_map(unsigned generation) {
+        int fd = bpf_map__fd(generation ? skel_->maps.stacks1 : skel_->maps.stacks0);
+        std::vector<uint32_t> ids;
+        uint32_t id = 0;
+        for (int err = bpf_map_get_next_key(fd, nullptr, &id); err == 0; err = bpf_map_get_next_key(fd, &id, &id))
+            ids.push_back(id);
+        for (uint32_t i : ids) bpf_map_delete_elem(fd, &i);
+    }
+
+    void build_rows() {
+        rows_.clear();
+        stack_errors_ = 0;
+        std::unordered_map<uint64_t, std::string> user_names, kernel_names;
+        for (const auto& [key, total] : totals_) {
+            ProfileRow row;
+            row.tid = key.tid;
+            row.java_id = key.java_id;
+            row.mounted_virtual = key.mounted_virtual;
+            row.status = key.status;
+            row.reason = key.reason;
+            if (row.status == VTSCOPE_STATUS_OK) {
+                row.trace_id = hex_string(key.trace_id.data(), key.trace_id.size());
+                row.span_id = hex_string(key.span_id.data(), key.span_id.size());
+            }
+            row.samples = total.samples;
+            // cpu-clock counts nanoseconds, so the periods are the CPU time; cycles are not.
+            row.cpu_ns = event_ == "cpu-clock" ? total.period_sum
+                                               : total.samples * static_cast<uint64_t>(1e9 / options_.hz);
+            if (options_.stacks) {
+                if (key.stack_lost) stack_errors_ += total.samples;
+                if (key.user_stack)
+                    for (auto ip = stacks_[key.user_stack].rbegin(); ip != stacks_[key.user_stack].rend(); ++ip) {
+                        auto [name, fresh] = user_names.try_emplace(*ip);
+                        if (fresh) name->second = symbolizer_.user_frame(*ip);
+                        row.frames.push_back(name->second);
+                    }
+                bool complete = false;
+                for (const std::string& f : row.frames) complete = complete || is_entry_frame(f);
+                row.truncated = row.mounted_virtual && !row.frames.empty() && !complete;
+                if (key.kernel_stack)
+                    for (auto ip = stacks_[key.kernel_stack].rbegin(); ip != stacks_[key.kernel_stack].rend(); ++ip) {
+                        auto [name, fresh] = kernel_names.try_emplace(*ip);
+                        if (fresh) name->second = symbolizer_.kernel_frame(*ip);
+                        row.frames.push_back(name->second);
+                    }
+            }
+            rows_.push_back(std::move(row));
+        }
+    }
+
+    ProfileInfo info() const {
+        ProfileInfo i;
+        i.event = event_;
+        i.sampling = options_.per_cpu ? "per-cpu" : "per-thread";
+        i.hz = options_.hz;
+        i.seconds = std::chrono::duration<double>(stopped_ - started_).count();
+        i.by = options_.by;
+        i.top = options_.top;
+        i.stacks = options_.stacks;
+        i.thread_names = names_;
+        i.warnings = warnings_;
+        i.stack_errors = stack_errors_;
+        return i;
+    }
+
+    void write_file(const std::string& path, const std::string& text) {
+        std::ofstream f(path);
+        if (!f || !(f << text) || !f.flush()) {
+            if (!file_error_) file_error_ = errno ? errno : EIO;
+            std::fprintf(stderr, "vtscope: error: cannot write %s: %s\n", path.c_str(), std::strerror(file_error_));
+        }
+    }
+
+    // What the samples are summed under in user space: the attribution and the interned stacks.
+    struct SampleKey {
+        uint32_t tid = 0;
+        int64_t java_id = 0;
+        uint8_t status = 0, reason = 0;
+        bool mounted_virtual = false, stack_lost = false;
+        std::array<uint8_t, 16> trace_id{};
+        std::array<uint8_t, 8> span_id{};
+        uint32_t user_stack = 0, kernel_stack = 0;
+        auto tie() const {
+            return std::tie(tid, java_id, status, reason, mounted_virtual, stack_lost, trace_id, span_id, user_stack,
+                            kernel_stack);
+        }
+        bool operator<(const SampleKey& other) const { return tie() < other.tie(); }
+    };
+
+    const ProfileOptions& options_;
+    const Target& target_;
+    OutputFile& output_;
+    StackSymbolizer symbolizer_;
+    std::unique_ptr<profile_bpf, SkeletonDeleter> skel_;
+    std::optional<CountTables> tables_;
+    std::map<SampleKey, vtscope_profile_value> totals_;
+    std::vector<std::vector<uint64_t>> stacks_ = {{}};  // interned; index 0 is "no stack"
+    std::map<std::vector<uint64_t>, uint32_t> stack_index_;
+    std::map<uint32_t, std::string> names_;
+    std::vector<std::string> warnings_;
+    std::vector<ProfileRow> rows_;
+    std::string event_ = "cpu-clock";
+    std::chrono::steady_clock::time_point started_{}, stopped_{};
+    uint64_t delivered_[VTSCOPE_STATUS_COUNT] = {};
+    uint64_t stack_errors_ = 0;
+    int round_ = 0;
+    int file_error_ = 0;
+    bool perf_map_warned_ = false;
+};
+
+}  // namespace
+
+Expected<std::unique_ptr<EventSource>> open_profile_source(const ProfileOptions& options, const Target& target,
+                                                           const AttributionCore& core, OutputFile& output) {
+    auto source = std::make_unique<ProfileSource>(options, target, output);
+    if (auto status = source->open(core); !status) return status.error();
+    return std::unique_ptr<EventSource>(std::move(source));
+}
+
+}  // namespace vtscope

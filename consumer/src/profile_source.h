@@ -1,0 +1,22 @@
+// The CPU-sample event source (consumer/bpf/profile.bpf.c): perf events (hardware cycles where
+// the machine has a PMU, else the software cpu-clock), one per thread of the target and inherited
+// by the threads they create (so a thread is sampled every 1/hz of its own CPU time, however
+// loaded the machine), or one per CPU with --per-cpu; their program attributes each sample through
+// the core and counts it in the kernel per (thread, trace, span, status, stack ids); drained every
+// sync round like vtscope stat, reported at the end.
+#pragma once
+
+#include <memory>
+
+#include "attribution_core.h"
+#include "options.h"
+#include "output_file.h"
+#include "session.h"
+
+namespace vtscope {
+
+// Opens, configures and loads the BPF object; the perf events are opened at attach.
+Expected<std::unique_ptr<EventSource>> open_profile_source(const ProfileOptions& options, const Target& target,
+                                                           const AttributionCore& core, OutputFile& output);
+
+}  // namespace vtscope

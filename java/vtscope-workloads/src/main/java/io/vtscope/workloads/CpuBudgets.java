@@ -1,0 +1,221 @@
+package io.vtscope.workloads;
+
+import io.vtscope.VtScope;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The profile workload with a known answer: N virtual threads, each under its own trace, each
+ * spinning its own CPU budget in slices of random length separated by {@code Thread.yield()} (so they migrate
+ * between carriers). Ground truth per thread is the sum over its slices of the carrier's
+ * CLOCK_THREAD_CPUTIME_ID deltas around each slice (read through FFM: ThreadMXBean gives -1 on a
+ * virtual thread), valid because nothing unmounts the thread inside a slice. One more virtual
+ * thread, under its own trace, stays parked the whole time: no sample may name its trace.
+ * Writes one JSON line per thread to --expected.
+ */
+public final class CpuBudgets {
+    private static final String NAME = "CpuBudgets";
+    private static final String USAGE = "--expected PATH [--budgets-ms 50,100,...] [--slice-ms N] [--ready-file PATH]"
+            + " [--go-file PATH] [--hold-file PATH]";
+    private static final int CLOCK_THREAD_CPUTIME_ID = 3;
+    private static final MethodHandle CLOCK_GETTIME;
+    private static final MethodHandle GETTID;
+
+    static {
+        Linker linker = Linker.nativeLinker();
+        CLOCK_GETTIME = linker.downcallHandle(linker.defaultLookup().find("clock_gettime").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+        GETTID = linker.downcallHandle(linker.defaultLookup().find("gettid").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT));
+    }
+
+    /** Keeps the spin's result alive. */
+    @SuppressWarnings("unused")
+    private static volatile long sink;
+
+    /** The running carrier's CPU time in ns (CLOCK_THREAD_CPUTIME_ID reads the OS thread's clock). */
+    static long carrierCpuNanos(MemorySegment timespec) {
+        try {
+            int rc = (int) CLOCK_GETTIME.invokeExact(CLOCK_THREAD_CPUTIME_ID, timespec);
+            if (rc != 0) {
+                throw new IllegalStateException("clock_gettime failed");
+            }
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+        return timespec.get(ValueLayout.JAVA_LONG, 0) * 1_000_000_000L + timespec.get(ValueLayout.JAVA_LONG, 8);
+    }
+
+    static int carrierTid() {
+        try {
+            return (int) GETTID.invokeExact();
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /**
+     * The CPU burner the stack check looks for: pure arithmetic, compiled by the JIT. Run with
+     * -XX:CompileCommand=dontinline,io.vtscope.workloads.CpuBudgets::spin so it keeps its own frame.
+     */
+    static long spin(long x, int rounds) {
+        for (int i = 0; i < rounds; i++) {
+            x ^= x << 13;
+            x ^= x >>> 7;
+            x ^= x << 17;
+        }
+        return x;
+    }
+
+    /** Spins until the carrier's CPU clock advanced by sliceNanos; returns the measured delta. */
+    static long slice(MemorySegment timespec, long sliceNanos) {
+        long start = carrierCpuNanos(timespec);
+        long now = start;
+        long x = ThreadLocalRandom.current().nextLong() | 1;
+        while (now - start < sliceNanos) {
+            x = spin(x, 100000);
+            now = carrierCpuNanos(timespec);
+        }
+        sink = x;
+        return now - start;
+    }
+
+    private static final class Spinner implements Runnable {
+        final int k;
+        final long budgetNanos;
+        final long sliceNanos;
+        final String traceId;
+        final String spanId;
+        volatile long threadId;
+        volatile long cpuNanos;
+        volatile int slices;
+        final Set<Integer> carriers = new TreeSet<>();
+
+        Spinner(int k, long budgetNanos, long sliceNanos) {
+            this.k = k;
+            this.budgetNanos = budgetNanos;
+            this.sliceNanos = sliceNanos;
+            ThreadLocalRandom r = ThreadLocalRandom.current();
+            this.traceId = String.format("%016x%016x", r.nextLong() | 1, r.nextLong());
+            this.spanId = String.format("%016x", r.nextLong() | 1);
+        }
+
+        @Override
+        public void run() {
+            threadId = Thread.currentThread().threadId();
+            VtScope.publish(traceId, spanId, 1);
+            long total = 0;
+            int n = 0;
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment timespec = arena.allocate(16, 8);
+                while (total < budgetNanos) {
+                    // The carrier is read inside the slice: no unmount happens until the yield.
+                    synchronized (carriers) {
+                        carriers.add(carrierTid());
+                    }
+                    // Slice lengths vary (0.5 to 1.5 times --slice-ms): slices of one fixed length,
+                    // cycling through the carriers, would keep each thread at one phase of the
+                    // sampler's fixed period, so its slices would always catch the same number of
+                    // samples (up to one more or less per slice than their share: +-20% at 5 ms).
+                    long length = sliceNanos / 2 + ThreadLocalRandom.current().nextLong(sliceNanos + 1);
+                    total += slice(timespec, Math.min(length, budgetNanos - total));
+                    n++;
+                    Thread.yield();
+                }
+            }
+            cpuNanos = total;
+            slices = n;
+            VtScope.clear();
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options o = Options.parse(NAME, USAGE, args, Map.of("expected", "", "budgets-ms",
+                "50,100,150,200,250,300,350,400", "slice-ms", "5", "ready-file", "", "go-file", "", "hold-file", ""),
+                Set.of());
+        String expected = o.required("expected");
+        long sliceNanos = o.getInt("slice-ms", 1, 1000) * 1_000_000L;
+        List<Spinner> spinners = new ArrayList<>();
+        for (String b : o.get("budgets-ms").split(",")) {
+            int ms;
+            try {
+                ms = Integer.parseInt(b.trim());
+            } catch (NumberFormatException e) {
+                o.fail("--budgets-ms must be a comma-separated list of milliseconds");
+                return;
+            }
+            spinners.add(new Spinner(spinners.size(), ms * 1_000_000L, sliceNanos));
+        }
+        Workloads.checkVtScope(NAME);
+
+        // Warm-up on a platform thread: spin and slice are JIT-compiled before the measured part.
+        Thread warm = Thread.ofPlatform().name("warm-up").start(() -> {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment timespec = arena.allocate(16, 8);
+                for (int i = 0; i < 100; i++) {
+                    slice(timespec, 2_000_000L);
+                }
+            }
+        });
+        warm.join();
+        // The control: a virtual thread under its own trace that stays parked (never mounted while
+        // the spinners run).
+        String idleTrace = String.format("%016x%016x", ThreadLocalRandom.current().nextLong() | 1, 7L);
+        String idleSpan = String.format("%016x", ThreadLocalRandom.current().nextLong() | 1);
+        long[] idleId = new long[1];
+        Thread idle = Thread.ofVirtual().name("idle").unstarted(() -> {
+            idleId[0] = Thread.currentThread().threadId();
+            VtScope.publish(idleTrace, idleSpan, 1);
+            LockSupport.park();
+            VtScope.clear();
+        });
+        idle.start();
+
+        Workloads.signalReady(o.get("ready-file"));
+        Workloads.awaitGo(NAME, o.get("go-file"));
+        List<Thread> threads = new ArrayList<>();
+        for (Spinner s : spinners) {
+            threads.add(Thread.ofVirtual().name("spinner-" + s.k).start(s));
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        LockSupport.unpark(idle);
+        idle.join();
+
+        StringBuilder out = new StringBuilder();
+        for (Spinner s : spinners) {
+            out.append(String.format("{\"trace_id\":\"%s\",\"span_id\":\"%s\",\"vthread\":%d,\"budget_ms\":%d,"
+                    + "\"cpu_ns\":%d,\"slices\":%d,\"carriers\":%s}%n", s.traceId, s.spanId, s.threadId,
+                    s.budgetNanos / 1_000_000, s.cpuNanos, s.slices, s.carriers));
+        }
+        out.append(String.format("{\"trace_id\":\"%s\",\"span_id\":\"%s\",\"vthread\":%d,\"budget_ms\":0,"
+                + "\"cpu_ns\":0,\"slices\":0,\"carriers\":[],\"idle\":true}%n", idleTrace, idleSpan, idleId[0]));
+        Path path = Path.of(expected);
+        Path tmp = path.resolveSibling(path.getFileName() + ".tmp");
+        Files.writeString(tmp, out);
+        Files.move(tmp, path, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        String hold = o.get("hold-file");
+        if (hold != null) {
+            long deadline = System.nanoTime() + 120_000_000_000L;
+            while (!Files.exists(Path.of(hold)) && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+        }
+    }
+
+    private CpuBudgets() {}
+}
