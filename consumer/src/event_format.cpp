@@ -1,6 +1,7 @@
 #include "event_format.h"
 
 #include <array>
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 
@@ -56,21 +57,33 @@ bool syscall_has_count(std::string_view name) {
 }
 
 namespace {
-void append_hex(std::string& out, const unsigned char* bytes, size_t n) {
-    out.push_back('"');
-    out += hex_string(bytes, n);
-    out.push_back('"');
-}
-}  // namespace
-
-std::string hex_string(const unsigned char* bytes, size_t n) {
+void append_hex_digits(std::string& out, const unsigned char* bytes, size_t n) {
     static constexpr char kDigits[] = "0123456789abcdef";
-    std::string out;
-    out.reserve(2 * n);
     for (size_t i = 0; i < n; i++) {
         out.push_back(kDigits[bytes[i] >> 4]);
         out.push_back(kDigits[bytes[i] & 15]);
     }
+}
+
+void append_hex(std::string& out, const unsigned char* bytes, size_t n) {
+    out.push_back('"');
+    append_hex_digits(out, bytes, n);
+    out.push_back('"');
+}
+
+// Numbers without a temporary string: the consumer formats every event of a write storm.
+template <typename T>
+void append_number(std::string& out, T value) {
+    char buffer[24];
+    auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+    out.append(buffer, result.ptr);
+}
+}  // namespace
+
+std::string hex_string(const unsigned char* bytes, size_t n) {
+    std::string out;
+    out.reserve(2 * n);
+    append_hex_digits(out, bytes, n);
     return out;
 }
 
@@ -80,18 +93,23 @@ void append_attribution(std::string& out, const vtscope_attribution& a) {
                     a.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN ||
                     (a.status == VTSCOPE_STATUS_INVALID && a.java_id > 0);
     if (identity && a.mounted_virtual) {
-        out += std::to_string(a.java_id);
+        append_number(out, a.java_id);
     } else {
         out += "null";
     }
     out += ",\"java_thread\":";
-    out += identity ? std::to_string(a.java_id) : std::string("null");
+    if (identity) {
+        append_number(out, a.java_id);
+    } else {
+        out += "null";
+    }
     out += ",\"trace_id\":";
     if (a.status == VTSCOPE_STATUS_OK) {
         append_hex(out, a.trace_id, sizeof(a.trace_id));
         out += ",\"span_id\":";
         append_hex(out, a.span_id, sizeof(a.span_id));
-        out += ",\"trace_flags\":" + std::to_string(a.trace_flags);
+        out += ",\"trace_flags\":";
+        append_number(out, unsigned{a.trace_flags});
     } else {
         out += "null,\"span_id\":null,\"trace_flags\":null";
     }
@@ -105,22 +123,36 @@ void append_attribution(std::string& out, const vtscope_attribution& a) {
     }
 }
 
-std::string format_syscall_event(const vtscope_syscall_event& e, std::string_view syscall) {
-    std::string out;
-    out.reserve(320);
-    char buf[96];
-    std::snprintf(buf, sizeof(buf), "{\"ts_ns\":%llu,\"pid\":%u,\"tid\":%u,", static_cast<unsigned long long>(e.ts_ns),
-                  e.pid, e.tid);
-    out += buf;
+void append_syscall_event(std::string& out, const vtscope_syscall_event& e, std::string_view syscall) {
+    out += "{\"ts_ns\":";
+    append_number(out, uint64_t{e.ts_ns});
+    out += ",\"pid\":";
+    append_number(out, uint32_t{e.pid});
+    out += ",\"tid\":";
+    append_number(out, uint32_t{e.tid});
+    out += ',';
     append_attribution(out, e.attribution);
     out += ",\"syscall\":\"";
     out += syscall;  // validated [a-z0-9_] by the option parser
     out += "\",\"fd\":";
-    out += e.nargs > 0 && syscall_has_fd(syscall) ? std::to_string(static_cast<int32_t>(static_cast<uint32_t>(e.args[0])))
-                                                  : std::string("null");
+    if (e.nargs > 0 && syscall_has_fd(syscall)) {
+        append_number(out, static_cast<int32_t>(static_cast<uint32_t>(e.args[0])));
+    } else {
+        out += "null";
+    }
     out += ",\"count\":";
-    out += e.nargs > 2 && syscall_has_count(syscall) ? std::to_string(e.args[2]) : std::string("null");
+    if (e.nargs > 2 && syscall_has_count(syscall)) {
+        append_number(out, uint64_t{e.args[2]});
+    } else {
+        out += "null";
+    }
     out += '}';
+}
+
+std::string format_syscall_event(const vtscope_syscall_event& e, std::string_view syscall) {
+    std::string out;
+    out.reserve(320);
+    append_syscall_event(out, e, syscall);
     return out;
 }
 

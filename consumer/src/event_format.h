@@ -18,7 +18,9 @@ std::string hex_string(const unsigned char* bytes, size_t n);  // lowercase, two
 // Appends the attribution fields of an event ("vthread" ... "reason", no braces): every sink
 // that writes JSON lines writes them the same way.
 void append_attribution(std::string& out, const vtscope_attribution& attribution);
-// One line of `vtscope trace`.
+// One line of `vtscope trace`, appended to out (no newline).
+void append_syscall_event(std::string& out, const vtscope_syscall_event& event, std::string_view syscall);
+// The same as a new string.
 std::string format_syscall_event(const vtscope_syscall_event& event, std::string_view syscall);
 
 }  // namespace vtscope

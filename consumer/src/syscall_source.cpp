@@ -136,9 +136,10 @@ private:
             vtscope_syscall_event event;
             std::memcpy(&event, record.data() + at, sizeof(event));
             delivered_[clamp_status(event.attribution.status)]++;
-            std::string line = format_syscall_event(event, syscall_name(event.syscall_index));
-            line.push_back('\n');
-            output_.write(line);
+            line_.clear();  // one buffer for every line: no allocation per event
+            append_syscall_event(line_, event, syscall_name(event.syscall_index));
+            line_.push_back('\n');
+            output_.write(line_);
         }
     }
 
@@ -213,6 +214,7 @@ private:
     std::optional<CountTables> tables_;       // counts
     ReportData report_;                       // counts: drained so far
     uint64_t delivered_[VTSCOPE_STATUS_COUNT] = {};
+    std::string line_;                        // JSON lines: the line being formatted
 };
 
 }  // namespace
