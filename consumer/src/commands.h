@@ -8,5 +8,6 @@ namespace vtscope {
 
 int run_trace(const TraceOptions& options);
 int run_stat(const TraceOptions& options);
+int run_block(const BlockOptions& options);  // block_command.cpp
 
 }  // namespace vtscope

@@ -31,6 +31,8 @@ int main(int argc, char** argv) {
             return vtscope::run_stat(options->trace);
         case vtscope::Command::kReport:
             return vtscope::run_report(options->report);
+        case vtscope::Command::kBlock:
+            return vtscope::run_block(options->block);
     }
     return 2;
 }

@@ -42,6 +42,10 @@ Commands:
                               at the end; options as for trace, plus --top N (default 10);
                               --output FILE gets the report
   report FILE [--top N]       summarise a trace file per trace id (syscalls, bytes, top N)
+  block --pid PID [options]   off-CPU intervals of carriers with a virtual thread mounted (the
+                              virtual thread blocks or pins its carrier), attributed to it and
+                              its trace: --threshold MS (default 20), --all-threads; see
+                              vtscope block --help
   --help, -h                  show this help
   --version                   show the version
 
@@ -191,6 +195,14 @@ Expected<Options> parse_options(const std::vector<std::string>& args) {
     if (command == "trace") return parse_trace(rest, false);
     if (command == "stat") return parse_trace(rest, true);
     if (command == "report") return parse_report(rest);
+    if (command == "block") {
+        auto block = parse_block_options(rest);
+        if (!block) return block.error();
+        Options o;
+        o.command = Command::kBlock;
+        o.block = std::move(*block);
+        return o;
+    }
     return make_error("unknown command '" + command + "' (try 'vtscope --help')");
 }
 

@@ -7,11 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "block_options.h"
 #include "expected.h"
 
 namespace vtscope {
 
-enum class Command { kHelp, kVersion, kTrace, kStat, kReport };
+enum class Command { kHelp, kVersion, kTrace, kStat, kReport, kBlock };
 
 enum class IdentityChannel { kVmStructs, kOtepTls, kLifecycle, kTwoProbe, kHotspotProbes };
 
@@ -40,6 +41,7 @@ struct Options {
     Command command = Command::kHelp;
     TraceOptions trace;
     ReportOptions report;
+    BlockOptions block;
 };
 
 const std::vector<std::string>& default_syscalls();

@@ -38,6 +38,11 @@ struct Summary {
     std::optional<std::string> thread_context_tls_error;  // otep-tls: why otel_thread_ctx_v1 was never found
     bool region_found = false;
     std::optional<WriterStats> writer;   // the writer's counters, last read
+    // An event source's own section (vtscope block's "block"): lines appended to the text
+    // summary and one JSON object under section_name in --summary-json; empty: none.
+    std::string section_name;
+    std::string section_text;
+    std::string section_json;
     std::string error;                   // the error that ended the session, empty if none
     int exit_code = 0;
 

@@ -1,0 +1,300 @@
+#include "block_source.h"
+
+#include <bpf/bpf.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <sstream>
+#include <vector>
+
+#include "block.skel.h"
+#include "event_format.h"
+#include "json.h"
+#include "sinks.h"
+#include "syscall_names.h"
+
+namespace vtscope {
+
+const char* block_reason_name(unsigned reason) {
+    switch (reason) {
+        case VTSCOPE_BLOCK_SYSCALL: return "syscall";
+        case VTSCOPE_BLOCK_PREEMPTED: return "preempted";
+        default: return "other";
+    }
+}
+
+std::string format_block_event(const vtscope_block_event& e, bool open) {
+    std::string out;
+    out.reserve(360);
+    char buf[128];
+    std::snprintf(buf, sizeof(buf), "{\"ts_ns\":%llu,\"duration_ns\":%llu,\"pid\":%u,\"tid\":%u,",
+                  static_cast<unsigned long long>(e.ts_ns), static_cast<unsigned long long>(e.duration_ns), e.pid,
+                  e.tid);
+    out += buf;
+    append_attribution(out, e.attribution);
+    out += ",\"block_reason\":\"";
+    out += block_reason_name(e.block_reason);
+    out += "\",\"syscall\":";
+    const char* name = syscall_name(e.syscall_nr);
+    if (name) {
+        out += '"';
+        out += name;  // [a-z0-9_] from asm/unistd_64.h
+        out += '"';
+    } else {
+        out += "null";
+    }
+    out += open ? ",\"open\":true}" : ",\"open\":false}";
+    return out;
+}
+
+void BlockTotals::add(const std::string& reason, uint64_t n, uint64_t ns, bool long_intervals) {
+    count += n;
+    total_ns += ns;
+    if (long_intervals) reported += n;
+    reasons_ns[reason] += ns;
+}
+
+namespace {
+
+std::string reason_key(unsigned block_reason, int syscall_nr) {
+    std::string key = block_reason_name(block_reason);
+    if (block_reason == VTSCOPE_BLOCK_SYSCALL) {
+        const char* name = syscall_name(syscall_nr);
+        key += ":";
+        key += name ? name : std::to_string(syscall_nr);
+    }
+    return key;
+}
+
+// The reasons of t, most time first, at most n.
+std::vector<std::pair<std::string, uint64_t>> top_reasons(const BlockTotals& t, size_t n) {
+    std::vector<std::pair<std::string, uint64_t>> v(t.reasons_ns.begin(), t.reasons_ns.end());
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    if (v.size() > n) v.resize(n);
+    return v;
+}
+
+template <typename Key>
+std::vector<std::pair<Key, const BlockTotals*>> top_entries(const std::map<Key, BlockTotals>& m, int top) {
+    std::vector<std::pair<Key, const BlockTotals*>> v;
+    for (const auto& [k, t] : m) v.emplace_back(k, &t);
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second->total_ns > b.second->total_ns; });
+    if (v.size() > static_cast<size_t>(top)) v.resize(static_cast<size_t>(top));
+    return v;
+}
+
+std::string ms(uint64_t ns) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.1f ms", static_cast<double>(ns) / 1e6);
+    return buf;
+}
+
+std::string reasons_text(const BlockTotals& t) {
+    std::string s;
+    for (const auto& [reason, ns] : top_reasons(t, 3)) s += (s.empty() ? "" : ", ") + reason + " " + ms(ns);
+    return s;
+}
+
+std::string totals_json(const BlockTotals& t) {
+    std::ostringstream js;
+    js << "\"count\":" << t.count << ",\"reported\":" << t.reported << ",\"blocked_ns\":" << t.total_ns
+       << ",\"top_reasons\":[";
+    bool first = true;
+    for (const auto& [reason, ns] : top_reasons(t, 3)) {
+        js << (first ? "" : ",") << "{\"reason\":" << json_quote(reason) << ",\"blocked_ns\":" << ns << "}";
+        first = false;
+    }
+    js << "]";
+    return js.str();
+}
+
+}  // namespace
+
+std::string BlockAggregate::render_text(int top) const {
+    std::string text = "vtscope: block: " + std::to_string(all.count) + " intervals with a virtual thread mounted (" +
+                       std::to_string(all.reported) + " reported), " + ms(all.total_ns) + " blocked";
+    if (open_at_end) text += ", " + std::to_string(open_at_end) + " still open at the end";
+    text += "\n";
+    for (const auto& [trace, t] : top_entries(by_trace, top))
+        text += "vtscope: block: trace " + trace + ": " + std::to_string(t->count) + " intervals, " + ms(t->total_ns) +
+                " (" + reasons_text(*t) + ")\n";
+    for (const auto& [vthread, t] : top_entries(by_vthread, top))
+        text += "vtscope: block: vthread " + std::to_string(vthread) + ": " + std::to_string(t->count) + " intervals, " +
+                ms(t->total_ns) + " (" + reasons_text(*t) + ")\n";
+    return text;
+}
+
+std::string BlockAggregate::render_json(int top) const {
+    std::ostringstream js;
+    js << "{" << totals_json(all) << ",\"open_at_end\":" << open_at_end << ",\"traces\":[";
+    bool first = true;
+    for (const auto& [trace, t] : top_entries(by_trace, top)) {
+        js << (first ? "" : ",") << "{\"trace_id\":" << json_quote(trace) << "," << totals_json(*t) << "}";
+        first = false;
+    }
+    js << "],\"vthreads\":[";
+    first = true;
+    for (const auto& [vthread, t] : top_entries(by_vthread, top)) {
+        js << (first ? "" : ",") << "{\"vthread\":" << vthread << "," << totals_json(*t) << "}";
+        first = false;
+    }
+    js << "]}";
+    return js.str();
+}
+
+namespace {
+
+struct SkeletonDeleter {
+    void operator()(block_bpf* skel) const { block_bpf__destroy(skel); }
+};
+
+uint64_t monotonic_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+unsigned clamp_status(unsigned status) { return status < VTSCOPE_STATUS_COUNT ? status : unsigned{VTSCOPE_STATUS_INVALID}; }
+
+class BlockSource final : public EventSource {
+public:
+    BlockSource(const BlockOptions& options, OutputFile& output) : options_(options), output_(output) {}
+
+    Status open(const AttributionCore& core) {
+        skel_.reset(block_bpf__open());
+        if (!skel_) return make_error(std::string("cannot open the BPF object: ") + std::strerror(errno));
+        core.configure(&skel_->rodata->attribution_config);
+        threshold_ns_ = static_cast<uint64_t>(options_.threshold_ms * 1e6);
+        skel_->rodata->threshold_ns = threshold_ns_;
+        skel_->rodata->all_threads = options_.all_threads ? 1 : 0;
+        if (int err = block_bpf__load(skel_.get())) return load_error(err, "block");
+        tables_.emplace(skel_->maps.counts0, skel_->maps.counts1, &skel_->bss->counts_generation,
+                        [this](std::span<const uint8_t> key, std::span<const uint8_t> value) { count(key, value); });
+        auto ring = RingBufferReader::open(skel_->maps.events, [this](std::span<const uint8_t> r) { on_event(r); });
+        if (!ring) return ring.error();
+        ring_ = std::move(*ring);
+        return ok_status();
+    }
+
+    bpf_object* object() override { return skel_->obj; }
+
+    Status attach(Links& links) override {
+        bpf_link* link = bpf_program__attach(skel_->progs.on_sched_switch);
+        if (!link) return attach_error("tp_btf/sched_switch");
+        links.emplace_back(link);
+        return ok_status();
+    }
+
+    Status poll(std::chrono::milliseconds timeout) override { return ring_->poll(timeout); }
+
+    void sync() override { tables_->rotate(); }
+
+    void finish() override {
+        ring_->drain();
+        tables_->drain_all();  // after the detach: nothing writes them any more
+        close_open_intervals();
+        output_.flush();
+    }
+
+    int output_error() const override { return output_.error(); }
+
+    void summarise(Summary& summary) const override {
+        for (unsigned s = 0; s < VTSCOPE_STATUS_COUNT; s++) summary.delivered[s] = delivered_[s];
+        summary.lost_cause = "the ring buffer, the open-interval map or the count table was full";
+        summary.section_name = "block";
+        summary.section_text = aggregate_.render_text(options_.top);
+        summary.section_json = aggregate_.render_json(options_.top);
+    }
+
+private:
+    // Every interval, reported or counted, goes into the summary's totals here.
+    void add(const vtscope_attribution& a, unsigned block_reason, int syscall_nr, uint64_t n, uint64_t ns,
+             bool long_interval) {
+        std::string reason = reason_key(block_reason, syscall_nr);
+        auto add_n = [&](BlockTotals& t) { t.add(reason, n, ns, long_interval); };
+        add_n(aggregate_.all);
+        if (a.status == VTSCOPE_STATUS_OK) add_n(aggregate_.by_trace[hex_string(a.trace_id, sizeof(a.trace_id))]);
+        if (a.mounted_virtual && a.java_id > 0 && a.status != VTSCOPE_STATUS_UNMAPPED) add_n(aggregate_.by_vthread[a.java_id]);
+    }
+
+    void report(const vtscope_block_event& e, bool open) {
+        delivered_[clamp_status(e.attribution.status)]++;
+        add(e.attribution, e.block_reason, e.syscall_nr, 1, e.duration_ns, true);
+        if (open) aggregate_.open_at_end++;
+        std::string line = format_block_event(e, open);
+        line.push_back('\n');
+        output_.write(line);
+    }
+
+    void on_event(std::span<const uint8_t> record) {
+        if (record.size() < sizeof(vtscope_block_event)) return;
+        vtscope_block_event e;
+        std::memcpy(&e, record.data(), sizeof(e));
+        report(e, false);
+    }
+
+    void count(std::span<const uint8_t> key_bytes, std::span<const uint8_t> value_bytes) {
+        vtscope_block_key key;
+        vtscope_block_value total;
+        if (key_bytes.size() != sizeof(key) || value_bytes.size() != sizeof(total)) return;
+        std::memcpy(&key, key_bytes.data(), sizeof(key));
+        std::memcpy(&total, value_bytes.data(), sizeof(total));
+        if (total.count == 0) return;
+        delivered_[clamp_status(key.status)] += total.count;
+        vtscope_attribution a{};
+        a.java_id = key.java_id;
+        a.status = key.status;
+        a.mounted_virtual = key.mounted_virtual;
+        std::memcpy(a.trace_id, key.trace_id, sizeof(a.trace_id));
+        add(a, key.block_reason, key.syscall_nr, total.count, total.total_ns, false);
+    }
+
+    // The intervals still open when the session ended (threads off-CPU at the detach): closed
+    // now, so the run loses none of them.
+    void close_open_intervals() {
+        int fd = bpf_map__fd(skel_->maps.open_intervals);
+        uint64_t now = monotonic_ns();
+        uint32_t key = 0, next = 0;
+        bool first = true;
+        std::vector<vtscope_block_event> open;
+        while (bpf_map_get_next_key(fd, first ? nullptr : &key, &next) == 0) {
+            first = false;
+            key = next;
+            vtscope_block_event e;
+            if (bpf_map_lookup_elem(fd, &key, &e) == 0) open.push_back(e);
+        }
+        std::sort(open.begin(), open.end(), [](const auto& a, const auto& b) { return a.ts_ns < b.ts_ns; });
+        for (vtscope_block_event& e : open) {
+            e.duration_ns = now > e.ts_ns ? now - e.ts_ns : 0;
+            if (e.duration_ns >= threshold_ns_) {
+                report(e, true);
+            } else {
+                delivered_[clamp_status(e.attribution.status)]++;
+                add(e.attribution, e.block_reason, e.syscall_nr, 1, e.duration_ns, false);
+            }
+        }
+    }
+
+    const BlockOptions& options_;
+    OutputFile& output_;
+    uint64_t threshold_ns_ = 0;
+    std::unique_ptr<block_bpf, SkeletonDeleter> skel_;
+    std::unique_ptr<RingBufferReader> ring_;
+    std::optional<CountTables> tables_;
+    BlockAggregate aggregate_;
+    uint64_t delivered_[VTSCOPE_STATUS_COUNT] = {};
+};
+
+}  // namespace
+
+Expected<std::unique_ptr<EventSource>> open_block_source(const BlockOptions& options, const AttributionCore& core,
+                                                         OutputFile& output) {
+    auto source = std::make_unique<BlockSource>(options, output);
+    if (auto status = source->open(core); !status) return status.error();
+    return std::unique_ptr<EventSource>(std::move(source));
+}
+
+}  // namespace vtscope

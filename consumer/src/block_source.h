@@ -1,0 +1,46 @@
+// The block event source (consumer/bpf/block.bpf.c): off-CPU intervals of the target's threads
+// with a virtual thread mounted, attributed by the core at switch-out; intervals at least the
+// threshold long are JSON lines, shorter ones are counted in the kernel. The summary adds the
+// blocked time per trace and per virtual thread (both kinds of intervals) and its top reasons.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "../bpf/block.h"
+#include "attribution_core.h"
+#include "block_options.h"
+#include "output_file.h"
+#include "session.h"
+
+namespace vtscope {
+
+const char* block_reason_name(unsigned reason);
+// One JSON line (no newline) of `vtscope block`; open: the interval was still open at the end.
+std::string format_block_event(const vtscope_block_event& event, bool open);
+
+// Blocked time of one trace or virtual thread, over reported and counted intervals.
+struct BlockTotals {
+    uint64_t count = 0;
+    uint64_t total_ns = 0;
+    uint64_t reported = 0;  // of count: at least the threshold long (JSON lines)
+    std::map<std::string, uint64_t> reasons_ns;  // "syscall:read", "preempted", "other": time
+    void add(const std::string& reason, uint64_t n, uint64_t ns, bool long_intervals);
+};
+
+struct BlockAggregate {
+    std::map<std::string, BlockTotals> by_trace;    // trace id (hex); only status ok
+    std::map<int64_t, BlockTotals> by_vthread;      // Java id of the virtual thread
+    BlockTotals all;                                // every interval kept, any status
+    uint64_t open_at_end = 0;                       // intervals closed by the session's end
+    // The summary's block section: text lines and one JSON object.
+    std::string render_text(int top) const;
+    std::string render_json(int top) const;
+};
+
+Expected<std::unique_ptr<EventSource>> open_block_source(const BlockOptions& options, const AttributionCore& core,
+                                                         OutputFile& output);
+
+}  // namespace vtscope
