@@ -1,0 +1,248 @@
+// End-to-end tests of `vtscope block`: a real JDK 25 running the pinning matrix (PinningCases),
+// traced by the real vtscope binary. Every blocking case must be reported exactly once per
+// repetition with the right virtual thread and trace, the right duration and syscall; the cases
+// that unmount on JDK 24+ and the idle carriers must produce nothing. They need root (BPF);
+// without it every test says SKIPPED loudly.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "json.h"
+#include "privilege.h"
+#include "process_runner.h"
+
+using namespace std::chrono_literals;
+using vtscope::Json;
+using vtscope::testing::Child;
+using vtscope::testing::read_file;
+using vtscope::testing::read_lines;
+using vtscope::testing::TempDir;
+using vtscope::testing::wait_for_file;
+
+namespace {
+
+std::string env_or(const char* name, const char* fallback) {
+    const char* v = std::getenv(name);
+    return v && *v ? v : fallback;
+}
+
+const std::string kVtscope = VTSCOPE_BIN;
+const std::string kJavaDir = VTSCOPE_JAVA_DIR;
+std::string java_bin() { return env_or("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64") + "/bin/java"; }
+std::string class_path() { return kJavaDir + "/*:" + kJavaDir + "/lib/*"; }
+
+constexpr const char* kNoPrivilege =
+    "needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN) to load BPF programs and read the target";
+
+#define REQUIRE_BPF()                                                                  \
+    do {                                                                               \
+        if (!vtscope::have_bpf_privilege()) {                                          \
+            std::fprintf(stderr, "\n*** SKIPPED: %s ***\n\n", kNoPrivilege);              \
+            GTEST_SKIP() << "SKIPPED: " << kNoPrivilege;                               \
+        }                                                                              \
+    } while (0)
+
+struct BlockRun {
+    std::vector<Json> expected;  // PinningCases' ground truth, one per case and repetition
+    std::vector<Json> intervals; // vtscope block's JSON lines
+    Json summary;                // --summary-json
+    std::string vtscope_stderr, java_stderr;
+    int vtscope_exit = -1, java_exit = -1;
+    std::string error;
+};
+
+std::vector<Json> parse_lines(const std::vector<std::string>& lines, std::string* error) {
+    std::vector<Json> out;
+    for (const std::string& line : lines) {
+        if (line.empty()) continue;
+        Json j;
+        std::string e;
+        if (!vtscope::parse_json(line, &j, &e)) {
+            *error += "unparsable line (" + e + "): " + line + "\n";
+            continue;
+        }
+        out.push_back(std::move(j));
+    }
+    return out;
+}
+
+// Runs PinningCases (repetitions of every case), traced by `vtscope block` with block_options.
+BlockRun run_block(const std::vector<std::string>& jvm_options, int repetitions,
+                   const std::vector<std::string>& block_options) {
+    TempDir dir;
+    BlockRun run;
+    std::vector<std::string> java = {java_bin(), "--enable-native-access=ALL-UNNAMED",
+                                     "-Djdk.virtualThreadScheduler.parallelism=2"};
+    java.insert(java.end(), jvm_options.begin(), jvm_options.end());
+    for (const std::string& a :
+         std::vector<std::string>{"-cp", class_path(), "io.vtscope.workloads.PinningCases", "--expected",
+                                  dir.path("expected.jsonl"), "--repetitions", std::to_string(repetitions),
+                                  "--ready-file", dir.path("java.ready"), "--go-file", dir.path("go")})
+        java.push_back(a);
+    Child jvm = Child::start(java, "", dir.path("java.err"));
+    if (!wait_for_file(dir.path("java.ready"), 60s)) {
+        run.error = "PinningCases did not become ready: " + read_file(dir.path("java.err"));
+        return run;
+    }
+    std::vector<std::string> block = {kVtscope, "block", "--pid", std::to_string(jvm.pid()), "--output",
+                                      dir.path("block.jsonl"), "--ready-file", dir.path("vtscope.ready"),
+                                      "--summary-json", dir.path("summary.json")};
+    block.insert(block.end(), block_options.begin(), block_options.end());
+    Child tracer = Child::start(block, "", dir.path("vtscope.err"));
+    if (!wait_for_file(dir.path("vtscope.ready"), 30s)) {
+        tracer.wait(1s);
+        run.error = "vtscope did not become ready: " + read_file(dir.path("vtscope.err"));
+        return run;
+    }
+    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
+    run.java_exit = jvm.wait(300s).value_or(-1);
+    run.vtscope_exit = tracer.wait(60s).value_or(-1);
+    run.expected = parse_lines(read_lines(dir.path("expected.jsonl")), &run.error);
+    run.intervals = parse_lines(read_lines(dir.path("block.jsonl")), &run.error);
+    std::string e;
+    if (!vtscope::parse_json(read_file(dir.path("summary.json")), &run.summary, &e)) run.error += "summary: " + e;
+    run.vtscope_stderr = read_file(dir.path("vtscope.err"));
+    run.java_stderr = read_file(dir.path("java.err"));
+    return run;
+}
+
+double num(const Json& j, const char* key) { return j[key].number; }
+std::string str(const Json& j, const char* key) { return j[key].type == Json::Type::String ? j[key].string : "null"; }
+
+const std::vector<std::string> kBlockingCases = {"downcall-usleep", "pipe-read",          "upcall-sleep",
+                                                 "clinit-sleep",    "clinit-initialiser", "clinit-wait"};
+const std::vector<std::string> kUnmountingCases = {"synchronized-sleep", "synchronized-park", "contended-enter",
+                                                   "object-wait"};
+
+struct CaseTally {
+    int expected = 0;
+    int reported = 0;  // exactly one interval matched
+    double min_ms = 1e18, max_ms = 0, worst_error_ms = 0;
+};
+
+// Checks one run against its ground truth; prints the tally per case.
+void check_run(const BlockRun& run, int repetitions, const std::string& label) {
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    EXPECT_NE(run.vtscope_stderr.find("target exited"), std::string::npos) << run.vtscope_stderr;
+    EXPECT_NE(run.vtscope_stderr.find("lost 0"), std::string::npos) << run.vtscope_stderr;
+    ASSERT_EQ(run.expected.size(), (kBlockingCases.size() + kUnmountingCases.size()) * repetitions) << run.java_stderr;
+
+    std::vector<bool> used(run.intervals.size(), false);
+    std::map<std::string, CaseTally> tally;
+    constexpr double kSlackNs = 2e6;  // the window is measured in Java, around the off-CPU time
+    for (const Json& op : run.expected) {
+        const std::string kase = str(op, "case");
+        CaseTally& t = tally[kase];
+        t.expected++;
+        double t0 = num(op, "t0_ns"), t1 = num(op, "t1_ns");
+        std::vector<size_t> matches;
+        for (size_t i = 0; i < run.intervals.size(); i++) {
+            const Json& iv = run.intervals[i];
+            if (str(iv, "block_reason") == "preempted") continue;  // run-queue wait, not blocking
+            if (iv["vthread"].type != Json::Type::Number || num(iv, "vthread") != num(op, "vthread")) continue;
+            double start = num(iv, "ts_ns"), end = start + num(iv, "duration_ns");
+            if (end < t0 - kSlackNs || start > t1 + kSlackNs) continue;
+            matches.push_back(i);
+        }
+        bool blocking = op["blocking"].boolean;
+        std::string what = label + " " + kase + " rep " + std::to_string(static_cast<int>(num(op, "rep")));
+        if (!blocking) {
+            EXPECT_TRUE(matches.empty()) << what << ": an unmounting case blocked its carrier";
+            for (size_t i : matches) used[i] = true;
+            continue;
+        }
+        EXPECT_EQ(matches.size(), 1u) << what << ": " << matches.size() << " intervals";
+        for (size_t i : matches) used[i] = true;
+        if (matches.size() != 1) continue;
+        const Json& iv = run.intervals[matches[0]];
+        t.reported++;
+        double window_ms = (t1 - t0) / 1e6, ms = num(iv, "duration_ns") / 1e6;
+        t.min_ms = std::min(t.min_ms, ms);
+        t.max_ms = std::max(t.max_ms, ms);
+        t.worst_error_ms = std::max(t.worst_error_ms, std::fabs(ms - window_ms));
+        EXPECT_LE(std::fabs(ms - window_ms), std::max(0.1 * window_ms, 5.0))
+            << what << ": " << ms << " ms off-CPU for a " << window_ms << " ms operation";
+        EXPECT_EQ(str(iv, "trace_id"), str(op, "trace_id")) << what;
+        EXPECT_EQ(str(iv, "span_id"), str(op, "span_id")) << what;
+        EXPECT_EQ(str(iv, "status"), "ok") << what;
+        EXPECT_EQ(num(iv, "java_thread"), num(op, "vthread")) << what;
+        EXPECT_EQ(str(iv, "block_reason"), "syscall") << what;
+        EXPECT_EQ(str(iv, "syscall"), str(op, "syscall")) << what;
+        EXPECT_FALSE(iv["open"].boolean) << what;
+    }
+    // Everything reported (but run-queue waits) is one of the blocking operations: nothing for
+    // idle carriers, nothing for another thread, nothing twice.
+    int preempted = 0;
+    for (size_t i = 0; i < run.intervals.size(); i++) {
+        if (str(run.intervals[i], "block_reason") == "preempted") {
+            preempted++;
+            EXPECT_EQ(run.intervals[i]["vthread"].type, Json::Type::Number) << "a run-queue wait without a vthread";
+            continue;
+        }
+        EXPECT_TRUE(used[i]) << label << ": unmatched interval (idle carrier or misattributed?)";
+    }
+    for (const std::string& kase : kBlockingCases) {
+        const CaseTally& t = tally[kase];
+        std::printf("[ block    ] %s %-20s expected %2d reported %2d, %.1f-%.1f ms, worst error %.2f ms\n",
+                    label.c_str(), kase.c_str(), t.expected, t.reported, t.min_ms, t.max_ms, t.worst_error_ms);
+        EXPECT_EQ(t.expected, repetitions) << kase;
+    }
+    for (const std::string& kase : kUnmountingCases)
+        std::printf("[ block    ] %s %-20s expected  0 reported  0 of %d runs (unmounts)\n", label.c_str(),
+                    kase.c_str(), tally[kase].expected);
+    std::printf("[ block    ] %s %zu intervals reported, %d of them run-queue waits; %.0f intervals in all\n",
+                label.c_str(), run.intervals.size(), preempted, run.summary["block"]["count"].number);
+    // The summary's totals cover every interval, reported or counted in the kernel.
+    EXPECT_GE(run.summary["block"]["count"].number, static_cast<double>(run.intervals.size()));
+    EXPECT_EQ(run.summary["block"]["reported"].number, static_cast<double>(run.intervals.size()));
+}
+
+}  // namespace
+
+// The pinning matrix under each collector: 10 repetitions of every case.
+class BlockMatrix : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BlockMatrix, EveryBlockingCaseOncePerRepetitionAndNothingElse) {
+    REQUIRE_BPF();
+    constexpr int kRepetitions = 10;
+    BlockRun run = run_block({GetParam()}, kRepetitions, {"--threshold", "5"});
+    check_run(run, kRepetitions, GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Collectors, BlockMatrix, ::testing::Values("-XX:+UseG1GC", "-XX:+UseZGC"),
+                         [](const auto& p) { return std::string(p.param == "-XX:+UseZGC" ? "ZGC" : "G1"); });
+
+// --all-threads adds platform threads and idle carriers (vthread null); the virtual threads'
+// intervals stay the same.
+TEST(Block, AllThreadsAddsThreadsWithoutAVirtualThread) {
+    REQUIRE_BPF();
+    BlockRun run = run_block({}, 2, {"--threshold", "5", "--all-threads"});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    int with_vthread = 0, without = 0;
+    for (const Json& iv : run.intervals) (iv["vthread"].type == Json::Type::Number ? with_vthread : without)++;
+    std::printf("[ block    ] --all-threads: %d intervals with a virtual thread, %d without\n", with_vthread, without);
+    EXPECT_GE(with_vthread, 2 * static_cast<int>(kBlockingCases.size()));
+    EXPECT_GT(without, 0);
+}
+
+// Bad input fails with one error line and exit code 2 (options) or 1 (target).
+TEST(Block, BadInput) {
+    std::string err;
+    EXPECT_EQ(vtscope::testing::run_command({kVtscope, "block"}, &err, 10s), 2);
+    EXPECT_NE(err.find("block needs --pid PID"), std::string::npos) << err;
+    EXPECT_EQ(vtscope::testing::run_command({kVtscope, "block", "--pid", "1", "--threshold", "-1"}, &err, 10s), 2);
+    EXPECT_NE(err.find("invalid threshold"), std::string::npos) << err;
+    EXPECT_EQ(vtscope::testing::run_command({kVtscope, "block", "--pid", "1", "--bogus"}, &err, 10s), 2);
+    EXPECT_EQ(vtscope::testing::run_command({kVtscope, "block", "--pid", "0"}, &err, 10s), 2);
+    REQUIRE_BPF();
+    EXPECT_EQ(vtscope::testing::run_command({kVtscope, "block", "--pid", "1"}, &err, 10s), 1);
+    EXPECT_NE(err.find("vtscope: error:"), std::string::npos) << err;
+}
