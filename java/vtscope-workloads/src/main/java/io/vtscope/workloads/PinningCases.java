@@ -45,6 +45,7 @@ import java.util.concurrent.locks.LockSupport;
 public final class PinningCases {
     private static final String NAME = "PinningCases";
     private static final String USAGE = "--expected PATH [--repetitions N] [--sleep-ms MS] [--gap-ms MS]"
+            + " [--stress N]"
             + " [--ready-file PATH] [--go-file PATH]";
 
     private static final Linker LINKER = Linker.nativeLinker();
@@ -309,6 +310,22 @@ public final class PinningCases {
         gap.run();
     }
 
+    /** The stress case: n virtual threads at once, each making one blocking downcall of ms under its own trace. */
+    private static void stress(int n, int ms, List<Result> out) throws InterruptedException {
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            threads.add(timed("stress-usleep", i, true, "clock_nanosleep", out, () -> {
+                int rc = (int) USLEEP.invokeExact(ms * 1000);
+                if (rc != 0) {
+                    throw new IOException("usleep failed");
+                }
+            }));
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+    }
+
     private static final MethodHandle CLOSE = LINKER.downcallHandle(LIBC.find("close").orElseThrow(),
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
 
@@ -321,11 +338,12 @@ public final class PinningCases {
 
     public static void main(String[] args) throws Throwable {
         Options o = Options.parse(NAME, USAGE, args, Map.ofEntries(Map.entry("repetitions", "10"),
-                Map.entry("sleep-ms", "60"), Map.entry("gap-ms", "20"), Map.entry("expected", ""),
+                Map.entry("sleep-ms", "60"), Map.entry("gap-ms", "20"), Map.entry("stress", "0"), Map.entry("expected", ""),
                 Map.entry("ready-file", ""), Map.entry("go-file", "")), Set.of());
         int repetitions = o.getInt("repetitions", 1, 100_000);
         sleepMs = o.getInt("sleep-ms", 1, 60_000);
         int gapMs = o.getInt("gap-ms", 0, 60_000);
+        int stressThreads = o.getInt("stress", 0, 1_000_000);
         String expected = o.required("expected");
         Workloads.checkVtScope(NAME);
 
@@ -336,8 +354,12 @@ public final class PinningCases {
         Workloads.awaitGo(NAME, o.get("go-file"));
         List<Result> results = new ArrayList<>();
         long t0 = System.nanoTime();
-        for (int rep = 0; rep < repetitions; rep++) {
-            repetition(rep, gapMs, results);
+        if (stressThreads > 0) {
+            stress(stressThreads, sleepMs, results); // --sleep-ms applies
+        } else {
+            for (int rep = 0; rep < repetitions; rep++) {
+                repetition(rep, gapMs, results);
+            }
         }
         long elapsedMs = (System.nanoTime() - t0) / 1_000_000;
         try (BufferedWriter w = Files.newBufferedWriter(Path.of(expected))) {
