@@ -22,7 +22,7 @@ int run_block(const BlockOptions& options) {
     if (!target) return fail(session, target.error().message);
     quiet_libbpf();
     AttributionCore core(*target, options.identity);
-    auto source = open_block_source(options, core, **output);
+    auto source = open_block_source(options, *target, core, **output);
     if (!source) return fail(session, source.error().message);
     return run_session(session, *target, core, **source);
 }

@@ -21,6 +21,11 @@ Intervals shorter than the threshold are counted in the kernel and appear in the
                           jdk.VirtualThreadPinned); 0 reports every interval
   --all-threads           also threads with no virtual thread mounted (platform threads, idle
                           carriers): vthread null
+  --jfr                   also record jdk.VirtualThreadPinned in the target (jcmd JFR.start, at
+                          the same threshold, read back with the JDK's jfr tool) and join each
+                          event to its interval: jfr_pinned_reason, jfr_blocking_operation,
+                          jfr_stack; events JFR saw and vtscope did not are lines with
+                          "jfr_only":true. The lines are then written at the end, in time order
   --duration SEC          stop after SEC seconds (default: until SIGINT/SIGTERM or the target exits)
   --output FILE           write JSON lines to FILE (default: standard output)
   --ready-file FILE       create FILE once every probe is attached and the JVM was read
@@ -65,7 +70,11 @@ Expected<BlockOptions> parse_block_options(const std::vector<std::string>& args)
             b.all_threads = true;
             continue;
         }
-        if (arg == "--stacks" || arg == "--jfr") return make_error(arg + " is not implemented yet in block");
+        if (arg == "--jfr") {
+            b.jfr = true;
+            continue;
+        }
+        if (arg == "--stacks") return make_error(arg + " is not implemented yet in block");
         std::string name = arg;
         std::string value;
         if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {

@@ -118,6 +118,10 @@ std::string BlockAggregate::render_text(int top) const {
                        std::to_string(all.reported) + " reported), " + ms(all.total_ns) + " blocked";
     if (open_at_end) text += ", " + std::to_string(open_at_end) + " still open at the end";
     text += "\n";
+    if (jfr)
+        text += "vtscope: block: JFR jdk.VirtualThreadPinned: " + std::to_string(jfr_events) + " events, " +
+                std::to_string(jfr_joined) + " joined to an interval, " + std::to_string(jfr_only) +
+                " seen by JFR only; " + std::to_string(reported_not_in_jfr) + " reported intervals JFR did not see\n";
     for (const auto& [trace, t] : top_entries(by_trace, top))
         text += "vtscope: block: trace " + trace + ": " + std::to_string(t->count) + " intervals, " + ms(t->total_ns) +
                 " (" + reasons_text(*t) + ")\n";
@@ -129,7 +133,11 @@ std::string BlockAggregate::render_text(int top) const {
 
 std::string BlockAggregate::render_json(int top) const {
     std::ostringstream js;
-    js << "{" << totals_json(all) << ",\"open_at_end\":" << open_at_end << ",\"traces\":[";
+    js << "{" << totals_json(all) << ",\"open_at_end\":" << open_at_end;
+    if (jfr)
+        js << ",\"jfr\":{\"events\":" << jfr_events << ",\"joined\":" << jfr_joined << ",\"jfr_only\":" << jfr_only
+           << ",\"reported_not_in_jfr\":" << reported_not_in_jfr << "}";
+    js << ",\"traces\":[";
     bool first = true;
     for (const auto& [trace, t] : top_entries(by_trace, top)) {
         js << (first ? "" : ",") << "{\"trace_id\":" << json_quote(trace) << "," << totals_json(*t) << "}";
@@ -161,7 +169,8 @@ unsigned clamp_status(unsigned status) { return status < VTSCOPE_STATUS_COUNT ? 
 
 class BlockSource final : public EventSource {
 public:
-    BlockSource(const BlockOptions& options, OutputFile& output) : options_(options), output_(output) {}
+    BlockSource(const BlockOptions& options, const Target& target, OutputFile& output)
+        : options_(options), target_(target), output_(output) {}
 
     Status open(const AttributionCore& core) {
         skel_.reset(block_bpf__open());
@@ -185,6 +194,11 @@ public:
         bpf_link* link = bpf_program__attach(skel_->progs.on_sched_switch);
         if (!link) return attach_error("tp_btf/sched_switch");
         links.emplace_back(link);
+        if (options_.jfr) {
+            auto recording = JfrRecording::start(target_.pid, threshold_ns_);
+            if (!recording) return recording.error();
+            jfr_.emplace(std::move(*recording));
+        }
         return ok_status();
     }
 
@@ -196,12 +210,14 @@ public:
         ring_->drain();
         tables_->drain_all();  // after the detach: nothing writes them any more
         close_open_intervals();
+        if (jfr_) join_jfr();
         output_.flush();
     }
 
     int output_error() const override { return output_.error(); }
 
     void summarise(Summary& summary) const override {
+        if (!jfr_error_.empty()) summary.error = jfr_error_;
         for (unsigned s = 0; s < VTSCOPE_STATUS_COUNT; s++) summary.delivered[s] = delivered_[s];
         summary.lost_cause = "the ring buffer, the open-interval map or the count table was full";
         summary.section_name = "block";
@@ -224,6 +240,10 @@ private:
         delivered_[clamp_status(e.attribution.status)]++;
         add(e.attribution, e.block_reason, e.syscall_nr, 1, e.duration_ns, true);
         if (open) aggregate_.open_at_end++;
+        if (jfr_) {
+            pending_.push_back({e, open, nullptr});  // written by join_jfr
+            return;
+        }
         std::string line = format_block_event(e, open);
         line.push_back('\n');
         output_.write(line);
@@ -278,21 +298,100 @@ private:
         }
     }
 
+    // --jfr: reads the recording, joins each jdk.VirtualThreadPinned event to the interval of
+    // the same virtual thread that overlaps it most (each interval takes at most one), writes
+    // every interval in time order, then the events no interval took ("jfr_only").
+    void join_jfr() {
+        auto events = jfr_->finish(target_.alive());
+        if (!events) {
+            jfr_error_ = events.error().message;
+        } else {
+            jfr_events_ = std::move(*events);
+        }
+        std::sort(pending_.begin(), pending_.end(),
+                  [](const Pending& a, const Pending& b) { return a.event.ts_ns < b.event.ts_ns; });
+        constexpr uint64_t kSlackNs = 2000000;  // JFR's clock and the kernel's, and the span it times
+        std::vector<const JfrPinnedEvent*> unjoined;
+        for (const JfrPinnedEvent& j : jfr_events_) {
+            Pending* best = nullptr;
+            uint64_t best_overlap = 0;
+            for (Pending& p : pending_) {
+                const vtscope_attribution& a = p.event.attribution;
+                if (p.jfr || !a.mounted_virtual || a.java_id != j.vthread) continue;
+                uint64_t lo = std::max<uint64_t>(p.event.ts_ns, j.start_ns > kSlackNs ? j.start_ns - kSlackNs : 0);
+                uint64_t hi = std::min<uint64_t>(p.event.ts_ns + p.event.duration_ns, j.start_ns + j.duration_ns + kSlackNs);
+                if (hi > lo && hi - lo > best_overlap) {
+                    best_overlap = hi - lo;
+                    best = &p;
+                }
+            }
+            if (best) {
+                best->jfr = &j;
+            } else {
+                unjoined.push_back(&j);
+            }
+        }
+        aggregate_.jfr = true;
+        aggregate_.jfr_events = jfr_events_.size();
+        aggregate_.jfr_only = unjoined.size();
+        aggregate_.jfr_joined = jfr_events_.size() - unjoined.size();
+        for (const Pending& p : pending_) {
+            if (!p.jfr) aggregate_.reported_not_in_jfr++;
+            std::string line = format_block_event(p.event, p.open);
+            line.pop_back();  // the closing brace
+            append_jfr_fields(line, p.jfr);
+            line += "}\n";
+            output_.write(line);
+        }
+        for (const JfrPinnedEvent* j : unjoined) {
+            char buf[160];
+            std::snprintf(buf, sizeof(buf), "{\"jfr_only\":true,\"ts_ns\":%llu,\"duration_ns\":%llu,\"pid\":%d,\"vthread\":%lld",
+                          static_cast<unsigned long long>(j->start_ns), static_cast<unsigned long long>(j->duration_ns),
+                          static_cast<int>(target_.pid), static_cast<long long>(j->vthread));
+            std::string line = buf;
+            append_jfr_fields(line, j);
+            line += "}\n";
+            output_.write(line);
+        }
+    }
+
+    static void append_jfr_fields(std::string& line, const JfrPinnedEvent* j) {
+        if (!j) {
+            line += ",\"jfr_pinned_reason\":null,\"jfr_blocking_operation\":null,\"jfr_stack\":null";
+            return;
+        }
+        line += ",\"jfr_pinned_reason\":" + json_quote(j->pinned_reason) +
+                ",\"jfr_blocking_operation\":" + json_quote(j->blocking_operation) + ",\"jfr_stack\":[";
+        for (size_t i = 0; i < j->stack.size(); i++) line += (i ? "," : "") + json_quote(j->stack[i]);
+        line += "]";
+    }
+
     const BlockOptions& options_;
+    const Target& target_;
     OutputFile& output_;
     uint64_t threshold_ns_ = 0;
     std::unique_ptr<block_bpf, SkeletonDeleter> skel_;
     std::unique_ptr<RingBufferReader> ring_;
     std::optional<CountTables> tables_;
     BlockAggregate aggregate_;
+    // --jfr: the intervals, held back until the recording is read, and its events.
+    struct Pending {
+        vtscope_block_event event;
+        bool open;
+        const JfrPinnedEvent* jfr;
+    };
+    std::optional<JfrRecording> jfr_;
+    std::vector<Pending> pending_;
+    std::vector<JfrPinnedEvent> jfr_events_;
+    std::string jfr_error_;
     uint64_t delivered_[VTSCOPE_STATUS_COUNT] = {};
 };
 
 }  // namespace
 
-Expected<std::unique_ptr<EventSource>> open_block_source(const BlockOptions& options, const AttributionCore& core,
-                                                         OutputFile& output) {
-    auto source = std::make_unique<BlockSource>(options, output);
+Expected<std::unique_ptr<EventSource>> open_block_source(const BlockOptions& options, const Target& target,
+                                                         const AttributionCore& core, OutputFile& output) {
+    auto source = std::make_unique<BlockSource>(options, target, output);
     if (auto status = source->open(core); !status) return status.error();
     return std::unique_ptr<EventSource>(std::move(source));
 }

@@ -13,7 +13,9 @@
 #include "attribution_core.h"
 #include "block_options.h"
 #include "output_file.h"
+#include "block_jfr.h"
 #include "session.h"
+#include "target.h"
 
 namespace vtscope {
 
@@ -35,12 +37,14 @@ struct BlockAggregate {
     std::map<int64_t, BlockTotals> by_vthread;      // Java id of the virtual thread
     BlockTotals all;                                // every interval kept, any status
     uint64_t open_at_end = 0;                       // intervals closed by the session's end
+    bool jfr = false;                               // --jfr: the counts below are set
+    uint64_t jfr_events = 0, jfr_joined = 0, jfr_only = 0, reported_not_in_jfr = 0;
     // The summary's block section: text lines and one JSON object.
     std::string render_text(int top) const;
     std::string render_json(int top) const;
 };
 
-Expected<std::unique_ptr<EventSource>> open_block_source(const BlockOptions& options, const AttributionCore& core,
-                                                         OutputFile& output);
+Expected<std::unique_ptr<EventSource>> open_block_source(const BlockOptions& options, const Target& target,
+                                                         const AttributionCore& core, OutputFile& output);
 
 }  // namespace vtscope

@@ -2,6 +2,7 @@
 // names, the options and the summary section.
 #include <gtest/gtest.h>
 
+#include "block_jfr.h"
 #include "block_options.h"
 #include "block_source.h"
 #include "options.h"
@@ -79,6 +80,7 @@ TEST(BlockOptions, BadInput) {
     EXPECT_FALSE(vtscope::parse_options({"block", "--pid", "1", "--duration", "0"}));
     EXPECT_FALSE(vtscope::parse_options({"block", "--pid", "1", "--identity", "nope"}));
     EXPECT_FALSE(vtscope::parse_options({"block", "--pid", "1", "--output", ""}));
+    EXPECT_TRUE(vtscope::parse_options({"block", "--pid", "1", "--jfr"})->block.jfr);
     auto stacks = vtscope::parse_options({"block", "--pid", "1", "--stacks"});
     ASSERT_FALSE(stacks);
     EXPECT_NE(stacks.error().message.find("not implemented"), std::string::npos);
@@ -101,4 +103,35 @@ TEST(BlockSummary, TotalsPerTraceAndVirtualThread) {
     EXPECT_NE(json.find("\"traces\":[{\"trace_id\":\"ab\",\"count\":2,\"reported\":2,\"blocked_ns\":120000000"),
               std::string::npos)
         << json;
+}
+
+TEST(BlockJfr, TimesAndEventsOfJfrPrintJson) {
+    int64_t epoch = 0;
+    ASSERT_TRUE(vtscope::parse_jfr_instant("1970-01-01T00:00:01.5Z", &epoch));
+    EXPECT_EQ(epoch, 1500000000);
+    ASSERT_TRUE(vtscope::parse_jfr_instant("2026-12-01T08:34:46.444669170Z", &epoch));
+    EXPECT_EQ(epoch % 1000000000, 444669170);
+    EXPECT_FALSE(vtscope::parse_jfr_instant("2026-12-01 08:34:46", &epoch));
+    uint64_t ns = 0;
+    ASSERT_TRUE(vtscope::parse_jfr_duration("PT0.060084904S", &ns));
+    EXPECT_EQ(ns, 60084904u);
+    ASSERT_TRUE(vtscope::parse_jfr_duration("PT1M2.5S", &ns));
+    EXPECT_EQ(ns, 62500000000u);
+    EXPECT_FALSE(vtscope::parse_jfr_duration("0.06", &ns));
+    auto events = vtscope::parse_jfr_pinned_json(
+        R"({"recording":{"events":[{"type":"jdk.VirtualThreadPinned","values":{"startTime":"1970-01-01T00:00:10Z",)"
+        R"("duration":"PT0.06S","eventThread":{"javaThreadId":45,"virtual":true},"stackTrace":{"frames":[)"
+        R"({"method":{"type":{"name":"java\/lang\/VirtualThread"},"name":"park"},"lineNumber":12}]},)"
+        R"("blockingOperation":"LockSupport.park","pinnedReason":"Native or VM frame on stack"}}]}})",
+        4000000000LL);
+    ASSERT_TRUE(events) << events.error().message;
+    ASSERT_EQ(events->size(), 1u);
+    const auto& e = (*events)[0];
+    EXPECT_EQ(e.vthread, 45);
+    EXPECT_EQ(e.start_ns, 6000000000u);
+    EXPECT_EQ(e.duration_ns, 60000000u);
+    EXPECT_EQ(e.pinned_reason, "Native or VM frame on stack");
+    EXPECT_EQ(e.blocking_operation, "LockSupport.park");
+    ASSERT_EQ(e.stack.size(), 1u);
+    EXPECT_EQ(e.stack[0], "java.lang.VirtualThread.park:12");
 }
