@@ -55,6 +55,15 @@ struct count_map counts1 SEC(".maps");
 
 volatile __u32 counts_generation = 0; /* written by user space between drains */
 
+/* Anomalies, read by the summary: [0] a switch-out found its task's interval still open, so a
+ * switch-in of it was not seen (the program did not run for it). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} block_anomalies SEC(".maps");
+
 /*
  * Whether an interval of a task resolved as *a is kept. A mounted virtual thread: always. An
  * identity the core could not resolve (unmapped or invalid without an id): kept with its status,
@@ -124,8 +133,16 @@ static __always_inline void open_interval(bool preempt, struct task_struct *prev
 	else
 		e.block_reason = e.syscall_nr >= 0 ? VTSCOPE_BLOCK_SYSCALL : VTSCOPE_BLOCK_OTHER;
 	__builtin_memset(e.pad, 0, sizeof(e.pad));
-	if (bpf_map_update_elem(&open_intervals, &tid, &e, BPF_ANY) != 0)
-		vtscope_count(VTSCOPE_COUNTER_LOST);
+	if (bpf_map_update_elem(&open_intervals, &tid, &e, BPF_NOEXIST) == 0)
+		return;
+	if (bpf_map_update_elem(&open_intervals, &tid, &e, BPF_ANY) != 0) {
+		vtscope_count(VTSCOPE_COUNTER_LOST); /* the map is full */
+		return;
+	}
+	__u32 zero = 0;
+	__u64 *missed = bpf_map_lookup_elem(&block_anomalies, &zero);
+	if (missed)
+		*missed += 1;
 }
 
 /* Switch-in of a target task. */

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -92,6 +93,12 @@ std::string ms(uint64_t ns) {
     return buf;
 }
 
+std::string format_share(uint64_t part, uint64_t whole) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.1f%%", whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+    return buf;
+}
+
 std::string reasons_text(const BlockTotals& t) {
     std::string s;
     for (const auto& [reason, ns] : top_reasons(t, 3)) s += (s.empty() ? "" : ", ") + reason + " " + ms(ns);
@@ -113,11 +120,40 @@ std::string totals_json(const BlockTotals& t) {
 
 }  // namespace
 
+void BlockAggregate::compute_carriers(const std::vector<Span>& spans) {
+    std::set<uint32_t> tids;
+    std::vector<std::pair<uint64_t, int>> edges;  // (time, +1 blocked / -1 running again)
+    for (const Span& s : spans) {
+        tids.insert(s.tid);
+        edges.emplace_back(s.start, 1);
+        edges.emplace_back(s.end, -1);
+    }
+    carriers = tids.size();
+    std::sort(edges.begin(), edges.end());  // at equal times the end (-1) first
+    int blocked = 0;
+    uint64_t since = 0;
+    all_carriers_blocked_ns = 0;
+    for (const auto& [t, d] : edges) {
+        if (carriers > 0 && blocked == static_cast<int>(carriers)) all_carriers_blocked_ns += t - since;
+        blocked += d;
+        since = t;
+    }
+}
+
 std::string BlockAggregate::render_text(int top) const {
     std::string text = "vtscope: block: " + std::to_string(all.count) + " intervals with a virtual thread mounted (" +
                        std::to_string(all.reported) + " reported), " + ms(all.total_ns) + " blocked";
     if (open_at_end) text += ", " + std::to_string(open_at_end) + " still open at the end";
     text += "\n";
+    if (missed_switch_ins || program_misses)
+        text += "vtscope: warning: block: " + std::to_string(missed_switch_ins) + " switch-ins and " +
+                std::to_string(program_misses) +
+                " sched_switch events not seen by the program: an interval may have been merged with the next\n";
+    if (carriers > 0)
+        text += "vtscope: block: carriers: " + std::to_string(carriers) + " seen blocked, " +
+                format_share(carrier_blocked_ns, carriers * session_ns) + " of their time blocked (" +
+                ms(carrier_blocked_ns) + " of " + ms(carriers * session_ns) + "); all " + std::to_string(carriers) +
+                " blocked at once for " + ms(all_carriers_blocked_ns) + "\n";
     if (jfr)
         text += "vtscope: block: JFR jdk.VirtualThreadPinned: " + std::to_string(jfr_events) + " events, " +
                 std::to_string(jfr_joined) + " joined to an interval, " + std::to_string(jfr_only) +
@@ -134,6 +170,9 @@ std::string BlockAggregate::render_text(int top) const {
 std::string BlockAggregate::render_json(int top) const {
     std::ostringstream js;
     js << "{" << totals_json(all) << ",\"open_at_end\":" << open_at_end;
+    js << ",\"carriers\":{\"seen\":" << carriers << ",\"session_ns\":" << session_ns << ",\"blocked_ns\":" << carrier_blocked_ns
+       << ",\"all_blocked_ns\":" << all_carriers_blocked_ns << "}";
+    js << ",\"missed_switch_ins\":" << missed_switch_ins << ",\"program_misses\":" << program_misses;
     if (jfr)
         js << ",\"jfr\":{\"events\":" << jfr_events << ",\"joined\":" << jfr_joined << ",\"jfr_only\":" << jfr_only
            << ",\"reported_not_in_jfr\":" << reported_not_in_jfr << "}";
@@ -191,6 +230,7 @@ public:
     bpf_object* object() override { return skel_->obj; }
 
     Status attach(Links& links) override {
+        attached_ns_ = monotonic_ns();
         bpf_link* link = bpf_program__attach(skel_->progs.on_sched_switch);
         if (!link) return attach_error("tp_btf/sched_switch");
         links.emplace_back(link);
@@ -210,6 +250,13 @@ public:
         ring_->drain();
         tables_->drain_all();  // after the detach: nothing writes them any more
         close_open_intervals();
+        aggregate_.session_ns = attached_ns_ ? monotonic_ns() - attached_ns_ : 0;
+        aggregate_.compute_carriers(spans_);
+        aggregate_.missed_switch_ins = read_percpu_counters(skel_->maps.block_anomalies, 1)[0];
+        bpf_prog_info info{};
+        uint32_t info_len = sizeof(info);
+        if (bpf_obj_get_info_by_fd(bpf_program__fd(skel_->progs.on_sched_switch), &info, &info_len) == 0)
+            aggregate_.program_misses = info.recursion_misses;
         if (jfr_) join_jfr();
         output_.flush();
     }
@@ -231,6 +278,7 @@ private:
              bool long_interval) {
         std::string reason = reason_key(block_reason, syscall_nr);
         auto add_n = [&](BlockTotals& t) { t.add(reason, n, ns, long_interval); };
+        if (a.mounted_virtual && block_reason != VTSCOPE_BLOCK_PREEMPTED) aggregate_.carrier_blocked_ns += ns;
         add_n(aggregate_.all);
         if (a.status == VTSCOPE_STATUS_OK) add_n(aggregate_.by_trace[hex_string(a.trace_id, sizeof(a.trace_id))]);
         if (a.mounted_virtual && a.java_id > 0 && a.status != VTSCOPE_STATUS_UNMAPPED) add_n(aggregate_.by_vthread[a.java_id]);
@@ -240,6 +288,8 @@ private:
         delivered_[clamp_status(e.attribution.status)]++;
         add(e.attribution, e.block_reason, e.syscall_nr, 1, e.duration_ns, true);
         if (open) aggregate_.open_at_end++;
+        if (e.attribution.mounted_virtual && e.block_reason != VTSCOPE_BLOCK_PREEMPTED)
+            spans_.push_back({e.ts_ns, e.ts_ns + e.duration_ns, e.tid});
         if (jfr_) {
             pending_.push_back({e, open, nullptr});  // written by join_jfr
             return;
@@ -374,6 +424,8 @@ private:
     std::unique_ptr<RingBufferReader> ring_;
     std::optional<CountTables> tables_;
     BlockAggregate aggregate_;
+    uint64_t attached_ns_ = 0;
+    std::vector<BlockAggregate::Span> spans_;  // reported intervals of carriers, for the stall time
     // --jfr: the intervals, held back until the recording is read, and its events.
     struct Pending {
         vtscope_block_event event;

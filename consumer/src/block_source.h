@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "../bpf/block.h"
 #include "attribution_core.h"
@@ -39,6 +40,21 @@ struct BlockAggregate {
     uint64_t open_at_end = 0;                       // intervals closed by the session's end
     bool jfr = false;                               // --jfr: the counts below are set
     uint64_t jfr_events = 0, jfr_joined = 0, jfr_only = 0, reported_not_in_jfr = 0;
+    // The process: carriers = the threads seen blocked with a virtual thread mounted (reported
+    // intervals); their blocked time (every interval, reported or counted, but run-queue waits)
+    // against their time in the session; and the time during which all of them were blocked at
+    // once, from the reported intervals (at least the threshold long).
+    uint64_t missed_switch_ins = 0;  // a switch-out found its interval still open
+    uint64_t program_misses = 0;     // the kernel skipped the program (bpf_prog_info.recursion_misses)
+    uint64_t session_ns = 0;
+    uint64_t carriers = 0;
+    uint64_t carrier_blocked_ns = 0;
+    uint64_t all_carriers_blocked_ns = 0;
+    struct Span {
+        uint64_t start, end;
+        uint32_t tid;
+    };
+    void compute_carriers(const std::vector<Span>& spans);
     // The summary's block section: text lines and one JSON object.
     std::string render_text(int top) const;
     std::string render_json(int top) const;

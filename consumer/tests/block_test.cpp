@@ -169,7 +169,9 @@ void check_run(const BlockRun& run, int repetitions, const std::string& label) {
         for (size_t i : matches) {
             used[i] = true;
             const Json& iv = run.intervals[i];
-            EXPECT_EQ(str(iv, "trace_id"), str(op, "trace_id")) << what << ": misattributed";
+            if (str(iv, "status") != "no_context") {
+                EXPECT_EQ(str(iv, "trace_id"), str(op, "trace_id")) << what << ": misattributed";
+            }
             if (str(iv, "syscall") == str(op, "syscall") && num(iv, "duration_ns") >= 0.5 * (t1 - t0))
                 operation.push_back(i);
             else
@@ -221,6 +223,9 @@ void check_run(const BlockRun& run, int repetitions, const std::string& label) {
                     kase.c_str(), tally[kase].expected);
     std::printf("[ block    ] %s %zu intervals reported, %d of them run-queue waits; %.0f intervals in all\n",
                 label.c_str(), run.intervals.size(), preempted, run.summary["block"]["count"].number);
+    // The program saw every switch of the target.
+    EXPECT_EQ(run.summary["block"]["missed_switch_ins"].number, 0) << run.vtscope_stderr;
+    EXPECT_EQ(run.summary["block"]["program_misses"].number, 0) << run.vtscope_stderr;
     // The summary's totals cover every interval, reported or counted in the kernel.
     EXPECT_GE(run.summary["block"]["count"].number, static_cast<double>(run.intervals.size()));
     EXPECT_EQ(run.summary["block"]["reported"].number, static_cast<double>(run.intervals.size()));
@@ -296,14 +301,17 @@ TEST(Block, StressFourHundredBlockingDowncallsOnTwoCarriers) {
             continue;
         }
         const Json& op = *it->second;
-        bool right = str(iv, "trace_id") == str(op, "trace_id") && str(iv, "span_id") == str(op, "span_id");
+        // A stall before the thread published its span (or after it cleared it) has no context:
+        // right too. Misattributed means another span.
+        bool right = (str(iv, "trace_id") == str(op, "trace_id") && str(iv, "span_id") == str(op, "span_id")) ||
+                     str(iv, "status") == "no_context";
         bool the_call = str(iv, "syscall") == "clock_nanosleep" && num(iv, "ts_ns") >= num(op, "t0_ns") - 2e6 &&
                         num(iv, "ts_ns") + num(iv, "duration_ns") <= num(op, "t1_ns") + 2e6;
         if (right && !the_call) {
             // The same thread blocked again under its own span: a real stall of its carrier (a
             // safepoint or handshake met on the way back from the downcall, while it is mounted).
             stalls++;
-            std::printf("[ block    ] stress: vthread %.0f also off-CPU %.1f ms in %s (%s), same trace\n",
+            std::printf("[ block    ] stress: vthread %.0f also off-CPU %.1f ms in %s (%s), same trace or none yet\n",
                         num(iv, "vthread"), num(iv, "duration_ns") / 1e6, str(iv, "syscall").c_str(),
                         str(iv, "block_reason").c_str());
             continue;
@@ -326,6 +334,14 @@ TEST(Block, StressFourHundredBlockingDowncallsOnTwoCarriers) {
     EXPECT_EQ(correct, kThreads);
     EXPECT_EQ(misattributed, 0);
     EXPECT_EQ(extra, 0);
+    // 400 x 30 ms on 2 carriers: both are blocked at once for nearly all of 6 s.
+    const Json& carriers = run.summary["block"]["carriers"];
+    std::printf("[ block    ] stress: %.0f carriers, all blocked at once for %.0f ms\n", carriers["seen"].number,
+                carriers["all_blocked_ns"].number / 1e6);
+    EXPECT_EQ(carriers["seen"].number, 2);
+    EXPECT_EQ(run.summary["block"]["missed_switch_ins"].number, 0) << run.vtscope_stderr;
+    EXPECT_EQ(run.summary["block"]["program_misses"].number, 0) << run.vtscope_stderr;
+    EXPECT_GT(carriers["all_blocked_ns"].number, 0.8 * kThreads * 30e6 / 2);
 }
 
 // --jfr: every jdk.VirtualThreadPinned event of the run is joined to a vtscope interval (the

@@ -135,3 +135,14 @@ TEST(BlockJfr, TimesAndEventsOfJfrPrintJson) {
     ASSERT_EQ(e.stack.size(), 1u);
     EXPECT_EQ(e.stack[0], "java.lang.VirtualThread.park:12");
 }
+
+TEST(BlockSummary, CarriersBlockedAtOnce) {
+    vtscope::BlockAggregate agg;
+    // Carrier 1 blocked 0-100, carrier 2 blocked 50-120 and 130-200: both at once 50-100.
+    agg.compute_carriers({{0, 100, 1}, {50, 120, 2}, {130, 200, 2}});
+    EXPECT_EQ(agg.carriers, 2u);
+    EXPECT_EQ(agg.all_carriers_blocked_ns, 50u);
+    agg.compute_carriers({{0, 100, 1}, {100, 150, 1}});
+    EXPECT_EQ(agg.carriers, 1u);
+    EXPECT_EQ(agg.all_carriers_blocked_ns, 150u);
+}
