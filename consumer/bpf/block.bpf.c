@@ -31,7 +31,8 @@ struct {
 	__uint(max_entries, RINGBUF_BYTES);
 } events SEC(".maps");
 
-/* Open intervals by tid; preallocated, so an update on the switch-out path never allocates. */
+/* Intervals by tid, open (ts_ns != 0) or closed; preallocated, so the first switch-out of a task
+ * never allocates. An entry lives until its task exits. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, VTSCOPE_MAX_THREADS);
@@ -133,26 +134,31 @@ static __always_inline void open_interval(bool preempt, struct task_struct *prev
 	else
 		e.block_reason = e.syscall_nr >= 0 ? VTSCOPE_BLOCK_SYSCALL : VTSCOPE_BLOCK_OTHER;
 	__builtin_memset(e.pad, 0, sizeof(e.pad));
-	if (bpf_map_update_elem(&open_intervals, &tid, &e, BPF_NOEXIST) == 0)
-		return;
-	if (bpf_map_update_elem(&open_intervals, &tid, &e, BPF_ANY) != 0) {
-		vtscope_count(VTSCOPE_COUNTER_LOST); /* the map is full */
+	/* The task's entry, once created, is written in place: only its own switches touch it, and
+	 * they are ordered (see the top), so no lock and no delete is needed; ts_ns 0 marks it closed. */
+	struct vtscope_block_event *slot = bpf_map_lookup_elem(&open_intervals, &tid);
+	if (slot) {
+		if (slot->ts_ns != 0) {
+			__u32 zero = 0;
+			__u64 *missed = bpf_map_lookup_elem(&block_anomalies, &zero);
+			if (missed)
+				*missed += 1;
+		}
+		*slot = e;
 		return;
 	}
-	__u32 zero = 0;
-	__u64 *missed = bpf_map_lookup_elem(&block_anomalies, &zero);
-	if (missed)
-		*missed += 1;
+	if (bpf_map_update_elem(&open_intervals, &tid, &e, BPF_NOEXIST) != 0)
+		vtscope_count(VTSCOPE_COUNTER_LOST); /* the map is full */
 }
 
 /* Switch-in of a target task. */
 static __always_inline void close_interval(__u32 tid, __u64 now)
 {
 	struct vtscope_block_event *open = bpf_map_lookup_elem(&open_intervals, &tid);
-	if (!open)
+	if (!open || open->ts_ns == 0)
 		return;
 	struct vtscope_block_event e = *open;
-	bpf_map_delete_elem(&open_intervals, &tid);
+	open->ts_ns = 0; /* closed */
 	e.duration_ns = now - e.ts_ns;
 	if (e.duration_ns >= threshold_ns) {
 		struct vtscope_block_event *out = bpf_ringbuf_reserve(&events, sizeof(*out), 0);
@@ -164,6 +170,17 @@ static __always_inline void close_interval(__u32 tid, __u64 now)
 		vtscope_count(VTSCOPE_COUNTER_LOST); /* not streamed; still counted below */
 	}
 	count_interval(&e);
+}
+
+/* A task of the target exits: its entry goes (it is closed: the task is running). */
+SEC("tracepoint/sched/sched_process_exit")
+int on_block_task_exit(void *ctx)
+{
+	if (!vtscope_is_target())
+		return 0;
+	__u32 tid = vtscope_current_tid();
+	bpf_map_delete_elem(&open_intervals, &tid);
+	return 0;
 }
 
 SEC("tp_btf/sched_switch")

@@ -234,6 +234,9 @@ public:
         bpf_link* link = bpf_program__attach(skel_->progs.on_sched_switch);
         if (!link) return attach_error("tp_btf/sched_switch");
         links.emplace_back(link);
+        link = bpf_program__attach(skel_->progs.on_block_task_exit);
+        if (!link) return attach_error("tracepoint sched:sched_process_exit");
+        links.emplace_back(link);
         if (options_.jfr) {
             auto recording = JfrRecording::start(target_.pid, threshold_ns_);
             if (!recording) return recording.error();
@@ -334,7 +337,7 @@ private:
             first = false;
             key = next;
             vtscope_block_event e;
-            if (bpf_map_lookup_elem(fd, &key, &e) == 0) open.push_back(e);
+            if (bpf_map_lookup_elem(fd, &key, &e) == 0 && e.ts_ns != 0) open.push_back(e);  // 0: closed
         }
         std::sort(open.begin(), open.end(), [](const auto& a, const auto& b) { return a.ts_ns < b.ts_ns; });
         for (vtscope_block_event& e : open) {
