@@ -4,12 +4,14 @@
 // that unmount on JDK 24+ and the idle carriers must produce nothing. They need root (BPF);
 // without it every test says SKIPPED loudly.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "json.h"
@@ -126,6 +128,7 @@ struct CaseTally {
     int reported = 0;  // exactly one interval matched
     double min_ms = 1e18, max_ms = 0, worst_error_ms = 0;
     int stalls = 0;  // further intervals of the same thread and trace in the window
+    int did_not_wait = 0;  // clinit-wait: the initialiser was done before the waiter got there
 };
 
 // Checks one run against its ground truth; prints the tally per case.
@@ -156,6 +159,13 @@ void check_run(const BlockRun& run, int repetitions, const std::string& label) {
         }
         bool blocking = op["blocking"].boolean;
         std::string what = label + " " + kase + " rep " + std::to_string(static_cast<int>(num(op, "rep")));
+        if (!blocking && kase == "clinit-wait") {
+            // The waiter ran only once the initialiser was (nearly) done: it did not wait, or under
+            // 10 ms (its truth says so): neither required nor forbidden.
+            t.did_not_wait++;
+            for (size_t i : matches) used[i] = true;
+            continue;
+        }
         if (!blocking) {
             EXPECT_TRUE(matches.empty()) << what << ": an unmounting case blocked its carrier";
             for (size_t i : matches) used[i] = true;
@@ -172,7 +182,9 @@ void check_run(const BlockRun& run, int repetitions, const std::string& label) {
             if (str(iv, "status") != "no_context") {
                 EXPECT_EQ(str(iv, "trace_id"), str(op, "trace_id")) << what << ": misattributed";
             }
-            if (str(iv, "syscall") == str(op, "syscall") && num(iv, "duration_ns") >= 0.5 * (t1 - t0))
+            double start = num(iv, "ts_ns"), end = start + num(iv, "duration_ns");
+            bool inside = start >= t0 - kSlackNs && end <= t1 + kSlackNs;
+            if (inside && str(iv, "syscall") == str(op, "syscall") && num(iv, "duration_ns") >= 0.5 * (t1 - t0))
                 operation.push_back(i);
             else
                 t.stalls++;
@@ -187,7 +199,18 @@ void check_run(const BlockRun& run, int repetitions, const std::string& label) {
         matches = operation;
         const Json& iv = run.intervals[matches[0]];
         t.reported++;
-        double window_ms = (t1 - t0) / 1e6, ms = num(iv, "duration_ns") / 1e6;
+        // The window, measured in Java, holds the off-CPU time, a little CPU time and, on a loaded
+        // machine, run-queue waits (preempted intervals, not blocking): those are taken out.
+        double waits_ns = 0;
+        for (size_t i = 0; i < run.intervals.size(); i++) {
+            const Json& w = run.intervals[i];
+            if (str(w, "block_reason") != "preempted" || w["vthread"].type != Json::Type::Number ||
+                num(w, "vthread") != num(op, "vthread"))
+                continue;
+            double ws = num(w, "ts_ns"), we = ws + num(w, "duration_ns");
+            waits_ns += std::max(0.0, std::min(we, t1) - std::max(ws, t0));
+        }
+        double window_ms = (t1 - t0 - waits_ns) / 1e6, ms = num(iv, "duration_ns") / 1e6;
         t.min_ms = std::min(t.min_ms, ms);
         t.max_ms = std::max(t.max_ms, ms);
         t.worst_error_ms = std::max(t.worst_error_ms, std::fabs(ms - window_ms));
@@ -214,8 +237,9 @@ void check_run(const BlockRun& run, int repetitions, const std::string& label) {
     }
     for (const std::string& kase : kBlockingCases) {
         const CaseTally& t = tally[kase];
-        std::printf("[ block    ] %s %-20s expected %2d reported %2d, %.1f-%.1f ms, worst error %.2f ms, %d further stalls\n",
-                    label.c_str(), kase.c_str(), t.expected, t.reported, t.min_ms, t.max_ms, t.worst_error_ms, t.stalls);
+        std::printf("[ block    ] %s %-20s expected %2d reported %2d, %.1f-%.1f ms, worst error %.2f ms, %d further stalls%s\n",
+                    label.c_str(), kase.c_str(), t.expected, t.reported, t.min_ms, t.max_ms, t.worst_error_ms, t.stalls,
+                    t.did_not_wait ? (", " + std::to_string(t.did_not_wait) + " did not need to wait").c_str() : "");
         EXPECT_EQ(t.expected, repetitions) << kase;
     }
     for (const std::string& kase : kUnmountingCases)
@@ -256,7 +280,7 @@ TEST(Block, AllThreadsAddsThreadsWithoutAVirtualThread) {
     int with_vthread = 0, without = 0;
     for (const Json& iv : run.intervals) (iv["vthread"].type == Json::Type::Number ? with_vthread : without)++;
     std::printf("[ block    ] --all-threads: %d intervals with a virtual thread, %d without\n", with_vthread, without);
-    EXPECT_GE(with_vthread, 2 * static_cast<int>(kBlockingCases.size()));
+    EXPECT_GE(with_vthread, 2 * static_cast<int>(kBlockingCases.size() - 1));  // clinit-wait may not wait
     EXPECT_GT(without, 0);
 }
 
@@ -387,10 +411,85 @@ TEST(Block, JfrPinnedEventsJoinTheirIntervals) {
     EXPECT_EQ(jfr_only, 0);
     EXPECT_EQ(jfr["jfr_only"].number, 0);
     EXPECT_EQ(jfr["joined"].number, jfr["events"].number);
+    std::map<std::string, int> blocking;  // operations that blocked, per case (clinit-wait may not)
+    for (const Json& op : run.expected)
+        if (op["blocking"].boolean) blocking[str(op, "case")]++;
     for (const char* kase : {"upcall-sleep", "clinit-sleep", "clinit-initialiser", "clinit-wait"})
-        EXPECT_EQ(joined[kase], kRepetitions) << kase;
+        EXPECT_EQ(joined[kase], blocking[kase]) << kase;
     for (const char* kase : {"downcall-usleep", "pipe-read"}) {
         EXPECT_EQ(joined[kase], 0) << kase;
         EXPECT_GE(vtscope_only[kase], kRepetitions) << kase;  // and further stalls, if any
     }
+}
+
+// The session ends (--duration) while a carrier is blocked: the interval is closed then and
+// reported with "open":true, its duration running to the end; nothing is lost.
+TEST(Block, IntervalOpenAtTheEndIsClosedAndReported) {
+    REQUIRE_BPF();
+    TempDir dir;
+    std::vector<std::string> java = {java_bin(), "--enable-native-access=ALL-UNNAMED",
+                                     "-Djdk.virtualThreadScheduler.parallelism=2", "-cp", class_path(),
+                                     "io.vtscope.workloads.PinningCases", "--expected", dir.path("expected.jsonl"),
+                                     "--repetitions", "1", "--sleep-ms", "4000", "--ready-file", dir.path("java.ready"),
+                                     "--go-file", dir.path("go")};
+    Child jvm = Child::start(java, "", dir.path("java.err"));
+    ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 120s)) << read_file(dir.path("java.err"));
+    Child tracer = Child::start({kVtscope, "block", "--pid", std::to_string(jvm.pid()), "--threshold", "5",
+                                 "--duration", "2", "--output", dir.path("block.jsonl"), "--ready-file",
+                                 dir.path("vtscope.ready"), "--summary-json", dir.path("summary.json")},
+                                "", dir.path("vtscope.err"));
+    ASSERT_TRUE(wait_for_file(dir.path("vtscope.ready"), 30s)) << read_file(dir.path("vtscope.err"));
+    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
+    // The first case is a 4 s downcall to usleep; vtscope stops after 2 s, in the middle of it.
+    EXPECT_EQ(tracer.wait(60s).value_or(-1), 0) << read_file(dir.path("vtscope.err"));
+    std::string error;
+    std::vector<Json> intervals = parse_lines(read_lines(dir.path("block.jsonl")), &error);
+    ASSERT_TRUE(error.empty()) << error;
+    int open = 0;
+    for (const Json& iv : intervals) {
+        if (!iv["open"].boolean) continue;
+        open++;
+        EXPECT_EQ(str(iv, "syscall"), "clock_nanosleep");
+        EXPECT_EQ(str(iv, "status"), "ok");
+        EXPECT_GT(num(iv, "duration_ns"), 0.5e9);
+        EXPECT_LT(num(iv, "duration_ns"), 4e9);
+    }
+    EXPECT_EQ(open, 1) << read_file(dir.path("block.jsonl"));
+    EXPECT_NE(read_file(dir.path("vtscope.err")).find("1 still open at the end"), std::string::npos)
+        << read_file(dir.path("vtscope.err"));
+    jvm.signal(SIGKILL);
+    jvm.wait(30s);
+}
+
+// The target dies (SIGKILL) while a carrier is blocked: the carrier runs once more to exit,
+// which closes its interval; vtscope reports it, stops on "target exited" and loses nothing.
+TEST(Block, TargetKilledMidIntervalLosesNothing) {
+    REQUIRE_BPF();
+    TempDir dir;
+    std::vector<std::string> java = {java_bin(), "--enable-native-access=ALL-UNNAMED",
+                                     "-Djdk.virtualThreadScheduler.parallelism=2", "-cp", class_path(),
+                                     "io.vtscope.workloads.PinningCases", "--expected", dir.path("expected.jsonl"),
+                                     "--repetitions", "1", "--sleep-ms", "4000", "--ready-file", dir.path("java.ready"),
+                                     "--go-file", dir.path("go")};
+    Child jvm = Child::start(java, "", dir.path("java.err"));
+    ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 120s)) << read_file(dir.path("java.err"));
+    Child tracer = Child::start({kVtscope, "block", "--pid", std::to_string(jvm.pid()), "--threshold", "5",
+                                 "--output", dir.path("block.jsonl"), "--ready-file", dir.path("vtscope.ready")},
+                                "", dir.path("vtscope.err"));
+    ASSERT_TRUE(wait_for_file(dir.path("vtscope.ready"), 30s)) << read_file(dir.path("vtscope.err"));
+    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
+    std::this_thread::sleep_for(1500ms);  // inside the 4 s downcall
+    jvm.signal(SIGKILL);
+    jvm.wait(30s);
+    EXPECT_EQ(tracer.wait(60s).value_or(-1), 0) << read_file(dir.path("vtscope.err"));
+    std::string err = read_file(dir.path("vtscope.err"));
+    EXPECT_NE(err.find("target exited"), std::string::npos) << err;
+    EXPECT_NE(err.find("lost 0"), std::string::npos) << err;
+    std::string error;
+    std::vector<Json> intervals = parse_lines(read_lines(dir.path("block.jsonl")), &error);
+    ASSERT_TRUE(error.empty()) << error;
+    int downcall = 0;
+    for (const Json& iv : intervals)
+        if (str(iv, "syscall") == "clock_nanosleep" && num(iv, "duration_ns") > 0.5e9) downcall++;
+    EXPECT_EQ(downcall, 1) << read_file(dir.path("block.jsonl"));
 }
