@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
             return vtscope::run_report(options->report);
         case vtscope::Command::kProfile:
             return vtscope::run_profile(options->profile);
+        case vtscope::Command::kBlock:
+            return vtscope::run_block(options->block);
     }
     return 2;
 }

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "block_options.h"
 #include "identity_channels.h"
 
 namespace vtscope {
@@ -74,13 +75,21 @@ std::string profile_help() {
 )" + session_options();
 }
 
+std::string block_summary() {
+    return R"(  block --pid PID [options]   off-CPU intervals of carriers with a virtual thread mounted (the
+                              virtual thread blocks or pins its carrier), attributed to it and
+                              its trace: --threshold MS (default 20), --all-threads, --jfr; see
+                              vtscope block --help
+)";
+}
+
 std::string report_help() {
     return "  report FILE [--top N]       summarise a trace file per trace id (syscalls, bytes, top N)\n";
 }
 
 std::string footer() {
     return R"(
-trace, stat and profile need )" + std::string(kPrivilegeText) + R"(.
+trace, stat, profile and block need )" + std::string(kPrivilegeText) + R"(.
 They only read the target. A summary of counters (events, ok, no_context, context_unknown,
 invalid, unmapped, lost) goes to stderr.
 Exit status: 0 when the session ran to its end (the target exited, --duration, a signal; lost
@@ -96,13 +105,14 @@ std::string usage(const std::string& command) {
     if (command == "stat") return "usage: vtscope stat --pid PID [options]\n\n" + stat_help() + footer();
     if (command == "report") return "usage: vtscope report FILE [--top N]\n\n" + report_help();
     if (command == "profile") return "usage: vtscope profile --pid PID [options]\n\n" + profile_help() + footer();
+    if (command == "block") return block_usage();
     return R"(usage: vtscope COMMAND [OPTIONS]
 
 Attributes OS events of a JVM to the Java virtual thread mounted at that instant and to its
 OpenTelemetry trace context, on a stock JDK 24+ (HotSpot), with no agent in the target.
 
 Commands:
-)" + trace_help() + stat_help() + profile_help() + report_help() +
+)" + trace_help() + stat_help() + profile_help() + block_summary() + report_help() +
            R"(  --help, -h                  show this help (vtscope COMMAND --help: that command's)
   --version                   show the version
 )" + footer();
@@ -253,6 +263,14 @@ Expected<Options> parse_options(const std::vector<std::string>& args) {
     if (command == "stat") return parse_trace(rest, true);
     if (command == "report") return parse_report(rest);
     if (command == "profile") return parse_profile_options(rest);
+    if (command == "block") {
+        auto block = parse_block_options(rest);
+        if (!block) return block.error();
+        Options o;
+        o.command = Command::kBlock;
+        o.block = std::move(*block);
+        return o;
+    }
     return make_error("unknown command '" + command + "' (try 'vtscope --help')");
 }
 

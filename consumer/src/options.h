@@ -7,11 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "block_options.h"
 #include "expected.h"
 
 namespace vtscope {
 
-enum class Command { kHelp, kVersion, kTrace, kStat, kReport, kProfile };
+enum class Command { kHelp, kVersion, kTrace, kStat, kReport, kProfile, kBlock };
 
 enum class IdentityChannel { kVmStructs, kOtepTls, kLifecycle, kTwoProbe, kHotspotProbes };
 
@@ -58,6 +59,7 @@ struct Options {
     TraceOptions trace;
     ReportOptions report;
     ProfileOptions profile;
+    BlockOptions block;
 };
 
 const std::vector<std::string>& default_syscalls();

@@ -55,6 +55,7 @@ std::string render_summary_text(const Summary& s) {
                        u(s.writer->released), u(s.writer->unavailable),
                        s.writer->unavailable ? " (record table full: raise -Dvtscope.records.capacity)" : "");
     }
+    text += s.section_text;
     return text;
 }
 
@@ -90,6 +91,7 @@ std::string render_summary_json(const Summary& s) {
     else
         js << "null";
     if (s.profile) js << ",\"profile\":" << *s.profile;
+    if (!s.section_name.empty()) js << "," << json_quote(s.section_name) << ":" << s.section_json;
     js << "}";
     return js.str();
 }

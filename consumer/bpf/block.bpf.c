@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vtscope block: intervals during which a thread of the target was off-CPU while a virtual
+ * thread was mounted on it (a virtual thread blocking or pinning its carrier), attributed by the
+ * core (attribution.bpf.h).
+ *
+ * One BTF raw tracepoint on sched_switch does both sides. The switch-out side runs on prev (the
+ * task switching out is still current there), so vtscope_attribute() on prev is sound, and while
+ * prev is off-CPU its mounted thread cannot change: that one attribution names the thread for the
+ * whole interval. It opens an interval keyed by prev's tid. The switch-in side, on next, closes
+ * it: at least threshold_ns long -> one event on the ring buffer; shorter -> counted in the
+ * kernel. A task cannot be switched in on one CPU before its switch-out on another has finished
+ * (the scheduler waits for p->on_cpu to clear), so the open always precedes the close.
+ */
+#include "attribution.bpf.h"
+#include "block.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by user space before load. */
+const volatile __u64 threshold_ns = 20 * 1000 * 1000;
+const volatile __u32 all_threads = 0; /* also intervals of threads with no virtual thread mounted */
+
+#define TASK_RUNNING_STATE 0x0000
+#define TASK_DEAD_STATE 0x0080
+
+#define RINGBUF_BYTES (4 * 1024 * 1024)
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, RINGBUF_BYTES);
+} events SEC(".maps");
+
+/* Intervals by tid, open (ts_ns != 0) or closed; preallocated, so the first switch-out of a task
+ * never allocates. An entry lives until its task exits. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, VTSCOPE_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct vtscope_block_event);
+} open_intervals SEC(".maps");
+
+/* Intervals shorter than the threshold: two tables, one active (counts_generation & 1) while
+ * user space drains the other (sinks.h, CountTables). */
+#define COUNT_ENTRIES 65536
+
+struct count_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, COUNT_ENTRIES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct vtscope_block_key);
+	__type(value, struct vtscope_block_value);
+};
+struct count_map counts0 SEC(".maps");
+struct count_map counts1 SEC(".maps");
+
+volatile __u32 counts_generation = 0; /* written by user space between drains */
+
+/* Anomalies, read by the summary: [0] a switch-out found its task's interval still open, so a
+ * switch-in of it was not seen (the program did not run for it). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} block_anomalies SEC(".maps");
+
+/*
+ * Whether an interval of a task resolved as *a is kept. A mounted virtual thread: always. An
+ * identity the core could not resolve (unmapped or invalid without an id): kept with its status,
+ * never given to another thread, unless the core knows no virtual thread can be mounted there
+ * (the task is no JavaThread: GC, compiler, VM threads; or the probe channels map nothing on
+ * it). Threads with no virtual thread mounted (platform threads, idle carriers): only with
+ * all_threads.
+ */
+static __always_inline bool keep(const struct vtscope_attribution *a)
+{
+	if (a->mounted_virtual || all_threads)
+		return true;
+	if (a->java_id > 0)
+		return false;
+	return a->reason != VTSCOPE_REASON_NOT_JAVA_THREAD && a->reason != VTSCOPE_REASON_NO_LIFECYCLE_MAPPING;
+}
+
+static __always_inline void count_interval(const struct vtscope_block_event *e)
+{
+	struct vtscope_block_key key = {};
+	key.java_id = e->attribution.java_id;
+	key.syscall_nr = e->syscall_nr;
+	key.status = e->attribution.status;
+	key.block_reason = e->block_reason;
+	key.mounted_virtual = e->attribution.mounted_virtual;
+	if (e->attribution.status == VTSCOPE_STATUS_OK)
+		__builtin_memcpy(key.trace_id, e->attribution.trace_id, sizeof(key.trace_id));
+	void *table = (counts_generation & 1) ? (void *)&counts1 : (void *)&counts0;
+	struct vtscope_block_value *value = bpf_map_lookup_elem(table, &key);
+	if (!value) {
+		/* Another CPU may insert the same key first (EEXIST): the lookup below finds its entry. */
+		struct vtscope_block_value zero = {};
+		bpf_map_update_elem(table, &key, &zero, BPF_NOEXIST);
+		value = bpf_map_lookup_elem(table, &key);
+		if (!value) {
+			vtscope_count(VTSCOPE_COUNTER_LOST); /* the table is full */
+			return;
+		}
+	}
+	__sync_fetch_and_add(&value->count, 1);
+	__sync_fetch_and_add(&value->total_ns, e->duration_ns);
+}
+
+/* Switch-out of a target task (prev == current). */
+/* The switch's time, read once and only when an interval opens or closes: on this VM a clock read
+ * costs about 50 ns, and most switches of a target (idle carriers, GC and compiler threads) do
+ * neither. */
+static __always_inline __u64 switch_time(__u64 *now)
+{
+	if (*now == 0)
+		*now = bpf_ktime_get_ns();
+	return *now;
+}
+
+static __always_inline void open_interval(bool preempt, struct task_struct *prev, __u32 prev_state, __u64 *now)
+{
+	if (prev_state & TASK_DEAD_STATE)
+		return; /* its last switch: it never runs again, and its memory is gone */
+	struct vtscope_block_event e;
+	__u32 tid = prev->pid;
+	vtscope_attribute(&e.attribution, tid);
+	if (!keep(&e.attribution))
+		return;
+	/* The syscall the task sleeps in: orig_ax of its user registers holds the number on syscall
+	 * entry; interrupt and exception entries set it to -1 (entry_64.S, idtentry and FRED). */
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+	long nr = regs ? (long)regs->orig_ax : -1;
+	e.ts_ns = switch_time(now);
+	e.duration_ns = 0;
+	e.pid = attribution_config.target_tgid;
+	e.tid = tid;
+	e.syscall_nr = nr >= 0 && nr < 0x7fffffff ? (__s32)nr : -1;
+	e.prev_state = prev_state;
+	/* Still runnable at switch-out (preempted, or woken before it could sleep): run-queue wait. */
+	if (preempt || prev_state == TASK_RUNNING_STATE)
+		e.block_reason = VTSCOPE_BLOCK_PREEMPTED;
+	else
+		e.block_reason = e.syscall_nr >= 0 ? VTSCOPE_BLOCK_SYSCALL : VTSCOPE_BLOCK_OTHER;
+	__builtin_memset(e.pad, 0, sizeof(e.pad));
+	/* The task's entry, once created, is written in place: only its own switches touch it, and
+	 * they are ordered (see the top), so no lock and no delete is needed; ts_ns 0 marks it closed. */
+	struct vtscope_block_event *slot = bpf_map_lookup_elem(&open_intervals, &tid);
+	if (slot) {
+		if (slot->ts_ns != 0) {
+			__u32 zero = 0;
+			__u64 *missed = bpf_map_lookup_elem(&block_anomalies, &zero);
+			if (missed)
+				*missed += 1;
+		}
+		*slot = e;
+		return;
+	}
+	if (bpf_map_update_elem(&open_intervals, &tid, &e, BPF_NOEXIST) != 0)
+		vtscope_count(VTSCOPE_COUNTER_LOST); /* the map is full */
+}
+
+/* Switch-in of a target task. */
+static __always_inline void close_interval(__u32 tid, __u64 *now)
+{
+	struct vtscope_block_event *open = bpf_map_lookup_elem(&open_intervals, &tid);
+	if (!open || open->ts_ns == 0)
+		return;
+	struct vtscope_block_event e = *open;
+	open->ts_ns = 0; /* closed */
+	e.duration_ns = switch_time(now) - e.ts_ns;
+	if (e.duration_ns >= threshold_ns) {
+		struct vtscope_block_event *out = bpf_ringbuf_reserve(&events, sizeof(*out), 0);
+		if (out) {
+			*out = e;
+			bpf_ringbuf_submit(out, 0);
+			return;
+		}
+		vtscope_count(VTSCOPE_COUNTER_LOST); /* not streamed; still counted below */
+	}
+	count_interval(&e);
+}
+
+/* A task of the target exits: its entry goes (it is closed: the task is running). */
+SEC("tracepoint/sched/sched_process_exit")
+int on_block_task_exit(void *ctx)
+{
+	if (!vtscope_is_target())
+		return 0;
+	__u32 tid = vtscope_current_tid();
+	bpf_map_delete_elem(&open_intervals, &tid);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	/* One load and compare per side: other processes' switches stop here. */
+	__u32 target = attribution_config.target_tgid;
+	bool out = prev->tgid == target;
+	bool in = next->tgid == target;
+	if (!out && !in)
+		return 0;
+	__u64 now = 0;
+	if (out)
+		open_interval(preempt, prev, prev_state, &now);
+	if (in)
+		close_interval(next->pid, &now);
+	return 0;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The block event source (block.bpf.c) and its user side (src/block_source.cpp): an interval
+ * during which a thread of the target was off-CPU, opened when it switched out with a virtual
+ * thread mounted and closed when it switched in again.
+ */
+#ifndef VTSCOPE_BLOCK_H
+#define VTSCOPE_BLOCK_H
+
+#include "attribution.h"
+
+/* Why the task was off-CPU (JSON "block_reason"). */
+enum vtscope_block_reason {
+	VTSCOPE_BLOCK_SYSCALL = 0,   /* it slept inside a syscall (named by syscall_nr) */
+	VTSCOPE_BLOCK_PREEMPTED = 1, /* it was still runnable: run-queue wait, not blocking */
+	VTSCOPE_BLOCK_OTHER = 2,     /* it slept outside a syscall (a page fault, ...) */
+	VTSCOPE_BLOCK_REASON_COUNT = 3,
+};
+
+/* An open interval (the "open_intervals" map, keyed by tid) and a closed one (the ring buffer). */
+struct vtscope_block_event {
+	__u64 ts_ns;           /* switch-out, bpf_ktime_get_ns (CLOCK_MONOTONIC) */
+	__u64 duration_ns;     /* switch-in - switch-out; 0 while the interval is open */
+	__u32 pid;             /* tgid */
+	__u32 tid;             /* kernel tid of the carrier (or platform thread) */
+	struct vtscope_attribution attribution; /* resolved on the task at switch-out */
+	__s32 syscall_nr;      /* x86_64 syscall number the task slept in, -1 when none */
+	__u32 prev_state;      /* the task's state at switch-out (sched_switch's prev_state) */
+	__u8 block_reason;     /* enum vtscope_block_reason */
+	__u8 pad[7];
+};
+
+/*
+ * Key of the count tables: intervals shorter than the threshold, counted in the kernel. For a
+ * status other than ok, trace_id is 0; java_id stays (the summary counts per virtual thread).
+ */
+struct vtscope_block_key {
+	__s64 java_id;
+	__u8 trace_id[16];
+	__s32 syscall_nr;
+	__u8 status;
+	__u8 block_reason;
+	__u8 mounted_virtual;
+	__u8 pad;
+};
+
+struct vtscope_block_value {
+	__u64 count;
+	__u64 total_ns;
+};
+
+#ifdef __cplusplus
+static_assert(sizeof(struct vtscope_block_event) == 80, "event layout shared with BPF");
+static_assert(sizeof(struct vtscope_block_key) == 32, "map key layout shared with BPF");
+static_assert(sizeof(struct vtscope_block_value) == 16, "map value layout shared with BPF");
+#endif
+
+#endif /* VTSCOPE_BLOCK_H */

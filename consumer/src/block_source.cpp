@@ -1,0 +1,454 @@
+#include "block_source.h"
+
+#include <bpf/bpf.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include "block.skel.h"
+#include "event_format.h"
+#include "json.h"
+#include "sinks.h"
+#include "syscall_names.h"
+
+namespace vtscope {
+
+const char* block_reason_name(unsigned reason) {
+    switch (reason) {
+        case VTSCOPE_BLOCK_SYSCALL: return "syscall";
+        case VTSCOPE_BLOCK_PREEMPTED: return "preempted";
+        default: return "other";
+    }
+}
+
+std::string format_block_event(const vtscope_block_event& e, bool open) {
+    std::string out;
+    out.reserve(360);
+    char buf[128];
+    std::snprintf(buf, sizeof(buf), "{\"ts_ns\":%llu,\"duration_ns\":%llu,\"pid\":%u,\"tid\":%u,",
+                  static_cast<unsigned long long>(e.ts_ns), static_cast<unsigned long long>(e.duration_ns), e.pid,
+                  e.tid);
+    out += buf;
+    append_attribution(out, e.attribution);
+    out += ",\"block_reason\":\"";
+    out += block_reason_name(e.block_reason);
+    out += "\",\"syscall\":";
+    const char* name = syscall_name(e.syscall_nr);
+    if (name) {
+        out += '"';
+        out += name;  // [a-z0-9_] from asm/unistd_64.h
+        out += '"';
+    } else {
+        out += "null";
+    }
+    out += open ? ",\"open\":true}" : ",\"open\":false}";
+    return out;
+}
+
+void BlockTotals::add(const std::string& reason, uint64_t n, uint64_t ns, bool long_intervals) {
+    count += n;
+    total_ns += ns;
+    if (long_intervals) reported += n;
+    reasons_ns[reason] += ns;
+}
+
+namespace {
+
+std::string reason_key(unsigned block_reason, int syscall_nr) {
+    std::string key = block_reason_name(block_reason);
+    if (block_reason == VTSCOPE_BLOCK_SYSCALL) {
+        const char* name = syscall_name(syscall_nr);
+        key += ":";
+        key += name ? name : std::to_string(syscall_nr);
+    }
+    return key;
+}
+
+// The reasons of t, most time first, at most n.
+std::vector<std::pair<std::string, uint64_t>> top_reasons(const BlockTotals& t, size_t n) {
+    std::vector<std::pair<std::string, uint64_t>> v(t.reasons_ns.begin(), t.reasons_ns.end());
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    if (v.size() > n) v.resize(n);
+    return v;
+}
+
+template <typename Key>
+std::vector<std::pair<Key, const BlockTotals*>> top_entries(const std::map<Key, BlockTotals>& m, int top) {
+    std::vector<std::pair<Key, const BlockTotals*>> v;
+    for (const auto& [k, t] : m) v.emplace_back(k, &t);
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second->total_ns > b.second->total_ns; });
+    if (v.size() > static_cast<size_t>(top)) v.resize(static_cast<size_t>(top));
+    return v;
+}
+
+std::string ms(uint64_t ns) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.1f ms", static_cast<double>(ns) / 1e6);
+    return buf;
+}
+
+std::string format_share(uint64_t part, uint64_t whole) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.1f%%", whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+    return buf;
+}
+
+std::string reasons_text(const BlockTotals& t) {
+    std::string s;
+    for (const auto& [reason, ns] : top_reasons(t, 3)) s += (s.empty() ? "" : ", ") + reason + " " + ms(ns);
+    return s;
+}
+
+std::string totals_json(const BlockTotals& t) {
+    std::ostringstream js;
+    js << "\"count\":" << t.count << ",\"reported\":" << t.reported << ",\"blocked_ns\":" << t.total_ns
+       << ",\"top_reasons\":[";
+    bool first = true;
+    for (const auto& [reason, ns] : top_reasons(t, 3)) {
+        js << (first ? "" : ",") << "{\"reason\":" << json_quote(reason) << ",\"blocked_ns\":" << ns << "}";
+        first = false;
+    }
+    js << "]";
+    return js.str();
+}
+
+}  // namespace
+
+void BlockAggregate::compute_carriers(const std::vector<Span>& spans) {
+    std::set<uint32_t> tids;
+    std::vector<std::pair<uint64_t, int>> edges;  // (time, +1 blocked / -1 running again)
+    for (const Span& s : spans) {
+        tids.insert(s.tid);
+        edges.emplace_back(s.start, 1);
+        edges.emplace_back(s.end, -1);
+    }
+    carriers = tids.size();
+    std::sort(edges.begin(), edges.end());  // at equal times the end (-1) first
+    int blocked = 0;
+    uint64_t since = 0;
+    all_carriers_blocked_ns = 0;
+    for (const auto& [t, d] : edges) {
+        if (carriers > 0 && blocked == static_cast<int>(carriers)) all_carriers_blocked_ns += t - since;
+        blocked += d;
+        since = t;
+    }
+}
+
+std::string BlockAggregate::render_text(int top) const {
+    std::string text = "vtscope: block: " + std::to_string(all.count) + " intervals with a virtual thread mounted (" +
+                       std::to_string(all.reported) + " reported), " + ms(all.total_ns) + " blocked";
+    if (open_at_end) text += ", " + std::to_string(open_at_end) + " still open at the end";
+    text += "\n";
+    if (missed_switch_ins || program_misses)
+        text += "vtscope: warning: block: " + std::to_string(missed_switch_ins) + " switch-ins and " +
+                std::to_string(program_misses) +
+                " sched_switch events not seen by the program: an interval may have been merged with the next\n";
+    if (carriers > 0)
+        text += "vtscope: block: carriers: " + std::to_string(carriers) + " seen blocked, " +
+                format_share(carrier_blocked_ns, carriers * session_ns) + " of their time blocked (" +
+                ms(carrier_blocked_ns) + " of " + ms(carriers * session_ns) + "); all " + std::to_string(carriers) +
+                " blocked at once for " + ms(all_carriers_blocked_ns) + "\n";
+    if (jfr)
+        text += "vtscope: block: JFR jdk.VirtualThreadPinned: " + std::to_string(jfr_events) + " events, " +
+                std::to_string(jfr_joined) + " joined to an interval, " + std::to_string(jfr_only) +
+                " seen by JFR only; " + std::to_string(reported_not_in_jfr) + " reported intervals JFR did not see\n";
+    for (const auto& [trace, t] : top_entries(by_trace, top))
+        text += "vtscope: block: trace " + trace + ": " + std::to_string(t->count) + " intervals, " + ms(t->total_ns) +
+                " (" + reasons_text(*t) + ")\n";
+    for (const auto& [vthread, t] : top_entries(by_vthread, top))
+        text += "vtscope: block: vthread " + std::to_string(vthread) + ": " + std::to_string(t->count) + " intervals, " +
+                ms(t->total_ns) + " (" + reasons_text(*t) + ")\n";
+    return text;
+}
+
+std::string BlockAggregate::render_json(int top) const {
+    std::ostringstream js;
+    js << "{" << totals_json(all) << ",\"open_at_end\":" << open_at_end;
+    js << ",\"carriers\":{\"seen\":" << carriers << ",\"session_ns\":" << session_ns << ",\"blocked_ns\":" << carrier_blocked_ns
+       << ",\"all_blocked_ns\":" << all_carriers_blocked_ns << "}";
+    js << ",\"missed_switch_ins\":" << missed_switch_ins << ",\"program_misses\":" << program_misses;
+    if (jfr)
+        js << ",\"jfr\":{\"events\":" << jfr_events << ",\"joined\":" << jfr_joined << ",\"jfr_only\":" << jfr_only
+           << ",\"reported_not_in_jfr\":" << reported_not_in_jfr << "}";
+    js << ",\"traces\":[";
+    bool first = true;
+    for (const auto& [trace, t] : top_entries(by_trace, top)) {
+        js << (first ? "" : ",") << "{\"trace_id\":" << json_quote(trace) << "," << totals_json(*t) << "}";
+        first = false;
+    }
+    js << "],\"vthreads\":[";
+    first = true;
+    for (const auto& [vthread, t] : top_entries(by_vthread, top)) {
+        js << (first ? "" : ",") << "{\"vthread\":" << vthread << "," << totals_json(*t) << "}";
+        first = false;
+    }
+    js << "]}";
+    return js.str();
+}
+
+namespace {
+
+struct SkeletonDeleter {
+    void operator()(block_bpf* skel) const { block_bpf__destroy(skel); }
+};
+
+uint64_t monotonic_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+unsigned clamp_status(unsigned status) { return status < VTSCOPE_STATUS_COUNT ? status : unsigned{VTSCOPE_STATUS_INVALID}; }
+
+class BlockSource final : public EventSource {
+public:
+    BlockSource(const BlockOptions& options, const Target& target, OutputFile& output)
+        : options_(options), target_(target), output_(output) {}
+
+    Status open(const AttributionCore& core) {
+        skel_.reset(block_bpf__open());
+        if (!skel_) return make_error(std::string("cannot open the BPF object: ") + std::strerror(errno));
+        core.configure(&skel_->rodata->attribution_config);
+        threshold_ns_ = static_cast<uint64_t>(options_.threshold_ms * 1e6);
+        skel_->rodata->threshold_ns = threshold_ns_;
+        skel_->rodata->all_threads = options_.all_threads ? 1 : 0;
+        if (int err = block_bpf__load(skel_.get())) return load_error(err, "block");
+        tables_.emplace(skel_->maps.counts0, skel_->maps.counts1, &skel_->bss->counts_generation,
+                        [this](std::span<const uint8_t> key, std::span<const uint8_t> value) { count(key, value); });
+        auto ring = RingBufferReader::open(skel_->maps.events, [this](std::span<const uint8_t> r) { on_event(r); });
+        if (!ring) return ring.error();
+        ring_ = std::move(*ring);
+        return ok_status();
+    }
+
+    bpf_object* object() override { return skel_->obj; }
+
+    Status attach(Links& links) override {
+        attached_ns_ = monotonic_ns();
+        bpf_link* link = bpf_program__attach(skel_->progs.on_sched_switch);
+        if (!link) return attach_error("tp_btf/sched_switch");
+        links.emplace_back(link);
+        link = bpf_program__attach(skel_->progs.on_block_task_exit);
+        if (!link) return attach_error("tracepoint sched:sched_process_exit");
+        links.emplace_back(link);
+        if (options_.jfr) {
+            auto recording = JfrRecording::start(target_.pid, threshold_ns_);
+            if (!recording) return recording.error();
+            jfr_.emplace(std::move(*recording));
+        }
+        return ok_status();
+    }
+
+    Status poll(std::chrono::milliseconds timeout) override { return ring_->poll(timeout); }
+
+    void sync() override { tables_->rotate(); }
+
+    void finish() override {
+        ring_->drain();
+        tables_->drain_all();  // after the detach: nothing writes them any more
+        close_open_intervals();
+        aggregate_.session_ns = attached_ns_ ? monotonic_ns() - attached_ns_ : 0;
+        aggregate_.compute_carriers(spans_);
+        aggregate_.missed_switch_ins = read_percpu_counters(skel_->maps.block_anomalies, 1)[0];
+        bpf_prog_info info{};
+        uint32_t info_len = sizeof(info);
+        if (bpf_obj_get_info_by_fd(bpf_program__fd(skel_->progs.on_sched_switch), &info, &info_len) == 0)
+            aggregate_.program_misses = info.recursion_misses;
+        if (jfr_) join_jfr();
+        output_.flush();
+    }
+
+    int output_error() const override { return output_.error(); }
+
+    void summarise(Summary& summary) const override {
+        if (!jfr_error_.empty()) summary.error = jfr_error_;
+        for (unsigned s = 0; s < VTSCOPE_STATUS_COUNT; s++) summary.delivered[s] = delivered_[s];
+        summary.lost_cause = "the ring buffer, the open-interval map or the count table was full";
+        summary.section_name = "block";
+        summary.section_text = aggregate_.render_text(options_.top);
+        summary.section_json = aggregate_.render_json(options_.top);
+    }
+
+private:
+    // Every interval, reported or counted, goes into the summary's totals here.
+    void add(const vtscope_attribution& a, unsigned block_reason, int syscall_nr, uint64_t n, uint64_t ns,
+             bool long_interval) {
+        std::string reason = reason_key(block_reason, syscall_nr);
+        auto add_n = [&](BlockTotals& t) { t.add(reason, n, ns, long_interval); };
+        if (a.mounted_virtual && block_reason != VTSCOPE_BLOCK_PREEMPTED) aggregate_.carrier_blocked_ns += ns;
+        add_n(aggregate_.all);
+        if (a.status == VTSCOPE_STATUS_OK) add_n(aggregate_.by_trace[hex_string(a.trace_id, sizeof(a.trace_id))]);
+        if (a.mounted_virtual && a.java_id > 0 && a.status != VTSCOPE_STATUS_UNMAPPED) add_n(aggregate_.by_vthread[a.java_id]);
+    }
+
+    void report(const vtscope_block_event& e, bool open) {
+        delivered_[clamp_status(e.attribution.status)]++;
+        add(e.attribution, e.block_reason, e.syscall_nr, 1, e.duration_ns, true);
+        if (open) aggregate_.open_at_end++;
+        if (e.attribution.mounted_virtual && e.block_reason != VTSCOPE_BLOCK_PREEMPTED)
+            spans_.push_back({e.ts_ns, e.ts_ns + e.duration_ns, e.tid});
+        if (jfr_) {
+            pending_.push_back({e, open, nullptr});  // written by join_jfr
+            return;
+        }
+        std::string line = format_block_event(e, open);
+        line.push_back('\n');
+        output_.write(line);
+    }
+
+    void on_event(std::span<const uint8_t> record) {
+        if (record.size() < sizeof(vtscope_block_event)) return;
+        vtscope_block_event e;
+        std::memcpy(&e, record.data(), sizeof(e));
+        report(e, false);
+    }
+
+    void count(std::span<const uint8_t> key_bytes, std::span<const uint8_t> value_bytes) {
+        vtscope_block_key key;
+        vtscope_block_value total;
+        if (key_bytes.size() != sizeof(key) || value_bytes.size() != sizeof(total)) return;
+        std::memcpy(&key, key_bytes.data(), sizeof(key));
+        std::memcpy(&total, value_bytes.data(), sizeof(total));
+        if (total.count == 0) return;
+        delivered_[clamp_status(key.status)] += total.count;
+        vtscope_attribution a{};
+        a.java_id = key.java_id;
+        a.status = key.status;
+        a.mounted_virtual = key.mounted_virtual;
+        std::memcpy(a.trace_id, key.trace_id, sizeof(a.trace_id));
+        add(a, key.block_reason, key.syscall_nr, total.count, total.total_ns, false);
+    }
+
+    // The intervals still open when the session ended (threads off-CPU at the detach): closed
+    // now, so the run loses none of them.
+    void close_open_intervals() {
+        int fd = bpf_map__fd(skel_->maps.open_intervals);
+        uint64_t now = monotonic_ns();
+        uint32_t key = 0, next = 0;
+        bool first = true;
+        std::vector<vtscope_block_event> open;
+        while (bpf_map_get_next_key(fd, first ? nullptr : &key, &next) == 0) {
+            first = false;
+            key = next;
+            vtscope_block_event e;
+            if (bpf_map_lookup_elem(fd, &key, &e) == 0 && e.ts_ns != 0) open.push_back(e);  // 0: closed
+        }
+        std::sort(open.begin(), open.end(), [](const auto& a, const auto& b) { return a.ts_ns < b.ts_ns; });
+        for (vtscope_block_event& e : open) {
+            e.duration_ns = now > e.ts_ns ? now - e.ts_ns : 0;
+            if (e.duration_ns >= threshold_ns_) {
+                report(e, true);
+            } else {
+                delivered_[clamp_status(e.attribution.status)]++;
+                add(e.attribution, e.block_reason, e.syscall_nr, 1, e.duration_ns, false);
+            }
+        }
+    }
+
+    // --jfr: reads the recording, joins each jdk.VirtualThreadPinned event to the interval of
+    // the same virtual thread that overlaps it most (each interval takes at most one), writes
+    // every interval in time order, then the events no interval took ("jfr_only").
+    void join_jfr() {
+        auto events = jfr_->finish(target_.alive());
+        if (!events) {
+            jfr_error_ = events.error().message;
+        } else {
+            jfr_events_ = std::move(*events);
+        }
+        std::sort(pending_.begin(), pending_.end(),
+                  [](const Pending& a, const Pending& b) { return a.event.ts_ns < b.event.ts_ns; });
+        constexpr uint64_t kSlackNs = 2000000;  // JFR's clock and the kernel's, and the span it times
+        std::vector<const JfrPinnedEvent*> unjoined;
+        for (const JfrPinnedEvent& j : jfr_events_) {
+            Pending* best = nullptr;
+            uint64_t best_overlap = 0;
+            for (Pending& p : pending_) {
+                const vtscope_attribution& a = p.event.attribution;
+                if (p.jfr || !a.mounted_virtual || a.java_id != j.vthread) continue;
+                uint64_t lo = std::max<uint64_t>(p.event.ts_ns, j.start_ns > kSlackNs ? j.start_ns - kSlackNs : 0);
+                uint64_t hi = std::min<uint64_t>(p.event.ts_ns + p.event.duration_ns, j.start_ns + j.duration_ns + kSlackNs);
+                if (hi > lo && hi - lo > best_overlap) {
+                    best_overlap = hi - lo;
+                    best = &p;
+                }
+            }
+            if (best) {
+                best->jfr = &j;
+            } else {
+                unjoined.push_back(&j);
+            }
+        }
+        aggregate_.jfr = true;
+        aggregate_.jfr_events = jfr_events_.size();
+        aggregate_.jfr_only = unjoined.size();
+        aggregate_.jfr_joined = jfr_events_.size() - unjoined.size();
+        for (const Pending& p : pending_) {
+            if (!p.jfr) aggregate_.reported_not_in_jfr++;
+            std::string line = format_block_event(p.event, p.open);
+            line.pop_back();  // the closing brace
+            append_jfr_fields(line, p.jfr);
+            line += "}\n";
+            output_.write(line);
+        }
+        for (const JfrPinnedEvent* j : unjoined) {
+            char buf[160];
+            std::snprintf(buf, sizeof(buf), "{\"jfr_only\":true,\"ts_ns\":%llu,\"duration_ns\":%llu,\"pid\":%d,\"vthread\":%lld",
+                          static_cast<unsigned long long>(j->start_ns), static_cast<unsigned long long>(j->duration_ns),
+                          static_cast<int>(target_.pid), static_cast<long long>(j->vthread));
+            std::string line = buf;
+            append_jfr_fields(line, j);
+            line += "}\n";
+            output_.write(line);
+        }
+    }
+
+    static void append_jfr_fields(std::string& line, const JfrPinnedEvent* j) {
+        if (!j) {
+            line += ",\"jfr_pinned_reason\":null,\"jfr_blocking_operation\":null,\"jfr_stack\":null";
+            return;
+        }
+        line += ",\"jfr_pinned_reason\":" + json_quote(j->pinned_reason) +
+                ",\"jfr_blocking_operation\":" + json_quote(j->blocking_operation) + ",\"jfr_stack\":[";
+        for (size_t i = 0; i < j->stack.size(); i++) line += (i ? "," : "") + json_quote(j->stack[i]);
+        line += "]";
+    }
+
+    const BlockOptions& options_;
+    const Target& target_;
+    OutputFile& output_;
+    uint64_t threshold_ns_ = 0;
+    std::unique_ptr<block_bpf, SkeletonDeleter> skel_;
+    std::unique_ptr<RingBufferReader> ring_;
+    std::optional<CountTables> tables_;
+    BlockAggregate aggregate_;
+    uint64_t attached_ns_ = 0;
+    std::vector<BlockAggregate::Span> spans_;  // reported intervals of carriers, for the stall time
+    // --jfr: the intervals, held back until the recording is read, and its events.
+    struct Pending {
+        vtscope_block_event event;
+        bool open;
+        const JfrPinnedEvent* jfr;
+    };
+    std::optional<JfrRecording> jfr_;
+    std::vector<Pending> pending_;
+    std::vector<JfrPinnedEvent> jfr_events_;
+    std::string jfr_error_;
+    uint64_t delivered_[VTSCOPE_STATUS_COUNT] = {};
+};
+
+}  // namespace
+
+Expected<std::unique_ptr<EventSource>> open_block_source(const BlockOptions& options, const Target& target,
+                                                         const AttributionCore& core, OutputFile& output) {
+    auto source = std::make_unique<BlockSource>(options, target, output);
+    if (auto status = source->open(core); !status) return status.error();
+    return std::unique_ptr<EventSource>(std::move(source));
+}
+
+}  // namespace vtscope

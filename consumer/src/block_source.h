@@ -1,0 +1,66 @@
+// The block event source (consumer/bpf/block.bpf.c): off-CPU intervals of the target's threads
+// with a virtual thread mounted, attributed by the core at switch-out; intervals at least the
+// threshold long are JSON lines, shorter ones are counted in the kernel. The summary adds the
+// blocked time per trace and per virtual thread (both kinds of intervals) and its top reasons.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../bpf/block.h"
+#include "attribution_core.h"
+#include "block_options.h"
+#include "output_file.h"
+#include "block_jfr.h"
+#include "session.h"
+#include "target.h"
+
+namespace vtscope {
+
+const char* block_reason_name(unsigned reason);
+// One JSON line (no newline) of `vtscope block`; open: the interval was still open at the end.
+std::string format_block_event(const vtscope_block_event& event, bool open);
+
+// Blocked time of one trace or virtual thread, over reported and counted intervals.
+struct BlockTotals {
+    uint64_t count = 0;
+    uint64_t total_ns = 0;
+    uint64_t reported = 0;  // of count: at least the threshold long (JSON lines)
+    std::map<std::string, uint64_t> reasons_ns;  // "syscall:read", "preempted", "other": time
+    void add(const std::string& reason, uint64_t n, uint64_t ns, bool long_intervals);
+};
+
+struct BlockAggregate {
+    std::map<std::string, BlockTotals> by_trace;    // trace id (hex); only status ok
+    std::map<int64_t, BlockTotals> by_vthread;      // Java id of the virtual thread
+    BlockTotals all;                                // every interval kept, any status
+    uint64_t open_at_end = 0;                       // intervals closed by the session's end
+    bool jfr = false;                               // --jfr: the counts below are set
+    uint64_t jfr_events = 0, jfr_joined = 0, jfr_only = 0, reported_not_in_jfr = 0;
+    // The process: carriers = the threads seen blocked with a virtual thread mounted (reported
+    // intervals); their blocked time (every interval, reported or counted, but run-queue waits)
+    // against their time in the session; and the time during which all of them were blocked at
+    // once, from the reported intervals (at least the threshold long).
+    uint64_t missed_switch_ins = 0;  // a switch-out found its interval still open
+    uint64_t program_misses = 0;     // the kernel skipped the program (bpf_prog_info.recursion_misses)
+    uint64_t session_ns = 0;
+    uint64_t carriers = 0;
+    uint64_t carrier_blocked_ns = 0;
+    uint64_t all_carriers_blocked_ns = 0;
+    struct Span {
+        uint64_t start, end;
+        uint32_t tid;
+    };
+    void compute_carriers(const std::vector<Span>& spans);
+    // The summary's block section: text lines and one JSON object.
+    std::string render_text(int top) const;
+    std::string render_json(int top) const;
+};
+
+Expected<std::unique_ptr<EventSource>> open_block_source(const BlockOptions& options, const Target& target,
+                                                         const AttributionCore& core, OutputFile& output);
+
+}  // namespace vtscope

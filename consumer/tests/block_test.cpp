@@ -1,0 +1,495 @@
+// End-to-end tests of `vtscope block`: a real JDK 25 running the pinning matrix (PinningCases),
+// traced by the real vtscope binary. Every blocking case must be reported exactly once per
+// repetition with the right virtual thread and trace, the right duration and syscall; the cases
+// that unmount on JDK 24+ and the idle carriers must produce nothing. They need root (BPF);
+// without it every test says SKIPPED loudly.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "json.h"
+#include "privilege.h"
+#include "process_runner.h"
+
+using namespace std::chrono_literals;
+using vtscope::Json;
+using vtscope::testing::Child;
+using vtscope::testing::read_file;
+using vtscope::testing::read_lines;
+using vtscope::testing::TempDir;
+using vtscope::testing::wait_for_file;
+
+namespace {
+
+std::string env_or(const char* name, const char* fallback) {
+    const char* v = std::getenv(name);
+    return v && *v ? v : fallback;
+}
+
+const std::string kVtscope = VTSCOPE_BIN;
+const std::string kJavaDir = VTSCOPE_JAVA_DIR;
+std::string java_bin() { return env_or("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64") + "/bin/java"; }
+std::string class_path() { return kJavaDir + "/*:" + kJavaDir + "/lib/*"; }
+
+constexpr const char* kNoPrivilege =
+    "needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN) to load BPF programs and read the target";
+
+#define REQUIRE_BPF()                                                                  \
+    do {                                                                               \
+        if (!vtscope::have_bpf_privilege()) {                                          \
+            std::fprintf(stderr, "\n*** SKIPPED: %s ***\n\n", kNoPrivilege);              \
+            GTEST_SKIP() << "SKIPPED: " << kNoPrivilege;                               \
+        }                                                                              \
+    } while (0)
+
+struct BlockRun {
+    std::vector<Json> expected;  // PinningCases' ground truth, one per case and repetition
+    std::vector<Json> intervals; // vtscope block's JSON lines
+    Json summary;                // --summary-json
+    std::string vtscope_stderr, java_stderr;
+    int vtscope_exit = -1, java_exit = -1;
+    std::string error;
+};
+
+std::vector<Json> parse_lines(const std::vector<std::string>& lines, std::string* error) {
+    std::vector<Json> out;
+    for (const std::string& line : lines) {
+        if (line.empty()) continue;
+        Json j;
+        std::string e;
+        if (!vtscope::parse_json(line, &j, &e)) {
+            *error += "unparsable line (" + e + "): " + line + "\n";
+            continue;
+        }
+        out.push_back(std::move(j));
+    }
+    return out;
+}
+
+// Runs PinningCases (repetitions of every case), traced by `vtscope block` with block_options.
+BlockRun run_block(const std::vector<std::string>& jvm_options, int repetitions,
+                   const std::vector<std::string>& block_options,
+                   const std::vector<std::string>& workload_options = {}) {
+    TempDir dir;
+    BlockRun run;
+    std::vector<std::string> java = {java_bin(), "--enable-native-access=ALL-UNNAMED",
+                                     "-Djdk.virtualThreadScheduler.parallelism=2"};
+    java.insert(java.end(), jvm_options.begin(), jvm_options.end());
+    for (const std::string& a :
+         std::vector<std::string>{"-cp", class_path(), "io.vtscope.workloads.PinningCases", "--expected",
+                                  dir.path("expected.jsonl"), "--repetitions", std::to_string(repetitions),
+                                  "--ready-file", dir.path("java.ready"), "--go-file", dir.path("go")})
+        java.push_back(a);
+    java.insert(java.end(), workload_options.begin(), workload_options.end());
+    Child jvm = Child::start(java, "", dir.path("java.err"));
+    if (!wait_for_file(dir.path("java.ready"), 60s)) {
+        run.error = "PinningCases did not become ready: " + read_file(dir.path("java.err"));
+        return run;
+    }
+    std::vector<std::string> block = {kVtscope, "block", "--pid", std::to_string(jvm.pid()), "--output",
+                                      dir.path("block.jsonl"), "--ready-file", dir.path("vtscope.ready"),
+                                      "--summary-json", dir.path("summary.json")};
+    block.insert(block.end(), block_options.begin(), block_options.end());
+    Child tracer = Child::start(block, "", dir.path("vtscope.err"));
+    if (!wait_for_file(dir.path("vtscope.ready"), 30s)) {
+        tracer.wait(1s);
+        run.error = "vtscope did not become ready: " + read_file(dir.path("vtscope.err"));
+        return run;
+    }
+    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
+    run.java_exit = jvm.wait(300s).value_or(-1);
+    run.vtscope_exit = tracer.wait(60s).value_or(-1);
+    run.expected = parse_lines(read_lines(dir.path("expected.jsonl")), &run.error);
+    run.intervals = parse_lines(read_lines(dir.path("block.jsonl")), &run.error);
+    std::string e;
+    if (!vtscope::parse_json(read_file(dir.path("summary.json")), &run.summary, &e)) run.error += "summary: " + e;
+    run.vtscope_stderr = read_file(dir.path("vtscope.err"));
+    run.java_stderr = read_file(dir.path("java.err"));
+    return run;
+}
+
+double num(const Json& j, const char* key) { return j[key].number; }
+std::string str(const Json& j, const char* key) { return j[key].type == Json::Type::String ? j[key].string : "null"; }
+
+const std::vector<std::string> kBlockingCases = {"downcall-usleep", "pipe-read",          "upcall-sleep",
+                                                 "clinit-sleep",    "clinit-initialiser", "clinit-wait"};
+const std::vector<std::string> kUnmountingCases = {"synchronized-sleep", "synchronized-park", "contended-enter",
+                                                   "object-wait"};
+
+struct CaseTally {
+    int expected = 0;
+    int reported = 0;  // exactly one interval matched
+    double min_ms = 1e18, max_ms = 0, worst_error_ms = 0;
+    int stalls = 0;  // further intervals of the same thread and trace in the window
+    int did_not_wait = 0;  // clinit-wait: the initialiser was done before the waiter got there
+};
+
+// Checks one run against its ground truth; prints the tally per case.
+void check_run(const BlockRun& run, int repetitions, const std::string& label) {
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    EXPECT_NE(run.vtscope_stderr.find("target exited"), std::string::npos) << run.vtscope_stderr;
+    EXPECT_NE(run.vtscope_stderr.find("lost 0"), std::string::npos) << run.vtscope_stderr;
+    ASSERT_EQ(run.expected.size(), (kBlockingCases.size() + kUnmountingCases.size()) * repetitions) << run.java_stderr;
+
+    std::vector<bool> used(run.intervals.size(), false);
+    std::map<std::string, CaseTally> tally;
+    constexpr double kSlackNs = 2e6;  // the window is measured in Java, around the off-CPU time
+    for (const Json& op : run.expected) {
+        const std::string kase = str(op, "case");
+        CaseTally& t = tally[kase];
+        t.expected++;
+        double t0 = num(op, "t0_ns"), t1 = num(op, "t1_ns");
+        std::vector<size_t> matches;
+        for (size_t i = 0; i < run.intervals.size(); i++) {
+            const Json& iv = run.intervals[i];
+            if (str(iv, "block_reason") == "preempted") continue;  // run-queue wait, not blocking
+            if (iv["vthread"].type != Json::Type::Number || num(iv, "vthread") != num(op, "vthread")) continue;
+            double start = num(iv, "ts_ns"), end = start + num(iv, "duration_ns");
+            if (end < t0 - kSlackNs || start > t1 + kSlackNs) continue;
+            matches.push_back(i);
+        }
+        bool blocking = op["blocking"].boolean;
+        std::string what = label + " " + kase + " rep " + std::to_string(static_cast<int>(num(op, "rep")));
+        if (!blocking && kase == "clinit-wait") {
+            // The waiter ran only once the initialiser was (nearly) done: it did not wait, or under
+            // 10 ms (its truth says so): neither required nor forbidden.
+            t.did_not_wait++;
+            for (size_t i : matches) used[i] = true;
+            continue;
+        }
+        if (!blocking) {
+            EXPECT_TRUE(matches.empty()) << what << ": an unmounting case blocked its carrier";
+            for (size_t i : matches) used[i] = true;
+            continue;
+        }
+        // The operation itself: the interval in its syscall covering most of its window. Further
+        // intervals of the same thread in the window, under its own span, are real further stalls
+        // of its carrier (a safepoint met on the way back, ...): counted and printed, and every one
+        // must carry the right trace; a split of the operation would fail the duration check.
+        std::vector<size_t> operation;
+        for (size_t i : matches) {
+            used[i] = true;
+            const Json& iv = run.intervals[i];
+            if (str(iv, "status") != "no_context") {
+                EXPECT_EQ(str(iv, "trace_id"), str(op, "trace_id")) << what << ": misattributed";
+            }
+            double start = num(iv, "ts_ns"), end = start + num(iv, "duration_ns");
+            bool inside = start >= t0 - kSlackNs && end <= t1 + kSlackNs;
+            if (inside && str(iv, "syscall") == str(op, "syscall") && num(iv, "duration_ns") >= 0.5 * (t1 - t0))
+                operation.push_back(i);
+            else
+                t.stalls++;
+        }
+        EXPECT_EQ(operation.size(), 1u) << what << ": " << operation.size() << " intervals";
+        if (matches.size() > 1)
+            for (size_t i : matches)
+                std::printf("[ block    ] %s: ts %+.1f ms from the start of the operation, %.1f ms, %s %s\n", what.c_str(),
+                            (num(run.intervals[i], "ts_ns") - t0) / 1e6, num(run.intervals[i], "duration_ns") / 1e6,
+                            str(run.intervals[i], "block_reason").c_str(), str(run.intervals[i], "syscall").c_str());
+        if (operation.size() != 1) continue;
+        matches = operation;
+        const Json& iv = run.intervals[matches[0]];
+        t.reported++;
+        // The window, measured in Java, holds the off-CPU time, a little CPU time and, on a loaded
+        // machine, run-queue waits (preempted intervals, not blocking): those are taken out.
+        double waits_ns = 0;
+        for (size_t i = 0; i < run.intervals.size(); i++) {
+            const Json& w = run.intervals[i];
+            if (str(w, "block_reason") != "preempted" || w["vthread"].type != Json::Type::Number ||
+                num(w, "vthread") != num(op, "vthread"))
+                continue;
+            double ws = num(w, "ts_ns"), we = ws + num(w, "duration_ns");
+            waits_ns += std::max(0.0, std::min(we, t1) - std::max(ws, t0));
+        }
+        double window_ms = (t1 - t0 - waits_ns) / 1e6, ms = num(iv, "duration_ns") / 1e6;
+        t.min_ms = std::min(t.min_ms, ms);
+        t.max_ms = std::max(t.max_ms, ms);
+        t.worst_error_ms = std::max(t.worst_error_ms, std::fabs(ms - window_ms));
+        EXPECT_LE(std::fabs(ms - window_ms), std::max(0.1 * window_ms, 5.0))
+            << what << ": " << ms << " ms off-CPU for a " << window_ms << " ms operation";
+        EXPECT_EQ(str(iv, "trace_id"), str(op, "trace_id")) << what;
+        EXPECT_EQ(str(iv, "span_id"), str(op, "span_id")) << what;
+        EXPECT_EQ(str(iv, "status"), "ok") << what;
+        EXPECT_EQ(num(iv, "java_thread"), num(op, "vthread")) << what;
+        EXPECT_EQ(str(iv, "block_reason"), "syscall") << what;
+        EXPECT_EQ(str(iv, "syscall"), str(op, "syscall")) << what;
+        EXPECT_FALSE(iv["open"].boolean) << what;
+    }
+    // Everything reported (but run-queue waits) is one of the blocking operations: nothing for
+    // idle carriers, nothing for another thread, nothing twice.
+    int preempted = 0;
+    for (size_t i = 0; i < run.intervals.size(); i++) {
+        if (str(run.intervals[i], "block_reason") == "preempted") {
+            preempted++;
+            EXPECT_EQ(run.intervals[i]["vthread"].type, Json::Type::Number) << "a run-queue wait without a vthread";
+            continue;
+        }
+        EXPECT_TRUE(used[i]) << label << ": unmatched interval (idle carrier or misattributed?)";
+    }
+    for (const std::string& kase : kBlockingCases) {
+        const CaseTally& t = tally[kase];
+        std::printf("[ block    ] %s %-20s expected %2d reported %2d, %.1f-%.1f ms, worst error %.2f ms, %d further stalls%s\n",
+                    label.c_str(), kase.c_str(), t.expected, t.reported, t.min_ms, t.max_ms, t.worst_error_ms, t.stalls,
+                    t.did_not_wait ? (", " + std::to_string(t.did_not_wait) + " did not need to wait").c_str() : "");
+        EXPECT_EQ(t.expected, repetitions) << kase;
+    }
+    for (const std::string& kase : kUnmountingCases)
+        std::printf("[ block    ] %s %-20s expected  0 reported  0 of %d runs (unmounts)\n", label.c_str(),
+                    kase.c_str(), tally[kase].expected);
+    std::printf("[ block    ] %s %zu intervals reported, %d of them run-queue waits; %.0f intervals in all\n",
+                label.c_str(), run.intervals.size(), preempted, run.summary["block"]["count"].number);
+    // The program saw every switch of the target.
+    EXPECT_EQ(run.summary["block"]["missed_switch_ins"].number, 0) << run.vtscope_stderr;
+    EXPECT_EQ(run.summary["block"]["program_misses"].number, 0) << run.vtscope_stderr;
+    // The summary's totals cover every interval, reported or counted in the kernel.
+    EXPECT_GE(run.summary["block"]["count"].number, static_cast<double>(run.intervals.size()));
+    EXPECT_EQ(run.summary["block"]["reported"].number, static_cast<double>(run.intervals.size()));
+}
+
+}  // namespace
+
+// The pinning matrix under each collector: 10 repetitions of every case.
+class BlockMatrix : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BlockMatrix, EveryBlockingCaseOncePerRepetitionAndNothingElse) {
+    REQUIRE_BPF();
+    constexpr int kRepetitions = 10;
+    BlockRun run = run_block({GetParam()}, kRepetitions, {"--threshold", "5"});
+    check_run(run, kRepetitions, GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Collectors, BlockMatrix, ::testing::Values("-XX:+UseG1GC", "-XX:+UseZGC"),
+                         [](const auto& p) { return std::string(p.param == "-XX:+UseZGC" ? "ZGC" : "G1"); });
+
+// --all-threads adds platform threads and idle carriers (vthread null); the virtual threads'
+// intervals stay the same.
+TEST(Block, AllThreadsAddsThreadsWithoutAVirtualThread) {
+    REQUIRE_BPF();
+    BlockRun run = run_block({}, 2, {"--threshold", "5", "--all-threads"});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    int with_vthread = 0, without = 0;
+    for (const Json& iv : run.intervals) (iv["vthread"].type == Json::Type::Number ? with_vthread : without)++;
+    std::printf("[ block    ] --all-threads: %d intervals with a virtual thread, %d without\n", with_vthread, without);
+    EXPECT_GE(with_vthread, 2 * static_cast<int>(kBlockingCases.size() - 1));  // clinit-wait may not wait
+    EXPECT_GT(without, 0);
+}
+
+// Bad input fails with one error line and exit code 2 (options) or 1 (target).
+TEST(Block, BadInput) {
+    std::string err;
+    EXPECT_EQ(vtscope::testing::run_command({kVtscope, "block"}, &err, 10s), 2);
+    EXPECT_NE(err.find("block needs --pid PID"), std::string::npos) << err;
+    EXPECT_EQ(vtscope::testing::run_command({kVtscope, "block", "--pid", "1", "--threshold", "-1"}, &err, 10s), 2);
+    EXPECT_NE(err.find("invalid threshold"), std::string::npos) << err;
+    EXPECT_EQ(vtscope::testing::run_command({kVtscope, "block", "--pid", "1", "--bogus"}, &err, 10s), 2);
+    EXPECT_EQ(vtscope::testing::run_command({kVtscope, "block", "--pid", "0"}, &err, 10s), 2);
+    REQUIRE_BPF();
+    EXPECT_EQ(vtscope::testing::run_command({kVtscope, "block", "--pid", "1"}, &err, 10s), 1);
+    EXPECT_NE(err.find("vtscope: error:"), std::string::npos) << err;
+}
+
+// Stress: 400 virtual threads started at once on 2 carriers, each making one 30 ms blocking
+// downcall under its own trace: 400 of 400 intervals with the right thread and trace, none
+// misattributed, none extra.
+TEST(Block, StressFourHundredBlockingDowncallsOnTwoCarriers) {
+    REQUIRE_BPF();
+    constexpr int kThreads = 400;
+    BlockRun run = run_block({}, 1, {"--threshold", "5"}, {"--stress", std::to_string(kThreads), "--sleep-ms", "30"});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    EXPECT_NE(run.vtscope_stderr.find("lost 0"), std::string::npos) << run.vtscope_stderr;
+    ASSERT_EQ(run.expected.size(), static_cast<size_t>(kThreads)) << run.java_stderr;
+    std::map<double, const Json*> by_vthread;  // the ground truth by virtual thread
+    for (const Json& op : run.expected) by_vthread[num(op, "vthread")] = &op;
+    int correct = 0, misattributed = 0, extra = 0, preempted = 0, stalls = 0;
+    std::map<double, int> seen;
+    for (const Json& iv : run.intervals) {
+        if (str(iv, "block_reason") == "preempted") {
+            preempted++;
+            continue;
+        }
+        auto it = iv["vthread"].type == Json::Type::Number ? by_vthread.find(num(iv, "vthread")) : by_vthread.end();
+        if (it == by_vthread.end()) {
+            extra++;
+            continue;
+        }
+        const Json& op = *it->second;
+        // A stall before the thread published its span (or after it cleared it) has no context:
+        // right too. Misattributed means another span.
+        bool right = (str(iv, "trace_id") == str(op, "trace_id") && str(iv, "span_id") == str(op, "span_id")) ||
+                     str(iv, "status") == "no_context";
+        bool the_call = str(iv, "syscall") == "clock_nanosleep" && num(iv, "ts_ns") >= num(op, "t0_ns") - 2e6 &&
+                        num(iv, "ts_ns") + num(iv, "duration_ns") <= num(op, "t1_ns") + 2e6;
+        if (right && !the_call) {
+            // The same thread blocked again under its own span: a real stall of its carrier (a
+            // safepoint or handshake met on the way back from the downcall, while it is mounted).
+            stalls++;
+            std::printf("[ block    ] stress: vthread %.0f also off-CPU %.1f ms in %s (%s), same trace or none yet\n",
+                        num(iv, "vthread"), num(iv, "duration_ns") / 1e6, str(iv, "syscall").c_str(),
+                        str(iv, "block_reason").c_str());
+            continue;
+        }
+        if (!right) {
+            misattributed++;
+            std::printf("[ block    ] stress: not matching its operation %s: %s (ts %.0f..%.0f)\n",
+                        str(op, "trace_id").c_str(), str(iv, "trace_id").c_str(), num(op, "t0_ns"), num(op, "t1_ns"));
+            std::printf("[ block    ]   interval ts %.0f dur %.0f syscall %s reason %s\n", num(iv, "ts_ns"),
+                        num(iv, "duration_ns"), str(iv, "syscall").c_str(), str(iv, "block_reason").c_str());
+        } else if (seen[num(iv, "vthread")]++ == 0) {
+            correct++;
+        } else {
+            extra++;
+        }
+    }
+    std::printf("[ block    ] stress: %d threads, %d correct, %d misattributed, %d extra, %d run-queue waits, "
+                "%d further stalls of the same threads\n",
+                kThreads, correct, misattributed, extra, preempted, stalls);
+    EXPECT_EQ(correct, kThreads);
+    EXPECT_EQ(misattributed, 0);
+    EXPECT_EQ(extra, 0);
+    // 400 x 30 ms on 2 carriers: both are blocked at once for nearly all of 6 s.
+    const Json& carriers = run.summary["block"]["carriers"];
+    std::printf("[ block    ] stress: %.0f carriers, all blocked at once for %.0f ms\n", carriers["seen"].number,
+                carriers["all_blocked_ns"].number / 1e6);
+    EXPECT_EQ(carriers["seen"].number, 2);
+    EXPECT_EQ(run.summary["block"]["missed_switch_ins"].number, 0) << run.vtscope_stderr;
+    EXPECT_EQ(run.summary["block"]["program_misses"].number, 0) << run.vtscope_stderr;
+    EXPECT_GT(carriers["all_blocked_ns"].number, 0.8 * kThreads * 30e6 / 2);
+}
+
+// --jfr: every jdk.VirtualThreadPinned event of the run is joined to a vtscope interval (the
+// upcall, <clinit> and class-init-wait cases); the native-call cases (downcall, pipe read) are
+// in vtscope only.
+TEST(Block, JfrPinnedEventsJoinTheirIntervals) {
+    REQUIRE_BPF();
+    constexpr int kRepetitions = 3;
+    BlockRun run = run_block({}, kRepetitions, {"--threshold", "5", "--jfr"});
+    check_run(run, kRepetitions, "--jfr");
+    const Json& jfr = run.summary["block"]["jfr"];
+    std::map<std::string, std::string> case_of;  // trace id -> case
+    for (const Json& op : run.expected) case_of[str(op, "trace_id")] = str(op, "case");
+    std::map<std::string, int> joined, vtscope_only;
+    int jfr_only = 0;
+    for (const Json& iv : run.intervals) {
+        if (iv["jfr_only"].boolean) {
+            jfr_only++;
+            continue;
+        }
+        if (str(iv, "block_reason") == "preempted") continue;
+        std::string kase = case_of[str(iv, "trace_id")];
+        if (iv["jfr_pinned_reason"].type == Json::Type::String) {
+            joined[kase]++;
+            std::string reason = str(iv, "jfr_pinned_reason");
+            if (kase == "upcall-sleep") {
+                EXPECT_EQ(reason, "Native or VM frame on stack");
+            } else if (kase == "clinit-sleep" || kase == "clinit-initialiser") {
+                EXPECT_NE(reason.find("<clinit> on stack"), std::string::npos) << reason;
+            } else if (kase == "clinit-wait") {
+                EXPECT_NE(reason.find("Waited for initialization"), std::string::npos) << reason;
+            }
+            EXPECT_FALSE(iv["jfr_stack"].array.empty());
+        } else {
+            vtscope_only[kase]++;
+        }
+    }
+    for (const std::string& kase : kBlockingCases)
+        std::printf("[ block    ] --jfr %-20s in JFR and vtscope %d, vtscope only %d\n", kase.c_str(), joined[kase],
+                    vtscope_only[kase]);
+    std::printf("[ block    ] --jfr: %.0f JFR events, %.0f joined, %d seen by JFR only\n", jfr["events"].number,
+                jfr["joined"].number, jfr_only);
+    EXPECT_EQ(jfr_only, 0);
+    EXPECT_EQ(jfr["jfr_only"].number, 0);
+    EXPECT_EQ(jfr["joined"].number, jfr["events"].number);
+    std::map<std::string, int> blocking;  // operations that blocked, per case (clinit-wait may not)
+    for (const Json& op : run.expected)
+        if (op["blocking"].boolean) blocking[str(op, "case")]++;
+    for (const char* kase : {"upcall-sleep", "clinit-sleep", "clinit-initialiser", "clinit-wait"})
+        EXPECT_EQ(joined[kase], blocking[kase]) << kase;
+    for (const char* kase : {"downcall-usleep", "pipe-read"}) {
+        EXPECT_EQ(joined[kase], 0) << kase;
+        EXPECT_GE(vtscope_only[kase], kRepetitions) << kase;  // and further stalls, if any
+    }
+}
+
+// The session ends (--duration) while a carrier is blocked: the interval is closed then and
+// reported with "open":true, its duration running to the end; nothing is lost.
+TEST(Block, IntervalOpenAtTheEndIsClosedAndReported) {
+    REQUIRE_BPF();
+    TempDir dir;
+    std::vector<std::string> java = {java_bin(), "--enable-native-access=ALL-UNNAMED",
+                                     "-Djdk.virtualThreadScheduler.parallelism=2", "-cp", class_path(),
+                                     "io.vtscope.workloads.PinningCases", "--expected", dir.path("expected.jsonl"),
+                                     "--repetitions", "1", "--sleep-ms", "4000", "--ready-file", dir.path("java.ready"),
+                                     "--go-file", dir.path("go")};
+    Child jvm = Child::start(java, "", dir.path("java.err"));
+    ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 120s)) << read_file(dir.path("java.err"));
+    Child tracer = Child::start({kVtscope, "block", "--pid", std::to_string(jvm.pid()), "--threshold", "5",
+                                 "--duration", "2", "--output", dir.path("block.jsonl"), "--ready-file",
+                                 dir.path("vtscope.ready"), "--summary-json", dir.path("summary.json")},
+                                "", dir.path("vtscope.err"));
+    ASSERT_TRUE(wait_for_file(dir.path("vtscope.ready"), 30s)) << read_file(dir.path("vtscope.err"));
+    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
+    // The first case is a 4 s downcall to usleep; vtscope stops after 2 s, in the middle of it.
+    EXPECT_EQ(tracer.wait(60s).value_or(-1), 0) << read_file(dir.path("vtscope.err"));
+    std::string error;
+    std::vector<Json> intervals = parse_lines(read_lines(dir.path("block.jsonl")), &error);
+    ASSERT_TRUE(error.empty()) << error;
+    int open = 0;
+    for (const Json& iv : intervals) {
+        if (!iv["open"].boolean) continue;
+        open++;
+        EXPECT_EQ(str(iv, "syscall"), "clock_nanosleep");
+        EXPECT_EQ(str(iv, "status"), "ok");
+        EXPECT_GT(num(iv, "duration_ns"), 0.5e9);
+        EXPECT_LT(num(iv, "duration_ns"), 4e9);
+    }
+    EXPECT_EQ(open, 1) << read_file(dir.path("block.jsonl"));
+    EXPECT_NE(read_file(dir.path("vtscope.err")).find("1 still open at the end"), std::string::npos)
+        << read_file(dir.path("vtscope.err"));
+    jvm.signal(SIGKILL);
+    jvm.wait(30s);
+}
+
+// The target dies (SIGKILL) while a carrier is blocked: the carrier runs once more to exit,
+// which closes its interval; vtscope reports it, stops on "target exited" and loses nothing.
+TEST(Block, TargetKilledMidIntervalLosesNothing) {
+    REQUIRE_BPF();
+    TempDir dir;
+    std::vector<std::string> java = {java_bin(), "--enable-native-access=ALL-UNNAMED",
+                                     "-Djdk.virtualThreadScheduler.parallelism=2", "-cp", class_path(),
+                                     "io.vtscope.workloads.PinningCases", "--expected", dir.path("expected.jsonl"),
+                                     "--repetitions", "1", "--sleep-ms", "4000", "--ready-file", dir.path("java.ready"),
+                                     "--go-file", dir.path("go")};
+    Child jvm = Child::start(java, "", dir.path("java.err"));
+    ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 120s)) << read_file(dir.path("java.err"));
+    Child tracer = Child::start({kVtscope, "block", "--pid", std::to_string(jvm.pid()), "--threshold", "5",
+                                 "--output", dir.path("block.jsonl"), "--ready-file", dir.path("vtscope.ready")},
+                                "", dir.path("vtscope.err"));
+    ASSERT_TRUE(wait_for_file(dir.path("vtscope.ready"), 30s)) << read_file(dir.path("vtscope.err"));
+    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
+    std::this_thread::sleep_for(1500ms);  // inside the 4 s downcall
+    jvm.signal(SIGKILL);
+    jvm.wait(30s);
+    EXPECT_EQ(tracer.wait(60s).value_or(-1), 0) << read_file(dir.path("vtscope.err"));
+    std::string err = read_file(dir.path("vtscope.err"));
+    EXPECT_NE(err.find("target exited"), std::string::npos) << err;
+    EXPECT_NE(err.find("lost 0"), std::string::npos) << err;
+    std::string error;
+    std::vector<Json> intervals = parse_lines(read_lines(dir.path("block.jsonl")), &error);
+    ASSERT_TRUE(error.empty()) << error;
+    int downcall = 0;
+    for (const Json& iv : intervals)
+        if (str(iv, "syscall") == "clock_nanosleep" && num(iv, "duration_ns") > 0.5e9) downcall++;
+    EXPECT_EQ(downcall, 1) << read_file(dir.path("block.jsonl"));
+}

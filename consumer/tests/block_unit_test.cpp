@@ -1,0 +1,148 @@
+// vtscope block's pieces that need neither privilege nor a JVM: the JSON line, the syscall
+// names, the options and the summary section.
+#include <gtest/gtest.h>
+
+#include "block_jfr.h"
+#include "block_options.h"
+#include "block_source.h"
+#include "options.h"
+#include "syscall_names.h"
+
+TEST(BlockFormat, BlockedVirtualThreadInASyscall) {
+    vtscope_block_event e{};
+    e.ts_ns = 1000;
+    e.duration_ns = 60000000;
+    e.pid = 10;
+    e.tid = 11;
+    e.attribution.status = VTSCOPE_STATUS_OK;
+    e.attribution.java_id = 77;
+    e.attribution.mounted_virtual = 1;
+    e.attribution.trace_flags = 1;
+    for (int i = 0; i < 16; i++) e.attribution.trace_id[i] = static_cast<__u8>(0xa0 + i);
+    for (int i = 0; i < 8; i++) e.attribution.span_id[i] = static_cast<__u8>(i);
+    e.syscall_nr = 230;  // clock_nanosleep on x86_64
+    e.block_reason = VTSCOPE_BLOCK_SYSCALL;
+    EXPECT_EQ(vtscope::format_block_event(e, false),
+              "{\"ts_ns\":1000,\"duration_ns\":60000000,\"pid\":10,\"tid\":11,\"vthread\":77,\"java_thread\":77,"
+              "\"trace_id\":\"a0a1a2a3a4a5a6a7a8a9aaabacadaeaf\",\"span_id\":\"0001020304050607\",\"trace_flags\":1,"
+              "\"status\":\"ok\",\"block_reason\":\"syscall\",\"syscall\":\"clock_nanosleep\",\"open\":false}");
+}
+
+TEST(BlockFormat, UnmappedOutsideASyscallStillOpen) {
+    vtscope_block_event e{};
+    e.attribution.status = VTSCOPE_STATUS_UNMAPPED;
+    e.attribution.reason = VTSCOPE_REASON_READ_FAULT;
+    e.syscall_nr = -1;
+    e.block_reason = VTSCOPE_BLOCK_OTHER;
+    std::string line = vtscope::format_block_event(e, true);
+    EXPECT_NE(line.find("\"vthread\":null,\"java_thread\":null,\"trace_id\":null"), std::string::npos) << line;
+    EXPECT_NE(line.find("\"status\":\"unmapped\",\"reason\":\"read_fault\",\"block_reason\":\"other\",\"syscall\":null,"
+                        "\"open\":true}"),
+              std::string::npos)
+        << line;
+}
+
+TEST(BlockFormat, SyscallNamesFromTheUapiHeader) {
+    EXPECT_STREQ(vtscope::syscall_name(0), "read");
+    EXPECT_STREQ(vtscope::syscall_name(202), "futex");
+    EXPECT_STREQ(vtscope::syscall_name(230), "clock_nanosleep");
+    EXPECT_EQ(vtscope::syscall_name(-1), nullptr);
+    EXPECT_EQ(vtscope::syscall_name(100000), nullptr);
+}
+
+TEST(BlockOptions, DefaultsAndValues) {
+    auto o = vtscope::parse_options({"block", "--pid", "42"});
+    ASSERT_TRUE(o) << o.error().message;
+    EXPECT_EQ(o->command, vtscope::Command::kBlock);
+    EXPECT_EQ(o->block.pid, 42);
+    EXPECT_EQ(o->block.threshold_ms, 20);
+    EXPECT_EQ(o->block.identity, vtscope::IdentityChannel::kVmStructs);
+    EXPECT_FALSE(o->block.all_threads);
+    o = vtscope::parse_options({"block", "--pid=7", "--threshold", "5", "--all-threads", "--duration", "2.5",
+                                "--output", "x.jsonl", "--summary-json", "s.json", "--identity", "otep-tls"});
+    ASSERT_TRUE(o) << o.error().message;
+    EXPECT_EQ(o->block.threshold_ms, 5);
+    EXPECT_TRUE(o->block.all_threads);
+    EXPECT_EQ(*o->block.duration_seconds, 2.5);
+    EXPECT_EQ(o->block.output, "x.jsonl");
+    EXPECT_EQ(o->block.identity, vtscope::IdentityChannel::kOtepTls);
+    o = vtscope::parse_options({"block", "--help"});
+    ASSERT_TRUE(o);
+    EXPECT_TRUE(o->block.help);
+    EXPECT_NE(vtscope::block_usage().find("--threshold MS"), std::string::npos);
+}
+
+TEST(BlockOptions, BadInput) {
+    EXPECT_FALSE(vtscope::parse_options({"block"}));
+    EXPECT_FALSE(vtscope::parse_options({"block", "--pid", "x"}));
+    EXPECT_FALSE(vtscope::parse_options({"block", "--pid", "1", "--threshold", "-3"}));
+    EXPECT_FALSE(vtscope::parse_options({"block", "--pid", "1", "--threshold"}));
+    EXPECT_FALSE(vtscope::parse_options({"block", "--pid", "1", "--duration", "0"}));
+    EXPECT_FALSE(vtscope::parse_options({"block", "--pid", "1", "--identity", "nope"}));
+    EXPECT_FALSE(vtscope::parse_options({"block", "--pid", "1", "--output", ""}));
+    EXPECT_TRUE(vtscope::parse_options({"block", "--pid", "1", "--jfr"})->block.jfr);
+    auto stacks = vtscope::parse_options({"block", "--pid", "1", "--stacks"});
+    ASSERT_FALSE(stacks);
+    EXPECT_NE(stacks.error().message.find("not implemented"), std::string::npos);
+}
+
+TEST(BlockSummary, TotalsPerTraceAndVirtualThread) {
+    vtscope::BlockAggregate agg;
+    agg.all.add("syscall:futex", 2, 120000000, true);
+    agg.by_trace["ab"].add("syscall:futex", 2, 120000000, true);
+    agg.by_vthread[5].add("syscall:futex", 1, 60000000, true);
+    agg.by_vthread[5].add("preempted", 3, 1000000, false);
+    std::string text = agg.render_text(10);
+    EXPECT_NE(text.find("vtscope: block: 2 intervals with a virtual thread mounted (2 reported), 120.0 ms blocked"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("vtscope: block: vthread 5: 4 intervals, 61.0 ms (syscall:futex 60.0 ms, preempted 1.0 ms)"),
+              std::string::npos)
+        << text;
+    std::string json = agg.render_json(10);
+    EXPECT_NE(json.find("\"traces\":[{\"trace_id\":\"ab\",\"count\":2,\"reported\":2,\"blocked_ns\":120000000"),
+              std::string::npos)
+        << json;
+}
+
+TEST(BlockJfr, TimesAndEventsOfJfrPrintJson) {
+    int64_t epoch = 0;
+    ASSERT_TRUE(vtscope::parse_jfr_instant("1970-01-01T00:00:01.5Z", &epoch));
+    EXPECT_EQ(epoch, 1500000000);
+    ASSERT_TRUE(vtscope::parse_jfr_instant("2026-12-01T08:34:46.444669170Z", &epoch));
+    EXPECT_EQ(epoch % 1000000000, 444669170);
+    EXPECT_FALSE(vtscope::parse_jfr_instant("2026-12-01 08:34:46", &epoch));
+    uint64_t ns = 0;
+    ASSERT_TRUE(vtscope::parse_jfr_duration("PT0.060084904S", &ns));
+    EXPECT_EQ(ns, 60084904u);
+    ASSERT_TRUE(vtscope::parse_jfr_duration("PT1M2.5S", &ns));
+    EXPECT_EQ(ns, 62500000000u);
+    EXPECT_FALSE(vtscope::parse_jfr_duration("0.06", &ns));
+    auto events = vtscope::parse_jfr_pinned_json(
+        R"({"recording":{"events":[{"type":"jdk.VirtualThreadPinned","values":{"startTime":"1970-01-01T00:00:10Z",)"
+        R"("duration":"PT0.06S","eventThread":{"javaThreadId":45,"virtual":true},"stackTrace":{"frames":[)"
+        R"({"method":{"type":{"name":"java\/lang\/VirtualThread"},"name":"park"},"lineNumber":12}]},)"
+        R"("blockingOperation":"LockSupport.park","pinnedReason":"Native or VM frame on stack"}}]}})",
+        4000000000LL);
+    ASSERT_TRUE(events) << events.error().message;
+    ASSERT_EQ(events->size(), 1u);
+    const auto& e = (*events)[0];
+    EXPECT_EQ(e.vthread, 45);
+    EXPECT_EQ(e.start_ns, 6000000000u);
+    EXPECT_EQ(e.duration_ns, 60000000u);
+    EXPECT_EQ(e.pinned_reason, "Native or VM frame on stack");
+    EXPECT_EQ(e.blocking_operation, "LockSupport.park");
+    ASSERT_EQ(e.stack.size(), 1u);
+    EXPECT_EQ(e.stack[0], "java.lang.VirtualThread.park:12");
+}
+
+TEST(BlockSummary, CarriersBlockedAtOnce) {
+    vtscope::BlockAggregate agg;
+    // Carrier 1 blocked 0-100, carrier 2 blocked 50-120 and 130-200: both at once 50-100.
+    agg.compute_carriers({{0, 100, 1}, {50, 120, 2}, {130, 200, 2}});
+    EXPECT_EQ(agg.carriers, 2u);
+    EXPECT_EQ(agg.all_carriers_blocked_ns, 50u);
+    agg.compute_carriers({{0, 100, 1}, {100, 150, 1}});
+    EXPECT_EQ(agg.carriers, 1u);
+    EXPECT_EQ(agg.all_carriers_blocked_ns, 150u);
+}

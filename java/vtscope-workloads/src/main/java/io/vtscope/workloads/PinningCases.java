@@ -1,0 +1,388 @@
+package io.vtscope.workloads;
+
+import io.vtscope.VtScope;
+import java.io.BufferedWriter;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The pinning matrix of {@code vtscope block}: each case runs in its own virtual thread under its
+ * own trace id (a fresh one per repetition, published through {@link VtScope}), one case at a time,
+ * and its ground truth goes to --expected as one JSON line: the case, the virtual thread, the trace
+ * and span, whether it must block its carrier, the blocking operation's window in
+ * {@code System.nanoTime()} (CLOCK_MONOTONIC on Linux, the clock of vtscope's ts_ns) and the syscall
+ * the carrier sleeps in.
+ *
+ * <p>Blocking (the carrier stays off-CPU with the virtual thread mounted): an FFM downcall to
+ * usleep; a blocking read of a pipe that a platform thread fills later; an FFM upcall whose Java
+ * callback sleeps (pinned: a native frame on the stack); a {@code <clinit>} that sleeps; a thread
+ * waiting for another thread's class initialisation (and that initialiser). Not blocking on JDK 24+
+ * (the virtual thread unmounts): synchronized + sleep, park inside synchronized, contended monitor
+ * enter, Object.wait. Run with {@code -Djdk.virtualThreadScheduler.parallelism=2
+ * --enable-native-access=ALL-UNNAMED}.
+ */
+public final class PinningCases {
+    private static final String NAME = "PinningCases";
+    private static final String USAGE = "--expected PATH [--repetitions N] [--sleep-ms MS] [--gap-ms MS]"
+            + " [--stress N]"
+            + " [--ready-file PATH] [--go-file PATH]";
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final SymbolLookup LIBC = LINKER.defaultLookup();
+    private static final MethodHandle USLEEP = LINKER.downcallHandle(LIBC.find("usleep").orElseThrow(),
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+    private static final MethodHandle PIPE = LINKER.downcallHandle(LIBC.find("pipe").orElseThrow(),
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+    private static final MethodHandle QSORT = LINKER.downcallHandle(LIBC.find("qsort").orElseThrow(),
+            FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
+                    ValueLayout.ADDRESS));
+    private static final MemorySegment COMPARE_STUB;
+
+    static {
+        try {
+            MethodHandle compare = MethodHandles.lookup().findStatic(PinningCases.class, "compare",
+                    MethodType.methodType(int.class, MemorySegment.class, MemorySegment.class));
+            COMPARE_STUB = LINKER.upcallStub(compare, FunctionDescriptor.of(ValueLayout.JAVA_INT,
+                    ValueLayout.ADDRESS.withTargetLayout(ValueLayout.JAVA_INT),
+                    ValueLayout.ADDRESS.withTargetLayout(ValueLayout.JAVA_INT)), Arena.global());
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    // Public: SlowInit, defined by a FreshLoader, is in another runtime package.
+    public static volatile int sleepMs = 60;
+    /** The next call of the qsort comparator sleeps (once per upcall case). */
+    private static volatile boolean sleepInUpcall;
+    /** Counted down by SlowInit's {@code <clinit>} once it runs (the class-init wait case). */
+    public static volatile CountDownLatch initStarted = new CountDownLatch(0);
+    /** Set at the end of SlowInit's {@code <clinit>}: the class-init wait case checks it did wait. */
+    public static volatile boolean initDone;
+
+    /** One case's ground truth. */
+    private record Result(String kase, int rep, boolean blocking, long vthread, String traceId, String spanId,
+            long t0, long t1, String syscall) {}
+
+    private interface Body {
+        void run() throws Throwable;
+    }
+
+    private PinningCases() {}
+
+    public static void sleepQuietly(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The qsort comparator (an upcall): sleeps once when asked, pinning the carrier. */
+    private static int compare(MemorySegment a, MemorySegment b) {
+        if (sleepInUpcall) {
+            sleepInUpcall = false;
+            sleepQuietly(sleepMs);
+        }
+        return Integer.compare(a.get(ValueLayout.JAVA_INT, 0), b.get(ValueLayout.JAVA_INT, 0));
+    }
+
+    /** A class whose initialiser sleeps; loaded afresh (a new loader) for every repetition. */
+    public static final class SlowInit {
+        static {
+            initStarted.countDown();
+            sleepQuietly(sleepMs);
+            initDone = true;
+        }
+
+        private SlowInit() {}
+    }
+
+    /** Defines SlowInit itself (not through its parent), so each loader initialises it once more. */
+    private static final class FreshLoader extends ClassLoader {
+        private static final String SLOW = SlowInit.class.getName();
+        private static final byte[] BYTES;
+
+        static {
+            try (InputStream in = PinningCases.class.getResourceAsStream("PinningCases$SlowInit.class")) {
+                BYTES = in.readAllBytes();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        FreshLoader() {
+            super(PinningCases.class.getClassLoader());
+        }
+
+        @Override
+        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+            if (!name.equals(SLOW)) {
+                return super.loadClass(name, resolve);
+            }
+            synchronized (getClassLoadingLock(name)) {
+                Class<?> c = findLoadedClass(name);
+                return c != null ? c : defineClass(name, BYTES, 0, BYTES.length);
+            }
+        }
+    }
+
+    private static String hex(int bytes) {
+        StringBuilder sb = new StringBuilder();
+        ThreadLocalRandom r = ThreadLocalRandom.current();
+        for (int i = 0; i < bytes; i++) {
+            sb.append(String.format("%02x", r.nextInt(1, 256)));
+        }
+        return sb.toString();
+    }
+
+    /**
+     * Runs body in a new virtual thread under a fresh trace; the window is what body spends in its
+     * operation, measured inside it (before and after the call).
+     */
+    private static Thread start(String kase, int rep, boolean blocking, String syscall, List<Result> out,
+            long[] window, Body body) {
+        String traceId = hex(16);
+        String spanId = hex(8);
+        return Thread.ofVirtual().name(kase + "-" + rep).start(() -> {
+            long id = Thread.currentThread().threadId();
+            VtScope.publish(traceId, spanId, 1);
+            try {
+                body.run();
+            } catch (Throwable e) {
+                throw new IllegalStateException(kase + " failed", e);
+            } finally {
+                VtScope.clear();
+            }
+            synchronized (out) {
+                // window[2], when present and set: the operation turned out not to block (see clinit-wait).
+                boolean blocked = blocking && !(window.length > 2 && window[2] != 0);
+                out.add(new Result(kase, rep, blocked, id, traceId, spanId, window[0], window[1], syscall));
+            }
+        });
+    }
+
+    private static Thread timed(String kase, int rep, boolean blocking, String syscall, List<Result> out, Body op) {
+        long[] window = new long[2];
+        return start(kase, rep, blocking, syscall, out, window, () -> {
+            window[0] = System.nanoTime();
+            op.run();
+            window[1] = System.nanoTime();
+        });
+    }
+
+    private static int[] pipe() throws Throwable {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment fds = arena.allocate(ValueLayout.JAVA_INT, 2);
+            if ((int) PIPE.invokeExact(fds) != 0) {
+                throw new IOException("pipe failed");
+            }
+            return new int[] {fds.getAtIndex(ValueLayout.JAVA_INT, 0), fds.getAtIndex(ValueLayout.JAVA_INT, 1)};
+        }
+    }
+
+    /** One repetition of every case, one case at a time, gapMs apart. */
+    private static void repetition(int rep, int gapMs, List<Result> out) throws Throwable {
+        int ms = sleepMs;
+        Runnable gap = () -> sleepQuietly(gapMs);
+
+        // FFM downcall to usleep: the carrier sleeps in clock_nanosleep with the thread mounted.
+        timed("downcall-usleep", rep, true, "clock_nanosleep", out, () -> {
+            int rc = (int) USLEEP.invokeExact(ms * 1000);
+            if (rc != 0) {
+                throw new IOException("usleep failed");
+            }
+        }).join();
+        gap.run();
+
+        // Blocking read of a pipe that a platform thread fills after ms.
+        int[] fds = pipe();
+        try (FileInputStream in = new FileInputStream("/proc/self/fd/" + fds[0]);
+                FileOutputStream pipeOut = new FileOutputStream("/proc/self/fd/" + fds[1])) {
+            CountDownLatch reading = new CountDownLatch(1);
+            Thread reader = timed("pipe-read", rep, true, "read", out, () -> {
+                reading.countDown();
+                if (in.read() != 'x') {
+                    throw new IOException("unexpected pipe content");
+                }
+            });
+            Thread filler = Thread.ofPlatform().start(() -> {
+                try {
+                    reading.await();
+                    Thread.sleep(ms);
+                    pipeOut.write('x');
+                } catch (InterruptedException | IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            reader.join();
+            filler.join();
+        }
+        closeFd(fds[0]);
+        closeFd(fds[1]);
+        gap.run();
+
+        // FFM upcall whose Java callback sleeps: pinned (a native frame on the stack).
+        timed("upcall-sleep", rep, true, "futex", out, () -> {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment ints = arena.allocate(ValueLayout.JAVA_INT, 2);
+                ints.setAtIndex(ValueLayout.JAVA_INT, 0, 2);
+                ints.setAtIndex(ValueLayout.JAVA_INT, 1, 1);
+                sleepInUpcall = true;
+                QSORT.invokeExact(ints, 2L, 4L, COMPARE_STUB);
+            }
+        }).join();
+        gap.run();
+
+        // A <clinit> that sleeps: pinned (a VM call to <clinit> on the stack).
+        FreshLoader loader = new FreshLoader();
+        timed("clinit-sleep", rep, true, "futex", out,
+                () -> Class.forName(SlowInit.class.getName(), true, loader)).join();
+        gap.run();
+
+        // A thread waiting for another's class initialisation (pinned too), and that initialiser.
+        FreshLoader shared = new FreshLoader();
+        CountDownLatch started = new CountDownLatch(1);
+        initStarted = started;
+        initDone = false;
+        Thread initialiser = timed("clinit-initialiser", rep, true, "futex", out,
+                () -> Class.forName(SlowInit.class.getName(), true, shared));
+        long[] window = new long[3];
+        Thread waiter = start("clinit-wait", rep, true, "futex", out, window, () -> {
+            started.await(); // unmounts: not pinned
+            boolean doneBefore = initDone;
+            window[0] = System.nanoTime();
+            Class.forName(SlowInit.class.getName(), true, shared);
+            window[1] = System.nanoTime();
+            // On a loaded machine the waiter may run only once the initialiser is (nearly) done: then
+            // it did not wait, or too briefly to be reported (under 10 ms), and its truth says so.
+            window[2] = doneBefore || window[1] - window[0] < 10_000_000L ? 1 : 0;
+        });
+        initialiser.join();
+        waiter.join();
+        initStarted = new CountDownLatch(0);
+        gap.run();
+
+        // The cases that must produce nothing on JDK 24+: the virtual thread unmounts.
+        Object lock = new Object();
+        timed("synchronized-sleep", rep, false, null, out, () -> {
+            synchronized (lock) {
+                Thread.sleep(ms);
+            }
+        }).join();
+        gap.run();
+        timed("synchronized-park", rep, false, null, out, () -> {
+            synchronized (lock) {
+                LockSupport.parkNanos(ms * 1_000_000L);
+            }
+        }).join();
+        gap.run();
+        CountDownLatch held = new CountDownLatch(1);
+        Thread holder = Thread.ofPlatform().start(() -> {
+            synchronized (lock) {
+                held.countDown();
+                sleepQuietly(ms);
+            }
+        });
+        held.await();
+        timed("contended-enter", rep, false, null, out, () -> {
+            synchronized (lock) {
+                lock.hashCode();
+            }
+        }).join();
+        holder.join();
+        gap.run();
+        timed("object-wait", rep, false, null, out, () -> {
+            synchronized (lock) {
+                lock.wait(ms);
+            }
+        }).join();
+        gap.run();
+    }
+
+    /** The stress case: n virtual threads at once, each making one blocking downcall of ms under its own trace. */
+    private static void stress(int n, int ms, List<Result> out) throws InterruptedException {
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            threads.add(timed("stress-usleep", i, true, "clock_nanosleep", out, () -> {
+                int rc = (int) USLEEP.invokeExact(ms * 1000);
+                if (rc != 0) {
+                    throw new IOException("usleep failed");
+                }
+            }));
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+    }
+
+    private static final MethodHandle CLOSE = LINKER.downcallHandle(LIBC.find("close").orElseThrow(),
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+
+    private static void closeFd(int fd) throws Throwable {
+        int rc = (int) CLOSE.invokeExact(fd);
+        if (rc != 0) {
+            throw new IOException("close failed");
+        }
+    }
+
+    public static void main(String[] args) throws Throwable {
+        Options o = Options.parse(NAME, USAGE, args, Map.ofEntries(Map.entry("repetitions", "10"),
+                Map.entry("sleep-ms", "60"), Map.entry("gap-ms", "20"), Map.entry("stress", "0"), Map.entry("expected", ""),
+                Map.entry("ready-file", ""), Map.entry("go-file", "")), Set.of());
+        int repetitions = o.getInt("repetitions", 1, 100_000);
+        int sleep = o.getInt("sleep-ms", 1, 60_000);
+        int gapMs = o.getInt("gap-ms", 0, 60_000);
+        int stressThreads = o.getInt("stress", 0, 1_000_000);
+        String expected = o.required("expected");
+        Workloads.checkVtScope(NAME);
+
+        // Warm-up (not recorded): links the downcalls and upcall, loads the classes, starts the carriers.
+        sleepMs = Math.min(sleep, 5);
+        repetition(-1, 0, new ArrayList<>());
+        sleepMs = sleep;
+
+        Workloads.signalReady(o.get("ready-file"));
+        Workloads.awaitGo(NAME, o.get("go-file"));
+        List<Result> results = new ArrayList<>();
+        long t0 = System.nanoTime();
+        if (stressThreads > 0) {
+            stress(stressThreads, sleepMs, results); // --sleep-ms applies
+        } else {
+            for (int rep = 0; rep < repetitions; rep++) {
+                repetition(rep, gapMs, results);
+            }
+        }
+        long elapsedMs = (System.nanoTime() - t0) / 1_000_000;
+        try (BufferedWriter w = Files.newBufferedWriter(Path.of(expected))) {
+            for (Result r : results) {
+                w.write("{\"case\":\"" + r.kase + "\",\"rep\":" + r.rep + ",\"blocking\":" + r.blocking
+                        + ",\"vthread\":" + r.vthread + ",\"trace_id\":\"" + r.traceId + "\",\"span_id\":\""
+                        + r.spanId + "\",\"t0_ns\":" + r.t0 + ",\"t1_ns\":" + r.t1 + ",\"syscall\":"
+                        + (r.syscall == null ? "null" : "\"" + r.syscall + "\"") + "}\n");
+            }
+        }
+        System.err.printf("%s: %d cases x %d repetitions in %d ms%n", NAME, results.size() / Math.max(1, repetitions),
+                repetitions, elapsedMs);
+    }
+}
