@@ -188,7 +188,8 @@ public:
         for (unsigned s = 0; s < VTSCOPE_STATUS_COUNT; s++) summary.delivered[s] = delivered_[s];
         summary.lost_cause = "the sample table was full (65536 distinct thread/trace/span/stack keys between two drains, "
                              "250 ms apart)";
-        summary.profile = render_profile_json(rows_, info());
+        summary.section_name = "profile";
+        summary.section_json = render_profile_json(rows_, info());
     }
 
 private:

@@ -90,7 +90,6 @@ std::string render_summary_json(const Summary& s) {
            << ",\"unavailable\":" << s.writer->unavailable << "}";
     else
         js << "null";
-    if (s.profile) js << ",\"profile\":" << *s.profile;
     if (!s.section_name.empty()) js << "," << json_quote(s.section_name) << ":" << s.section_json;
     js << "}";
     return js.str();

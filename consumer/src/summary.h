@@ -39,13 +39,12 @@ struct Summary {
     bool region_found = false;
     std::string missing_region;          // why no region was found (writer_diagnosis.h), when none was
     std::optional<WriterStats> writer;   // the writer's counters, last read
-    // An event source's own section (vtscope block's "block"): lines appended to the text
+    // An event source's own section ("block", "profile"): lines appended to the text
     // summary and one JSON object under section_name in --summary-json; empty: none.
     std::string section_name;
     std::string section_text;
     std::string section_json;
     std::string error;                   // the error that ended the session, empty if none
-    std::optional<std::string> profile;  // profile: its report as one JSON object ("profile" member)
     int exit_code = 0;
 
     uint64_t events() const;             // delivered + lost: every event of the target seen
