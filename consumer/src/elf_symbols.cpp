@@ -11,16 +11,10 @@
 
 namespace vtscope {
 
-namespace {
-struct ElfHandle {
-    int fd = -1;
-    Elf* elf = nullptr;
-    ~ElfHandle() {
-        if (elf) elf_end(elf);
-        if (fd >= 0) close(fd);
-    }
-};
-}  // namespace
+ElfHandle::~ElfHandle() {
+    if (elf) elf_end(elf);
+    if (fd >= 0) close(fd);
+}
 
 Expected<ElfFile> ElfFile::load(const std::string& path, const std::vector<std::string>& names) {
     if (elf_version(EV_CURRENT) == EV_NONE) return make_error("libelf initialisation failed");

@@ -10,7 +10,19 @@
 
 #include "expected.h"
 
+typedef struct Elf Elf;  // libelf
+
 namespace vtscope {
+
+// An open file and its libelf handle, both released together.
+struct ElfHandle {
+    int fd = -1;
+    Elf* elf = nullptr;
+    ElfHandle() = default;
+    ElfHandle(const ElfHandle&) = delete;
+    ElfHandle& operator=(const ElfHandle&) = delete;
+    ~ElfHandle();
+};
 
 struct ElfSymbol {
     uint64_t value = 0;  // link-time virtual address (for STT_TLS: offset in the TLS block)

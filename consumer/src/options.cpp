@@ -118,8 +118,6 @@ Commands:
 )" + footer();
 }
 
-namespace {
-
 Expected<long> parse_int(const std::string& text, const std::string& what, long min, long max) {
     if (text.empty()) return make_error(what + " needs a value");
     errno = 0;
@@ -129,6 +127,8 @@ Expected<long> parse_int(const std::string& text, const std::string& what, long 
         return make_error("invalid " + what + ": '" + text + "'");
     return value;
 }
+
+namespace {
 
 Expected<std::vector<std::string>> parse_syscall_list(const std::string& text) {
     std::vector<std::string> names;

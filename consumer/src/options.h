@@ -64,6 +64,9 @@ struct Options {
 
 const std::vector<std::string>& default_syscalls();
 Expected<Options> parse_options(const std::vector<std::string>& args);  // args without argv[0]
+// A decimal integer option value in [min, max]; the error names `what` and the text.
+Expected<long> parse_int(const std::string& text, const std::string& what, long min, long max);
+
 // `vtscope profile` options (profile_options.cpp); args after the command name.
 Expected<Options> parse_profile_options(const std::vector<std::string>& args);
 // The global help, or one subcommand's ("trace", "stat", "report", "profile").

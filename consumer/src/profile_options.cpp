@@ -9,16 +9,6 @@
 namespace vtscope {
 namespace {
 
-Expected<long> parse_number(const std::string& text, const std::string& what, long min, long max) {
-    if (text.empty()) return make_error(what + " needs a value");
-    errno = 0;
-    char* end = nullptr;
-    long value = std::strtol(text.c_str(), &end, 10);
-    if (errno != 0 || *end != '\0' || value < min || value > max)
-        return make_error("invalid " + what + ": '" + text + "'");
-    return value;
-}
-
 bool takes_value(const std::string& arg) {
     for (const char* name : {"--pid", "--hz", "--duration", "--output", "--ready-file", "--summary-json", "--identity",
                              "--folded", "--flamegraph", "--by", "--top"})
@@ -60,12 +50,12 @@ Expected<Options> parse_profile_options(const std::vector<std::string>& args) {
             return make_error("unknown option for profile: '" + arg + "'");
         }
         if (name == "--pid") {
-            auto pid = parse_number(value, "pid", 1, 0x7fffffff);
+            auto pid = parse_int(value, "pid", 1, 0x7fffffff);
             if (!pid) return pid.error();
             p.pid = static_cast<pid_t>(*pid);
             have_pid = true;
         } else if (name == "--hz") {
-            auto hz = parse_number(value, "--hz", 1, 10000);
+            auto hz = parse_int(value, "--hz", 1, 10000);
             if (!hz) return hz.error();
             p.hz = static_cast<int>(*hz);
         } else if (name == "--duration") {
@@ -92,7 +82,7 @@ Expected<Options> parse_profile_options(const std::vector<std::string>& args) {
                 return make_error("invalid --by: '" + value + "' (trace, span or vthread)");
             p.by = value;
         } else if (name == "--top") {
-            auto top = parse_number(value, "--top", 1, 1000000);
+            auto top = parse_int(value, "--top", 1, 1000000);
             if (!top) return top.error();
             p.top = static_cast<int>(*top);
         } else {

@@ -1,5 +1,7 @@
 #include "stack_symbolizer.h"
 
+#include "elf_symbols.h"
+
 #include <cxxabi.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -37,15 +39,6 @@ std::string base_name(const std::string& path) {
     auto slash = path.rfind('/');
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
-
-struct ElfHandle {
-    int fd = -1;
-    Elf* elf = nullptr;
-    ~ElfHandle() {
-        if (elf) elf_end(elf);
-        if (fd >= 0) close(fd);
-    }
-};
 
 }  // namespace
 

@@ -18,6 +18,7 @@
 #include "json.h"
 #include "privilege.h"
 #include "process_runner.h"
+#include "test_support.h"
 
 using namespace std::chrono_literals;
 using vtscope::Json;
@@ -30,24 +31,12 @@ using vtscope::testing::wait_for_file;
 
 namespace {
 
-std::string env_or(const char* name, const char* fallback) {
-    const char* v = std::getenv(name);
-    return v && *v ? v : fallback;
-}
-
-const std::string kVtscope = VTSCOPE_BIN;
-const std::string kJavaDir = VTSCOPE_JAVA_DIR;
-std::string java_bin() { return env_or("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64") + "/bin/java"; }
-std::string class_path() { return kJavaDir + "/*:" + kJavaDir + "/lib/*"; }
-
-#define REQUIRE_BPF()                                                                                   \
-    do {                                                                                                \
-        if (!vtscope::have_bpf_privilege()) {                                                           \
-            const char* why = "needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN) for perf events"; \
-            std::fprintf(stderr, "\n*** SKIPPED: %s ***\n\n", why);                                     \
-            GTEST_SKIP() << "SKIPPED: " << why;                                                         \
-        }                                                                                               \
-    } while (0)
+using vtscope::testing::class_path;
+using vtscope::testing::env_or;
+using vtscope::testing::java_bin;
+using vtscope::testing::kJavaDir;
+using vtscope::testing::kNoPrivilege;
+using vtscope::testing::kVtscope;
 
 struct Truth {
     std::string trace_id;
