@@ -26,6 +26,22 @@ struct MappingCounts {
     uint64_t resets = 0;             // times every mapping was dropped (libvtscope's events went off)
 };
 
+// --otlp: what was handed to the exporter and what became of it. Every record handed is, at the
+// end, exactly one of delivered, dropped_queue_full, dropped_failed or rejected.
+struct ExportCounts {
+    std::string signal;              // logs (trace), metrics (stat)
+    std::string endpoint;            // the URL posted to
+    uint64_t records = 0;            // log records (events) or metric points handed to the exporter
+    uint64_t delivered = 0;          // acknowledged by the receiver (2xx, minus what it rejected)
+    uint64_t dropped_queue_full = 0; // not queued: the queue was full (the receiver was slow or away)
+    uint64_t dropped_failed = 0;     // queued, never acknowledged (non-retryable reply, or the final flush timed out)
+    uint64_t rejected = 0;           // acknowledged but rejected (partialSuccess)
+    uint64_t requests = 0;           // requests that got a 2xx
+    uint64_t retries = 0;            // attempts that failed retryably (429/502/503/504, no connection, timeout)
+    std::string last_error;          // the last failed attempt, empty if none
+    uint64_t dropped() const { return dropped_queue_full + dropped_failed + rejected; }
+};
+
 struct Summary {
     std::string command;                 // trace, stat
     std::string identity;                // the identity channel's name
@@ -39,6 +55,7 @@ struct Summary {
     bool region_found = false;
     std::string missing_region;          // why no region was found (writer_diagnosis.h), when none was
     std::optional<WriterStats> writer;   // the writer's counters, last read
+    std::optional<ExportCounts> otlp;    // --otlp
     std::string error;                   // the error that ended the session, empty if none
     int exit_code = 0;
 
