@@ -104,8 +104,9 @@ struct OtlpExporter::State {
             if (stopping.load(std::memory_order_acquire)) {
                 auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
                 if (left.count() <= 0) {
-                    Reply r;
-                    r.error = "the final flush timed out";
+                    Reply r;  // error left empty: the cause is the last failed attempt
+                    std::lock_guard guard(mu);
+                    counts.flush_timed_out = true;
                     return r;
                 }
                 timeout = std::min(timeout, left);
@@ -146,9 +147,9 @@ struct OtlpExporter::State {
             }
             if (stopping.load() && Clock::now() >= deadline) {
                 // The final flush is over: what is still queued will not be delivered.
+                if (!queue.empty() || snapshot) counts.flush_timed_out = true;
                 counts.dropped_failed += queue.size();
                 queue.clear();
-                if (counts.last_error.empty()) counts.last_error = "the final flush timed out";
                 if (snapshot) {
                     counts.records++;
                     counts.dropped_failed++;
@@ -199,7 +200,7 @@ struct OtlpExporter::State {
             counts.rejected += rejected;
         } else {
             counts.dropped_failed += n;
-            counts.last_error = reply.error;
+            if (!reply.error.empty()) counts.last_error = reply.error;
         }
     }
 };

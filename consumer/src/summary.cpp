@@ -105,7 +105,8 @@ std::string render_summary_json(const Summary& s) {
            << ",\"records\":" << s.otlp->records << ",\"delivered\":" << s.otlp->delivered
            << ",\"dropped\":" << s.otlp->dropped() << ",\"dropped_queue_full\":" << s.otlp->dropped_queue_full
            << ",\"dropped_failed\":" << s.otlp->dropped_failed << ",\"rejected\":" << s.otlp->rejected
-           << ",\"requests\":" << s.otlp->requests << ",\"retries\":" << s.otlp->retries << ",\"last_error\":"
+           << ",\"requests\":" << s.otlp->requests << ",\"retries\":" << s.otlp->retries
+           << ",\"flush_timed_out\":" << (s.otlp->flush_timed_out ? "true" : "false") << ",\"last_error\":"
            << (s.otlp->last_error.empty() ? "null" : json_quote(s.otlp->last_error)) << "}";
     else
         js << "null";

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -110,10 +111,15 @@ public:
         if (exporter_) {
             summary.otlp = exporter_->counts();
             const ExportCounts& e = *summary.otlp;
-            if (e.dropped_failed > 0 && summary.error.empty())
+            if (e.dropped_failed > 0 && summary.error.empty()) {
+                char within[64] = "";
+                if (e.flush_timed_out)
+                    std::snprintf(within, sizeof(within), " within the final flush's %g s", options_.otlp_timeout_seconds);
                 summary.error = "otlp: " + std::to_string(e.dropped_failed) +
                                 (e.signal == "logs" ? " log records" : " metric exports") + " not delivered to " +
-                                e.endpoint + " (" + e.last_error + ")";
+                                e.endpoint + within + " (last failure: " +
+                                (e.last_error.empty() ? std::string("none") : e.last_error) + ")";
+            }
         }
     }
 
