@@ -73,8 +73,8 @@ trace and stat need )" + std::string(kPrivilegeText) + R"(.
 They only read the target. A summary of counters (events, ok, no_context, context_unknown,
 invalid, unmapped, lost) goes to stderr.
 Exit status: 0 when the session ran to its end (the target exited, --duration, a signal; lost
-events are reported, not an error), 1 on an error (the target, privilege, BPF, output), 2 on a
-usage error.
+events and OTLP drops at a full queue are reported, not an error), 1 on an error (the target,
+privilege, BPF, output, OTLP records still undelivered at the end), 2 on a usage error.
 )";
 }
 
