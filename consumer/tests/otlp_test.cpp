@@ -371,6 +371,65 @@ TEST(OtlpExport, CollectorKilledFinishesWithOneErrorLine) {
     EXPECT_TRUE(subset(logs.keys, local_keys(run.lines)));
 }
 
+// Two JVMs traced by two vtscopes into one Collector: each one's records come out under its own
+// resource (process.pid, service.instance.id, service.name), and each resource holds exactly
+// the records of that vtscope's own lines.
+TEST(OtlpExport, TwoJvmsSeparatedByResource) {
+    REQUIRE_BPF_AND_COLLECTOR();
+    TempDir dir;
+    int port = free_port();
+    Collector collector = start_collector(dir, "collector", port);
+    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
+    vtscope::testing::HarnessPaths paths{kVtscope, java_bin(), class_path(), VTSCOPE_NATIVE_LIB};
+    const std::string url = "http://127.0.0.1:" + std::to_string(port);
+    vtscope::testing::TraceRun runs[2];
+    std::thread second([&] {
+        runs[1] = vtscope::testing::run_traced_harness(paths, {}, {"--threads", "8", "--markers", "8"},
+                                                       {"--otlp", url, "--service", "jvm-b"});
+    });
+    runs[0] = vtscope::testing::run_traced_harness(paths, {}, {"--threads", "16", "--markers", "8"},
+                                                   {"--otlp", url, "--service", "jvm-a"});
+    second.join();
+    for (const auto& run : runs) {
+        ASSERT_TRUE(run.error.empty()) << run.error;
+        EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    }
+    // Records by the resource's (service.name, process.pid, service.instance.id).
+    std::map<std::tuple<std::string, std::string, std::string>, std::multiset<Key>> by_resource;
+    for (const std::string& line : collector.finish()) {
+        Json j = parse(line);
+        for (const Json& rl : j["resourceLogs"].array) {
+            const Json& attrs = rl["resource"]["attributes"];
+            auto& keys = by_resource[{attribute(attrs, "service.name")["stringValue"].string,
+                                      attribute(attrs, "process.pid")["intValue"].string,
+                                      attribute(attrs, "service.instance.id")["stringValue"].string}];
+            for (const Json& sl : rl["scopeLogs"].array)
+                for (const Json& r : sl["logRecords"].array)
+                    keys.insert({r["traceId"].string, r["spanId"].string,
+                                 attribute(r["attributes"], "vtscope.syscall")["stringValue"].string,
+                                 attribute(r["attributes"], "vtscope.bytes")["intValue"].string});
+        }
+    }
+    ASSERT_EQ(by_resource.size(), 2u) << "expected two resources, one per vtscope";
+    const char* names[2] = {"jvm-a", "jvm-b"};
+    std::set<std::string> pids, instances;
+    for (int i = 0; i < 2; i++) {
+        const std::multiset<Key>* found = nullptr;
+        for (const auto& [resource, keys] : by_resource)
+            if (std::get<0>(resource) == names[i]) {
+                found = &keys;
+                pids.insert(std::get<1>(resource));
+                instances.insert(std::get<2>(resource));
+            }
+        ASSERT_NE(found, nullptr) << names[i];
+        std::printf("%s: vtscope lines %zu, Collector records under its resource %zu\n", names[i], runs[i].trace.size(),
+                    found->size());
+        EXPECT_EQ(*found, local_keys(runs[i].trace)) << names[i];
+    }
+    EXPECT_EQ(pids.size(), 2u);
+    EXPECT_EQ(instances.size(), 2u);
+}
+
 // stat --otlp: cumulative sums by syscall and status; the last export's calls add up to every
 // event the session counted, and no data point carries a label beyond syscall and status.
 TEST(OtlpExport, StatSumsEqualCountedEvents) {
