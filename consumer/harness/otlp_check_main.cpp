@@ -23,7 +23,8 @@ int main(int argc, char** argv) {
     bool equal = local == logs.keys && bad == 0 && logs.bad_lines == 0;
     std::printf("otlp-check: vtscope lines %zu, Collector log records %zu: %s\n", local.size(), logs.keys.size(),
                 equal ? "the same multiset of (trace id, span id, syscall, bytes)" : "DIFFERENT");
-    if (bad || logs.bad_lines) std::printf("otlp-check: %zu local and %zu Collector lines do not parse\n", bad, logs.bad_lines);
+    if (bad || logs.bad_lines)
+        std::printf("otlp-check: %zu local and %zu Collector lines do not parse\n", bad, logs.bad_lines);
     bool traces_ok = true;
     if (argc == 5) {
         std::set<std::string> exported;
@@ -32,12 +33,14 @@ int main(int argc, char** argv) {
         for (const std::string& line : read_lines(argv[4])) {
             if (line.rfind("trace_id=", 0) != 0) continue;
             served++;
-            std::string id = line.substr(9, line.find(' ') == std::string::npos ? std::string::npos : line.find(' ') - 9);
+            std::string id =
+                line.substr(9, line.find(' ') == std::string::npos ? std::string::npos : line.find(' ') - 9);
             if (exported.count(id)) found++;
         }
         traces_ok = served > 0 && found == served;
         std::printf("otlp-check: %zu of %zu request trace ids are in the Collector's log records\n", found, served);
     }
-    if (!logs.example.empty()) std::printf("otlp-check: a log record as the Collector wrote it:\n%s\n", logs.example.c_str());
+    if (!logs.example.empty())
+        std::printf("otlp-check: a log record as the Collector wrote it:\n%s\n", logs.example.c_str());
     return equal && traces_ok ? 0 : 1;
 }

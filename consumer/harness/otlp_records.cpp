@@ -6,7 +6,8 @@ namespace {
 // The text of the first object in a "logRecords" array of line that has a non-empty traceId, as
 // written (a scan for balanced braces outside strings).
 std::string first_record_with_trace(const std::string& line) {
-    for (size_t at = line.find("\"logRecords\":["); at != std::string::npos; at = line.find("\"logRecords\":[", at + 1)) {
+    for (size_t at = line.find("\"logRecords\":["); at != std::string::npos;
+         at = line.find("\"logRecords\":[", at + 1)) {
         size_t i = at + 14;
         int depth = 0;
         bool in_string = false;
@@ -14,8 +15,10 @@ std::string first_record_with_trace(const std::string& line) {
         for (; i < line.size(); i++) {
             char c = line[i];
             if (in_string) {
-                if (c == '\\') i++;
-                else if (c == '"') in_string = false;
+                if (c == '\\')
+                    i++;
+                else if (c == '"')
+                    in_string = false;
                 continue;
             }
             if (c == '"') {

@@ -45,7 +45,8 @@ Expected<std::string> normalize_otlp_base(const std::string& url) {
         return make_error("OTLP endpoint '" + url + "': only http:// and https:// (OTLP/HTTP) are supported");
     size_t host_start = scheme_end + 3;
     size_t path_start = u.find('/', host_start);
-    std::string authority = u.substr(host_start, path_start == std::string::npos ? std::string::npos : path_start - host_start);
+    std::string authority =
+        u.substr(host_start, path_start == std::string::npos ? std::string::npos : path_start - host_start);
     std::string path = path_start == std::string::npos ? "" : u.substr(path_start);
     if (authority.empty()) return make_error("OTLP endpoint '" + url + "' names no host");
     // The port follows the last ':' outside an IPv6 literal's brackets.
@@ -139,9 +140,8 @@ Expected<std::vector<OtlpAttribute>> parse_resource_attributes(const std::string
     return out;
 }
 
-Expected<std::vector<OtlpAttribute>> make_resource(const std::string& service_option, const EnvLookup& env,
-                                                   int64_t pid, const std::string& host_name,
-                                                   const std::string& instance_id) {
+Expected<std::vector<OtlpAttribute>> make_resource(const std::string& service_option, const EnvLookup& env, int64_t pid,
+                                                   const std::string& host_name, const std::string& instance_id) {
     std::vector<OtlpAttribute> from_env;
     if (const char* text = env("OTEL_RESOURCE_ATTRIBUTES")) {
         auto parsed = parse_resource_attributes(text);
@@ -163,12 +163,12 @@ Expected<std::vector<OtlpAttribute>> make_resource(const std::string& service_op
     }
     std::vector<OtlpAttribute> resource;
     resource.push_back(OtlpAttribute::string("service.name", service));
-    resource.push_back(OtlpAttribute::string("service.instance.id", env_value("service.instance.id").value_or(instance_id)));
+    resource.push_back(
+        OtlpAttribute::string("service.instance.id", env_value("service.instance.id").value_or(instance_id)));
     resource.push_back(OtlpAttribute::integer("process.pid", pid));
     resource.push_back(OtlpAttribute::string("host.name", env_value("host.name").value_or(host_name)));
     for (auto& a : from_env) {
-        if (a.key == "service.name" || a.key == "service.instance.id" || a.key == "host.name" ||
-            a.key == "process.pid")
+        if (a.key == "service.name" || a.key == "service.instance.id" || a.key == "host.name" || a.key == "process.pid")
             continue;
         resource.push_back(std::move(a));
     }
@@ -201,9 +201,7 @@ void append_attribute(std::string& out, const OtlpAttribute& a) {
             // int64 is a JSON string in the protobuf JSON mapping
             out += "\"intValue\":\"" + std::to_string(a.number) + "\"";
             break;
-        case OtlpAttribute::Kind::kBool:
-            out += a.flag ? "\"boolValue\":true" : "\"boolValue\":false";
-            break;
+        case OtlpAttribute::Kind::kBool: out += a.flag ? "\"boolValue\":true" : "\"boolValue\":false"; break;
     }
     out += "}}";
 }
@@ -261,8 +259,9 @@ std::string encode_logs_request(const std::vector<OtlpAttribute>& resource,
         out += std::to_string(static_cast<uint64_t>(static_cast<int64_t>(e.ts_ns) + realtime_offset_ns));
         out += "\",\"observedTimeUnixNano\":\"";
         out += observed;
-        out += "\",\"severityNumber\":9,\"severityText\":\"INFO\",\"eventName\":\"vtscope.syscall\",\"body\":{"
-               "\"stringValue\":\"";
+        out +=
+            "\",\"severityNumber\":9,\"severityText\":\"INFO\",\"eventName\":\"vtscope.syscall\",\"body\":{"
+            "\"stringValue\":\"";
         out += syscall;
         out += "\"},\"attributes\":[{\"key\":\"process.pid\",\"value\":{\"intValue\":\"";
         out += std::to_string(e.pid);

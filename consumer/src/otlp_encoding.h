@@ -51,9 +51,8 @@ Expected<std::vector<OtlpAttribute>> parse_resource_attributes(const std::string
 // service.name in OTEL_RESOURCE_ATTRIBUTES, else "unknown_service"), process.pid (the target),
 // host.name, service.instance.id (instance_id unless OTEL_RESOURCE_ATTRIBUTES names one) and
 // the other OTEL_RESOURCE_ATTRIBUTES pairs.
-Expected<std::vector<OtlpAttribute>> make_resource(const std::string& service_option, const EnvLookup& env,
-                                                   int64_t pid, const std::string& host_name,
-                                                   const std::string& instance_id);
+Expected<std::vector<OtlpAttribute>> make_resource(const std::string& service_option, const EnvLookup& env, int64_t pid,
+                                                   const std::string& host_name, const std::string& instance_id);
 // A random UUID (version 4) for service.instance.id.
 std::string random_uuid();
 

@@ -54,7 +54,7 @@ struct OtlpExporter::State {
 
     std::mutex mu;
     std::condition_variable cv;
-    std::deque<vtscope_syscall_event> queue;          // logs
+    std::deque<vtscope_syscall_event> queue;             // logs
     std::optional<std::vector<SyscallTotals>> snapshot;  // metrics, the newest not yet taken
     Clock::time_point first_queued;
     ExportCounts counts;

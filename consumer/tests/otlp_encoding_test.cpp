@@ -66,8 +66,9 @@ TEST(OtlpEndpoints, EnvironmentWhenNoOption) {
 }
 
 TEST(OtlpResource, ServiceNameOrderAndAttributes) {
-    auto r = make_resource("", env_of({{"OTEL_RESOURCE_ATTRIBUTES", "service.name=from-attrs, deployment.environment=prod%2C1"}}),
-                           42, "host1", "uuid-1");
+    auto r = make_resource(
+        "", env_of({{"OTEL_RESOURCE_ATTRIBUTES", "service.name=from-attrs, deployment.environment=prod%2C1"}}), 42,
+        "host1", "uuid-1");
     ASSERT_TRUE(r) << r.error().message;
     std::string out = "[";
     for (size_t i = 0; i < r->size(); i++) {
@@ -82,8 +83,8 @@ TEST(OtlpResource, ServiceNameOrderAndAttributes) {
     EXPECT_EQ(attribute(list, "host.name")["stringValue"].string, "host1");
     EXPECT_EQ(attribute(list, "service.instance.id")["stringValue"].string, "uuid-1");
 
-    auto env_name = make_resource("", env_of({{"OTEL_SERVICE_NAME", "env"}, {"OTEL_RESOURCE_ATTRIBUTES", "service.name=x"}}),
-                                  1, "h", "u");
+    auto env_name = make_resource(
+        "", env_of({{"OTEL_SERVICE_NAME", "env"}, {"OTEL_RESOURCE_ATTRIBUTES", "service.name=x"}}), 1, "h", "u");
     ASSERT_TRUE(env_name);
     EXPECT_EQ((*env_name)[0].text, "env");
     auto option = make_resource("opt", env_of({{"OTEL_SERVICE_NAME", "env"}}), 1, "h", "u");
@@ -166,7 +167,8 @@ TEST(OtlpLogs, OneRecordPerEventWithNativeTraceContext) {
 }
 
 TEST(OtlpMetrics, CumulativeSumsBySyscallAndStatusOnly) {
-    std::vector<SyscallTotals> points = {{"write", "ok", 10, 4096}, {"write", "unmapped", 2, 8}, {"close", "ok", 3, {}}};
+    std::vector<SyscallTotals> points = {
+        {"write", "ok", 10, 4096}, {"write", "unmapped", 2, 8}, {"close", "ok", 3, {}}};
     Json json = parse(encode_metrics_request({OtlpAttribute::string("service.name", "svc")}, points, 100, 200));
     const auto& metrics = json["resourceMetrics"].array.at(0)["scopeMetrics"].array.at(0)["metrics"].array;
     ASSERT_EQ(metrics.size(), 2u);

@@ -47,11 +47,11 @@ std::string java_bin() {
 }
 std::string class_path() { return kJavaDir + "/*:" + kJavaDir + "/lib/*"; }
 
-#define SKIP_LOUDLY(why)                                                   \
-    do {                                                                   \
-        std::string reason_ = (why);                                       \
+#define SKIP_LOUDLY(why)                                                    \
+    do {                                                                    \
+        std::string reason_ = (why);                                        \
         std::fprintf(stderr, "\n*** SKIPPED: %s ***\n\n", reason_.c_str()); \
-        GTEST_SKIP() << "SKIPPED: " << reason_;                            \
+        GTEST_SKIP() << "SKIPPED: " << reason_;                             \
     } while (0)
 
 // The Collector binary (built on first use, about 5 minutes; cached under the build folder), or
@@ -65,20 +65,22 @@ const std::pair<std::string, std::string>& collector_binary() {
         if (code != 0 || access(binary.c_str(), X_OK) != 0) {
             while (!err.empty() && err.back() == '\n') err.pop_back();
             size_t last = err.rfind('\n');
-            return std::make_pair(std::string(), "cannot build the OpenTelemetry Collector (scripts/build-collector.sh "
-                                                 "exited " + std::to_string(code) + "): " +
-                                                     (last == std::string::npos ? err : err.substr(last + 1)));
+            return std::make_pair(std::string(),
+                                  "cannot build the OpenTelemetry Collector (scripts/build-collector.sh "
+                                  "exited " +
+                                      std::to_string(code) +
+                                      "): " + (last == std::string::npos ? err : err.substr(last + 1)));
         }
         return std::make_pair(binary, std::string());
     }();
     return result;
 }
 
-#define REQUIRE_BPF_AND_COLLECTOR()                                                                    \
-    do {                                                                                               \
-        if (!vtscope::have_bpf_privilege())                                                            \
+#define REQUIRE_BPF_AND_COLLECTOR()                                                                     \
+    do {                                                                                                \
+        if (!vtscope::have_bpf_privilege())                                                             \
             SKIP_LOUDLY("needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN) to load BPF programs"); \
-        if (collector_binary().first.empty()) SKIP_LOUDLY(collector_binary().second);                  \
+        if (collector_binary().first.empty()) SKIP_LOUDLY(collector_binary().second);                   \
     } while (0)
 
 int free_port() {
@@ -143,8 +145,8 @@ Json parse(const std::string& line) {
 }
 
 using Key = vtscope::testing::OtlpKey;
-using vtscope::testing::CollectorLogs;
 using vtscope::testing::collector_logs;
+using vtscope::testing::CollectorLogs;
 const Json& attribute(const Json& list, const std::string& key) { return vtscope::testing::otlp_attribute(list, key); }
 bool subset(const std::multiset<Key>& small, const std::multiset<Key>& big) {
     return vtscope::testing::is_sub_multiset(small, big);
@@ -180,9 +182,12 @@ DemoRun run_demo(const TempDir& dir, const std::string& command, double duration
         run.error = "the demo service did not get ready: " + vtscope::testing::read_file(dir.path("service.err"));
         return run;
     }
-    std::vector<std::string> argv = {kVtscope, command, "--pid", std::to_string(service.pid()), "--output",
-                                     dir.path("out.jsonl"), "--ready-file", dir.path("vtscope.ready"),
-                                     "--summary-json", dir.path("summary.json"), "--duration", std::to_string(duration)};
+    std::vector<std::string> argv = {kVtscope,         command,
+                                     "--pid",          std::to_string(service.pid()),
+                                     "--output",       dir.path("out.jsonl"),
+                                     "--ready-file",   dir.path("vtscope.ready"),
+                                     "--summary-json", dir.path("summary.json"),
+                                     "--duration",     std::to_string(duration)};
     if (command == "trace") argv.insert(argv.end(), {"--syscalls", "read,write,sendto,recvfrom"});
     argv.insert(argv.end(), extra.begin(), extra.end());
     Child tracer = Child::start(argv, "", dir.path("vtscope.err"));
@@ -215,7 +220,8 @@ void expect_reconciled(const Json& summary, const std::vector<std::string>& line
     EXPECT_EQ(num(summary["events"]), static_cast<double>(lines.size()));
     EXPECT_EQ(num(otlp["records"]), static_cast<double>(lines.size()));
     EXPECT_EQ(num(otlp["records"]), num(otlp["delivered"]) + num(otlp["dropped"]));
-    EXPECT_EQ(num(otlp["dropped"]), num(otlp["dropped_queue_full"]) + num(otlp["dropped_failed"]) + num(otlp["rejected"]));
+    EXPECT_EQ(num(otlp["dropped"]),
+              num(otlp["dropped_queue_full"]) + num(otlp["dropped_failed"]) + num(otlp["rejected"]));
     EXPECT_EQ(static_cast<double>(logs.keys.size()), num(otlp["delivered"])) << "Collector records vs delivered";
     EXPECT_TRUE(subset(logs.keys, local_keys(lines))) << "the Collector holds records vtscope did not write";
 }
@@ -282,11 +288,11 @@ void stopped_five_seconds(const std::vector<std::string>& queue_options, bool ex
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     CollectorLogs logs = collector_logs(collector.finish());
     const Json& otlp = run.summary["otlp"];
-    std::printf("vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f (queue full %.0f, "
-                "not delivered %.0f), retries %.0f, vtscope ran %.1f s for --duration %.0f\n",
-                run.lines.size(), logs.keys.size(), num(otlp["delivered"]), num(otlp["dropped"]),
-                num(otlp["dropped_queue_full"]), num(otlp["dropped_failed"]), num(otlp["retries"]), run.seconds,
-                duration);
+    std::printf(
+        "vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f (queue full %.0f, "
+        "not delivered %.0f), retries %.0f, vtscope ran %.1f s for --duration %.0f\n",
+        run.lines.size(), logs.keys.size(), num(otlp["delivered"]), num(otlp["dropped"]),
+        num(otlp["dropped_queue_full"]), num(otlp["dropped_failed"]), num(otlp["retries"]), run.seconds, duration);
     expect_reconciled(run.summary, run.lines, logs);
     EXPECT_GT(run.lines.size(), 1000u);
     EXPECT_LT(run.seconds, duration + 5) << "vtscope stalled";
@@ -324,8 +330,7 @@ TEST(OtlpExport, CollectorStartedLateReconciles) {
     CollectorLogs logs = collector_logs(collector.finish());
     const Json& otlp = run.summary["otlp"];
     std::printf("vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f, retries %.0f\n",
-                run.lines.size(), logs.keys.size(), num(otlp["delivered"]), num(otlp["dropped"]),
-                num(otlp["retries"]));
+                run.lines.size(), logs.keys.size(), num(otlp["delivered"]), num(otlp["dropped"]), num(otlp["retries"]));
     expect_reconciled(run.summary, run.lines, logs);
     EXPECT_GT(num(otlp["retries"]), 0) << "nothing was refused: the Collector was not absent";
     EXPECT_GT(num(otlp["delivered"]), 0);
@@ -340,18 +345,19 @@ TEST(OtlpExport, CollectorKilledFinishesWithOneErrorLine) {
     Collector collector = start_collector(dir, "collector", port);
     ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
     const double duration = 6;
-    DemoRun run = run_demo(dir, "trace", duration, {"--otlp", "127.0.0.1:" + std::to_string(port), "--otlp-timeout", "2"},
-                           [&] {
-                               std::this_thread::sleep_for(2s);
-                               collector.child.signal(SIGKILL);
-                           });
+    DemoRun run =
+        run_demo(dir, "trace", duration, {"--otlp", "127.0.0.1:" + std::to_string(port), "--otlp-timeout", "2"}, [&] {
+            std::this_thread::sleep_for(2s);
+            collector.child.signal(SIGKILL);
+        });
     ASSERT_TRUE(run.error.empty()) << run.error;
     CollectorLogs logs = collector_logs(collector.finish());
     const Json& otlp = run.summary["otlp"];
-    std::printf("vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f (queue full %.0f, "
-                "not delivered %.0f), retries %.0f, vtscope ran %.1f s\n",
-                run.lines.size(), logs.keys.size(), num(otlp["delivered"]), num(otlp["dropped"]),
-                num(otlp["dropped_queue_full"]), num(otlp["dropped_failed"]), num(otlp["retries"]), run.seconds);
+    std::printf(
+        "vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f (queue full %.0f, "
+        "not delivered %.0f), retries %.0f, vtscope ran %.1f s\n",
+        run.lines.size(), logs.keys.size(), num(otlp["delivered"]), num(otlp["dropped"]),
+        num(otlp["dropped_queue_full"]), num(otlp["dropped_failed"]), num(otlp["retries"]), run.seconds);
     std::printf("stderr:\n%s", run.vtscope_stderr.c_str());
     EXPECT_EQ(run.vtscope_exit, 1) << run.vtscope_stderr;
     size_t errors = 0;
