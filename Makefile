@@ -2,6 +2,7 @@
 #   make          build everything: build/bin/vtscope and build/java/*.jar
 #   make test     set up, build, run all tests (C++ unit and integration tests, Java tests)
 #   make demo     set up, build, trace the bundled sample service and summarise per trace
+#   make demo-otlp  the same with --otlp into an OpenTelemetry Collector (built from the Go proxy)
 #   make harness  the dual-channel correctness experiment over every identity channel
 #   make bench    the benchmark matrix (make bench-quick: a short sanity run)
 JAVA_HOME ?= /usr/lib/jvm/temurin-25-jdk-amd64
@@ -12,7 +13,7 @@ MVN       := mvn -B -q -f java/pom.xml
 MVN_NATIVE := -Dvtscope.native.dir=$(abspath $(BUILD))/native
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
 
-.PHONY: all setup configure native java test test-native test-java demo harness bench bench-quick clean
+.PHONY: all setup configure native java test test-native test-java demo demo-otlp collector harness bench bench-quick clean
 
 all: native java
 
@@ -55,6 +56,15 @@ test-native: native java
 
 demo: all
 	scripts/demo.sh $(BUILD)
+
+# The OpenTelemetry Collector of the OTLP tests and demo-otlp (Go toolchain, Go module proxy; about
+# 5 minutes the first time, then cached in $(BUILD)/collector).
+collector:
+	scripts/build-collector.sh $(BUILD)
+
+# make demo with --otlp into that Collector; checks its records against vtscope's own lines.
+demo-otlp: all collector
+	scripts/demo-otlp.sh $(BUILD)
 
 # The paper's Table 6 over every channel (6 runs of 16 x 8 markers per row), then the large
 # run: 10,000 threads x 10 markers, concurrent, GC pressure, under G1 and ZGC.

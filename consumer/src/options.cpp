@@ -33,6 +33,14 @@ std::string session_options() {
                               SIGINT/SIGTERM or the target exits)
       --ready-file FILE       create FILE once every probe is attached and the JVM was read
       --summary-json FILE     write the summary as one JSON object to FILE
+      --otlp URL              also export to an OpenTelemetry Collector over OTLP/HTTP (JSON):
+                              trace: one log record per event (URL/v1/logs); stat: sums by
+                              syscall and status (URL/v1/metrics). Default port 4318; default
+                              URL: $OTEL_EXPORTER_OTLP_ENDPOINT (no export when unset)
+      --service NAME          the resource's service.name (default: $OTEL_SERVICE_NAME, then
+                              service.name in $OTEL_RESOURCE_ATTRIBUTES, then unknown_service)
+      --otlp-queue N          events held for export at most (default 65536; beyond: dropped, counted)
+      --otlp-timeout SEC      per request, and for the final flush (default 10)
       --identity CHANNEL      how the running thread is resolved:
 )" + channel_help();
 }
@@ -93,8 +101,8 @@ trace, stat, profile and block need )" + std::string(kPrivilegeText) + R"(.
 They only read the target. A summary of counters (events, ok, no_context, context_unknown,
 invalid, unmapped, lost) goes to stderr.
 Exit status: 0 when the session ran to its end (the target exited, --duration, a signal; lost
-events are reported, not an error), 1 on an error (the target, privilege, BPF, output), 2 on a
-usage error.
+events and OTLP drops at a full queue are reported, not an error), 1 on an error (the target,
+privilege, BPF, output, OTLP records still undelivered at the end), 2 on a usage error.
 )";
 }
 
@@ -171,7 +179,9 @@ Expected<Options> parse_trace(const std::vector<std::string>& args, bool aggrega
             name = arg.substr(0, eq);
             value = arg.substr(eq + 1);
         } else if (arg == "--pid" || arg == "--syscalls" || arg == "--duration" || arg == "--output" ||
-                   arg == "--ready-file" || arg == "--identity" || arg == "--summary-json" || (aggregate && arg == "--top")) {
+                   arg == "--ready-file" || arg == "--identity" || arg == "--summary-json" ||
+                   arg == "--otlp" || arg == "--service" || arg == "--otlp-queue" || arg == "--otlp-timeout" ||
+                   (aggregate && arg == "--top")) {
             if (i + 1 >= args.size()) return make_error(arg + " needs a value");
             value = args[++i];
         } else {
@@ -207,6 +217,23 @@ Expected<Options> parse_trace(const std::vector<std::string>& args, bool aggrega
         } else if (name == "--ready-file") {
             if (value.empty()) return make_error("--ready-file needs a file name");
             t.ready_file = value;
+        } else if (name == "--otlp") {
+            if (value.empty()) return make_error("--otlp needs a URL (http://HOST[:PORT])");
+            t.otlp = value;
+        } else if (name == "--service") {
+            if (value.empty()) return make_error("--service needs a name");
+            t.service = value;
+        } else if (name == "--otlp-queue") {
+            auto n = parse_int(value, "--otlp-queue", 1, 1L << 24);
+            if (!n) return n.error();
+            t.otlp_queue = static_cast<size_t>(*n);
+        } else if (name == "--otlp-timeout") {
+            errno = 0;
+            char* end = nullptr;
+            double d = std::strtod(value.c_str(), &end);
+            if (value.empty() || errno != 0 || *end != '\0' || !std::isfinite(d) || d <= 0 || d > 3600)
+                return make_error("invalid --otlp-timeout: '" + value + "' (seconds, > 0 and at most 3600)");
+            t.otlp_timeout_seconds = d;
         } else if (aggregate && name == "--top") {
             auto top = parse_int(value, "--top", 1, 1000000);
             if (!top) return top.error();

@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,12 @@ struct TraceOptions {
     // per-trace report at the end instead of one line per event.
     bool aggregate = false;
     int top = 10;  // stat: traces shown in the report
+    // OTLP export (otlp_exporter.h): the --otlp endpoint (empty: from OTEL_EXPORTER_OTLP_ENDPOINT,
+    // none when that is unset too), --service, the queue bound and the timeout.
+    std::string otlp;
+    std::string service;
+    size_t otlp_queue = 65536;
+    double otlp_timeout_seconds = 10;
 };
 
 struct ReportOptions {

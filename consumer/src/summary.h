@@ -26,6 +26,23 @@ struct MappingCounts {
     uint64_t resets = 0;             // times every mapping was dropped (libvtscope's events went off)
 };
 
+// --otlp: what was handed to the exporter and what became of it. Every record handed is, at the
+// end, exactly one of delivered, dropped_queue_full, dropped_failed or rejected.
+struct ExportCounts {
+    std::string signal;              // logs (trace), metrics (stat)
+    std::string endpoint;            // the URL posted to
+    uint64_t records = 0;            // log records (events) or metric points handed to the exporter
+    uint64_t delivered = 0;          // acknowledged by the receiver (2xx, minus what it rejected)
+    uint64_t dropped_queue_full = 0; // not queued: the queue was full (the receiver was slow or away)
+    uint64_t dropped_failed = 0;     // queued, never acknowledged (non-retryable reply, or the final flush timed out)
+    uint64_t rejected = 0;           // acknowledged but rejected (partialSuccess)
+    uint64_t requests = 0;           // requests that got a 2xx
+    uint64_t retries = 0;            // attempts that failed retryably (429/502/503/504, no connection, timeout)
+    std::string last_error;          // the last failed attempt, empty if none
+    bool flush_timed_out = false;    // the final flush ended at its deadline with records left
+    uint64_t dropped() const { return dropped_queue_full + dropped_failed + rejected; }
+};
+
 struct Summary {
     std::string command;                 // trace, stat
     std::string identity;                // the identity channel's name
@@ -44,6 +61,7 @@ struct Summary {
     std::string section_name;
     std::string section_text;
     std::string section_json;
+    std::optional<ExportCounts> otlp;    // --otlp
     std::string error;                   // the error that ended the session, empty if none
     int exit_code = 0;
 

@@ -6,14 +6,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include <cstring>
+#include <map>
 #include <optional>
 #include <thread>
 #include <string>
 #include <vector>
 
 #include "event_format.h"
+#include "otlp_exporter.h"
 #include "report.h"
 #include "sinks.h"
 #include "syscalls.skel.h"
@@ -33,8 +36,13 @@ struct Syscall {
 
 class SyscallSource final : public EventSource {
 public:
-    SyscallSource(const TraceOptions& options, SyscallSink sink, std::vector<Syscall> syscalls, OutputFile& output)
-        : options_(options), sink_(sink), syscalls_(std::move(syscalls)), output_(output) {}
+    SyscallSource(const TraceOptions& options, SyscallSink sink, std::vector<Syscall> syscalls, OutputFile& output,
+                  std::unique_ptr<OtlpExporter> exporter)
+        : options_(options),
+          sink_(sink),
+          syscalls_(std::move(syscalls)),
+          output_(output),
+          exporter_(std::move(exporter)) {}
 
     Status open(const AttributionCore& core) {
         skel_.reset(syscalls_bpf__open());
@@ -84,6 +92,7 @@ public:
 
     void sync() override {
         if (tables_) tables_->rotate();
+        if (tables_ && exporter_ && ++sync_rounds_ % 4 == 0) publish_totals();  // every second
     }
 
     void finish() override {
@@ -95,6 +104,10 @@ public:
             tables_->drain_all();  // after the detach: nothing writes them any more
             output_.write(render_report(report_, options_.top));
         }
+        if (exporter_) {
+            if (tables_) publish_totals();
+            exporter_->shutdown();  // sends what is queued, for at most --otlp-timeout
+        }
         output_.flush();
     }
 
@@ -105,6 +118,19 @@ public:
         summary.lost_cause = sink_ == SyscallSink::kCounts ? "the stat table was full (65536 distinct thread/trace/"
                                                              "syscall keys between two drains, 250 ms apart)"
                                                            : "the ring buffer was full";
+        if (exporter_) {
+            summary.otlp = exporter_->counts();
+            const ExportCounts& e = *summary.otlp;
+            if (e.dropped_failed > 0 && summary.error.empty()) {
+                char within[64] = "";
+                if (e.flush_timed_out)
+                    std::snprintf(within, sizeof(within), " within the final flush's %g s", options_.otlp_timeout_seconds);
+                summary.error = "otlp: " + std::to_string(e.dropped_failed) +
+                                (e.signal == "logs" ? " log records" : " metric exports") + " not delivered to " +
+                                e.endpoint + within + " (last failure: " +
+                                (e.last_error.empty() ? std::string("none") : e.last_error) + ")";
+            }
+        }
     }
 
 private:
@@ -184,6 +210,25 @@ private:
             count = std::min<uint32_t>(count, VTSCOPE_SYSCALL_BATCH);
             write_event({value + 8, count * sizeof(vtscope_syscall_event)});
         }
+        if (record.size() < sizeof(vtscope_syscall_event)) return;
+        vtscope_syscall_event event;
+        std::memcpy(&event, record.data(), sizeof(event));
+        delivered_[clamp_status(event.attribution.status)]++;
+        std::string line = format_syscall_event(event, syscall_name(event.syscall_index));
+        line.push_back('\n');
+        output_.write(line);
+        if (exporter_) exporter_->offer(event);  // queued or counted dropped, never waits
+    }
+
+    // stat --otlp: the cumulative sums so far to the exporter.
+    void publish_totals() {
+        std::vector<SyscallTotals> points;
+        for (const auto& [key, t] : totals_) {
+            const std::string& syscall = syscall_name(key.first);
+            points.push_back({syscall, status_name(key.second), t.calls,
+                              syscall_has_count(syscall) ? std::optional<uint64_t>(t.bytes) : std::nullopt});
+        }
+        exporter_->publish(std::move(points));
     }
 
     // Moves one count into the report (the form `vtscope report` reads from a trace file, so
@@ -198,6 +243,11 @@ private:
         unsigned status = clamp_status(key.status);
         delivered_[status] += total.calls;
         const std::string& syscall = syscall_name(key.syscall_index);
+        if (exporter_) {
+            Totals& t = totals_[{key.syscall_index, status}];
+            t.calls += total.calls;
+            t.bytes += total.arg2_sum;
+        }
         bool ok = status == VTSCOPE_STATUS_OK;
         add_to_report(report_, status_name(status), ok ? hex_string(key.trace_id, sizeof(key.trace_id)) : "", syscall,
                       total.calls,
@@ -215,6 +265,13 @@ private:
     ReportData report_;                       // counts: drained so far
     uint64_t delivered_[VTSCOPE_STATUS_COUNT] = {};
     std::string line_;                        // JSON lines: the line being formatted
+    std::unique_ptr<OtlpExporter> exporter_;  // --otlp
+    struct Totals {
+        uint64_t calls = 0;
+        uint64_t bytes = 0;
+    };
+    std::map<std::pair<uint32_t, unsigned>, Totals> totals_;  // stat --otlp: by syscall and status since start
+    unsigned sync_rounds_ = 0;
 };
 
 }  // namespace
@@ -231,7 +288,11 @@ Expected<std::unique_ptr<EventSource>> open_syscall_source(const TraceOptions& o
         if (!nargs) return make_error("cannot read the format of tracepoint syscalls:sys_enter_" + name);
         syscalls.push_back({name, *nargs});
     }
-    auto source = std::make_unique<SyscallSource>(options, sink, std::move(syscalls), output);
+    std::vector<std::string> names;
+    for (const Syscall& s : syscalls) names.push_back(s.name);
+    auto exporter = start_otlp_exporter(options, options.pid, names);
+    if (!exporter) return exporter.error();
+    auto source = std::make_unique<SyscallSource>(options, sink, std::move(syscalls), output, std::move(*exporter));
     if (auto status = source->open(core); !status) return status.error();
     return std::unique_ptr<EventSource>(std::move(source));
 }

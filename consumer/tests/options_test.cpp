@@ -122,3 +122,23 @@ TEST(Options, SubcommandHelpAndRepeatedPid) {
     ASSERT_TRUE(summary);
     EXPECT_EQ(summary->trace.summary_json, "s.json");
 }
+
+TEST(Options, OtlpExportOptions) {
+    auto o = vtscope::parse_options({"trace", "--pid", "1", "--otlp", "http://c:4318", "--service", "svc",
+                                     "--otlp-queue", "100", "--otlp-timeout=2.5"});
+    ASSERT_TRUE(o) << o.error().message;
+    EXPECT_EQ(o->trace.otlp, "http://c:4318");
+    EXPECT_EQ(o->trace.service, "svc");
+    EXPECT_EQ(o->trace.otlp_queue, 100u);
+    EXPECT_EQ(o->trace.otlp_timeout_seconds, 2.5);
+    auto defaults = vtscope::parse_options({"stat", "--pid", "1"});
+    ASSERT_TRUE(defaults);
+    EXPECT_TRUE(defaults->trace.otlp.empty());
+    EXPECT_EQ(defaults->trace.otlp_queue, 65536u);
+    EXPECT_EQ(defaults->trace.otlp_timeout_seconds, 10);
+    EXPECT_FALSE(vtscope::parse_options({"trace", "--pid", "1", "--otlp"}));
+    EXPECT_FALSE(vtscope::parse_options({"trace", "--pid", "1", "--otlp-queue", "0"}));
+    EXPECT_FALSE(vtscope::parse_options({"trace", "--pid", "1", "--otlp-timeout", "-1"}));
+    EXPECT_NE(vtscope::usage("trace").find("--otlp URL"), std::string::npos);
+    EXPECT_NE(vtscope::usage("stat").find("--service NAME"), std::string::npos);
+}

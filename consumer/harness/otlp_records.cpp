@@ -1,0 +1,99 @@
+#include "otlp_records.h"
+
+namespace vtscope::testing {
+namespace {
+
+// The text of the first object in a "logRecords" array of line that has a non-empty traceId, as
+// written (a scan for balanced braces outside strings).
+std::string first_record_with_trace(const std::string& line) {
+    for (size_t at = line.find("\"logRecords\":["); at != std::string::npos;
+         at = line.find("\"logRecords\":[", at + 1)) {
+        size_t i = at + 14;
+        int depth = 0;
+        bool in_string = false;
+        size_t start = 0;
+        for (; i < line.size(); i++) {
+            char c = line[i];
+            if (in_string) {
+                if (c == '\\')
+                    i++;
+                else if (c == '"')
+                    in_string = false;
+                continue;
+            }
+            if (c == '"') {
+                in_string = true;
+            } else if (c == '{') {
+                if (depth++ == 0) start = i;
+            } else if (c == '}') {
+                if (--depth == 0) {
+                    std::string record = line.substr(start, i - start + 1);
+                    size_t t = record.find("\"traceId\":\"");
+                    if (t != std::string::npos && record[t + 11] != '"') return record;
+                }
+            } else if (c == ']' && depth == 0) {
+                break;
+            }
+        }
+    }
+    return "";
+}
+
+}  // namespace
+
+const Json& otlp_attribute(const Json& list, const std::string& key) {
+    static const Json null;
+    for (const Json& a : list.array)
+        if (a["key"].string == key) return a["value"];
+    return null;
+}
+
+std::multiset<OtlpKey> local_keys(const std::vector<std::string>& lines, size_t* bad) {
+    std::multiset<OtlpKey> keys;
+    for (const std::string& line : lines) {
+        Json j;
+        std::string error;
+        if (!parse_json(line, &j, &error)) {
+            if (bad) ++*bad;
+            continue;
+        }
+        std::string count = j["count"].is_number() ? std::to_string(static_cast<long long>(j["count"].number)) : "";
+        keys.insert({j["trace_id"].string, j["span_id"].string, j["syscall"].string, count});
+    }
+    return keys;
+}
+
+CollectorLogs collector_logs(const std::vector<std::string>& lines) {
+    CollectorLogs logs;
+    for (const std::string& line : lines) {
+        Json j;
+        std::string error;
+        if (!parse_json(line, &j, &error)) {
+            logs.bad_lines++;
+            continue;
+        }
+        for (const Json& rl : j["resourceLogs"].array) {
+            logs.resources.push_back(rl["resource"]);
+            for (const Json& sl : rl["scopeLogs"].array)
+                for (const Json& r : sl["logRecords"].array) {
+                    const Json& attrs = r["attributes"];
+                    logs.keys.insert({r["traceId"].string, r["spanId"].string,
+                                      otlp_attribute(attrs, "vtscope.syscall")["stringValue"].string,
+                                      otlp_attribute(attrs, "vtscope.bytes")["intValue"].string});
+                }
+        }
+        if (logs.example.empty()) logs.example = first_record_with_trace(line);
+    }
+    return logs;
+}
+
+bool is_sub_multiset(const std::multiset<OtlpKey>& small, std::multiset<OtlpKey> big) {
+    for (const OtlpKey& k : small) {
+        auto it = big.find(k);
+        if (it == big.end()) return false;
+        big.erase(it);
+    }
+    return true;
+}
+
+}  // namespace vtscope::testing

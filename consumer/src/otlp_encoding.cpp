@@ -1,0 +1,355 @@
+#include "otlp_encoding.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+
+#include "event_format.h"
+#include "json.h"
+
+namespace vtscope {
+
+OtlpAttribute OtlpAttribute::string(std::string key, std::string value) {
+    OtlpAttribute a;
+    a.key = std::move(key);
+    a.kind = Kind::kString;
+    a.text = std::move(value);
+    return a;
+}
+
+OtlpAttribute OtlpAttribute::integer(std::string key, int64_t value) {
+    OtlpAttribute a;
+    a.key = std::move(key);
+    a.kind = Kind::kInt;
+    a.number = value;
+    return a;
+}
+
+OtlpAttribute OtlpAttribute::boolean(std::string key, bool value) {
+    OtlpAttribute a;
+    a.key = std::move(key);
+    a.kind = Kind::kBool;
+    a.flag = value;
+    return a;
+}
+
+Expected<std::string> normalize_otlp_base(const std::string& url) {
+    std::string u = url;
+    size_t scheme_end = u.find("://");
+    if (scheme_end == std::string::npos) {
+        u = "http://" + u;
+        scheme_end = 4;
+    }
+    std::string scheme = u.substr(0, scheme_end);
+    if (scheme != "http" && scheme != "https")
+        return make_error("OTLP endpoint '" + url + "': only http:// and https:// (OTLP/HTTP) are supported");
+    size_t host_start = scheme_end + 3;
+    size_t path_start = u.find('/', host_start);
+    std::string authority =
+        u.substr(host_start, path_start == std::string::npos ? std::string::npos : path_start - host_start);
+    std::string path = path_start == std::string::npos ? "" : u.substr(path_start);
+    if (authority.empty()) return make_error("OTLP endpoint '" + url + "' names no host");
+    // The port follows the last ':' outside an IPv6 literal's brackets.
+    size_t colon = authority.rfind(':');
+    size_t bracket = authority.rfind(']');
+    bool has_port = colon != std::string::npos && (bracket == std::string::npos || colon > bracket);
+    if (has_port) {
+        std::string port = authority.substr(colon + 1);
+        if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos)
+            return make_error("OTLP endpoint '" + url + "': invalid port '" + port + "'");
+    } else {
+        authority += ":4318";
+    }
+    while (!path.empty() && path.back() == '/') path.pop_back();
+    return scheme + "://" + authority + path;
+}
+
+Expected<std::optional<OtlpEndpoints>> resolve_otlp_endpoints(const std::string& option, const EnvLookup& env) {
+    auto from_base = [](const std::string& base) -> Expected<std::optional<OtlpEndpoints>> {
+        auto b = normalize_otlp_base(base);
+        if (!b) return b.error();
+        return std::optional<OtlpEndpoints>(OtlpEndpoints{*b + "/v1/logs", *b + "/v1/metrics"});
+    };
+    if (!option.empty()) return from_base(option);
+    const char* base = env("OTEL_EXPORTER_OTLP_ENDPOINT");
+    const char* logs = env("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT");
+    const char* metrics = env("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT");
+    auto set = [](const char* v) { return v != nullptr && *v != '\0'; };
+    if (!set(base) && !set(logs) && !set(metrics)) return std::optional<OtlpEndpoints>();
+    OtlpEndpoints endpoints;
+    if (set(base)) {
+        auto e = from_base(base);
+        if (!e) return e.error();
+        endpoints = **e;
+    }
+    // Signal-specific endpoints are full URLs, used as given (OTLP exporter specification).
+    if (set(logs)) endpoints.logs = logs;
+    if (set(metrics)) endpoints.metrics = metrics;
+    return std::optional<OtlpEndpoints>(endpoints);
+}
+
+namespace {
+
+std::string trim(const std::string& s) {
+    size_t b = s.find_first_not_of(" \t");
+    if (b == std::string::npos) return "";
+    size_t e = s.find_last_not_of(" \t");
+    return s.substr(b, e - b + 1);
+}
+
+Expected<std::string> percent_decode(const std::string& s) {
+    std::string out;
+    for (size_t i = 0; i < s.size(); i++) {
+        if (s[i] != '%') {
+            out.push_back(s[i]);
+            continue;
+        }
+        auto hex = [](char c) -> int {
+            if (c >= '0' && c <= '9') return c - '0';
+            if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+            if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+            return -1;
+        };
+        if (i + 2 >= s.size() || hex(s[i + 1]) < 0 || hex(s[i + 2]) < 0)
+            return make_error("invalid percent escape in '" + s + "'");
+        out.push_back(static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2])));
+        i += 2;
+    }
+    return out;
+}
+
+}  // namespace
+
+Expected<std::vector<OtlpAttribute>> parse_resource_attributes(const std::string& text) {
+    std::vector<OtlpAttribute> out;
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t comma = text.find(',', start);
+        std::string pair = trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (!pair.empty()) {
+            size_t eq = pair.find('=');
+            if (eq == std::string::npos || trim(pair.substr(0, eq)).empty())
+                return make_error("OTEL_RESOURCE_ATTRIBUTES: '" + pair + "' is not key=value");
+            auto value = percent_decode(trim(pair.substr(eq + 1)));
+            if (!value) return make_error("OTEL_RESOURCE_ATTRIBUTES: " + value.error().message);
+            out.push_back(OtlpAttribute::string(trim(pair.substr(0, eq)), *value));
+        }
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+Expected<std::vector<OtlpAttribute>> make_resource(const std::string& service_option, const EnvLookup& env, int64_t pid,
+                                                   const std::string& host_name, const std::string& instance_id) {
+    std::vector<OtlpAttribute> from_env;
+    if (const char* text = env("OTEL_RESOURCE_ATTRIBUTES")) {
+        auto parsed = parse_resource_attributes(text);
+        if (!parsed) return parsed.error();
+        from_env = std::move(*parsed);
+    }
+    auto env_value = [&](const std::string& key) -> std::optional<std::string> {
+        for (const auto& a : from_env)
+            if (a.key == key) return a.text;
+        return std::nullopt;
+    };
+    std::string service = "unknown_service";
+    if (!service_option.empty()) {
+        service = service_option;
+    } else if (const char* s = env("OTEL_SERVICE_NAME"); s && *s) {
+        service = s;
+    } else if (auto from_attributes = env_value("service.name")) {
+        service = *from_attributes;
+    }
+    std::vector<OtlpAttribute> resource;
+    resource.push_back(OtlpAttribute::string("service.name", service));
+    resource.push_back(
+        OtlpAttribute::string("service.instance.id", env_value("service.instance.id").value_or(instance_id)));
+    resource.push_back(OtlpAttribute::integer("process.pid", pid));
+    resource.push_back(OtlpAttribute::string("host.name", env_value("host.name").value_or(host_name)));
+    for (auto& a : from_env) {
+        if (a.key == "service.name" || a.key == "service.instance.id" || a.key == "host.name" || a.key == "process.pid")
+            continue;
+        resource.push_back(std::move(a));
+    }
+    return resource;
+}
+
+std::string random_uuid() {
+    std::random_device device;
+    unsigned char b[16];
+    for (size_t i = 0; i < sizeof(b); i += 4) {
+        uint32_t r = device();
+        for (size_t j = 0; j < 4; j++) b[i + j] = static_cast<unsigned char>(r >> (8 * j));
+    }
+    b[6] = static_cast<unsigned char>((b[6] & 0x0f) | 0x40);
+    b[8] = static_cast<unsigned char>((b[8] & 0x3f) | 0x80);
+    std::string h = hex_string(b, sizeof(b));
+    return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" + h.substr(20);
+}
+
+void append_attribute(std::string& out, const OtlpAttribute& a) {
+    out += "{\"key\":";
+    out += json_quote(a.key);
+    out += ",\"value\":{";
+    switch (a.kind) {
+        case OtlpAttribute::Kind::kString:
+            out += "\"stringValue\":";
+            out += json_quote(a.text);
+            break;
+        case OtlpAttribute::Kind::kInt:
+            // int64 is a JSON string in the protobuf JSON mapping
+            out += "\"intValue\":\"" + std::to_string(a.number) + "\"";
+            break;
+        case OtlpAttribute::Kind::kBool: out += a.flag ? "\"boolValue\":true" : "\"boolValue\":false"; break;
+    }
+    out += "}}";
+}
+
+namespace {
+
+void append_resource(std::string& out, const std::vector<OtlpAttribute>& resource) {
+    out += "{\"resource\":{\"attributes\":[";
+    for (size_t i = 0; i < resource.size(); i++) {
+        if (i) out.push_back(',');
+        append_attribute(out, resource[i]);
+    }
+    out += "]}";
+}
+
+void append_int_attribute(std::string& out, const char* key, int64_t value) {
+    out += ",{\"key\":\"";
+    out += key;
+    out += "\",\"value\":{\"intValue\":\"";
+    out += std::to_string(value);
+    out += "\"}}";
+}
+
+void append_string_attribute(std::string& out, const char* key, std::string_view value) {
+    out += ",{\"key\":\"";
+    out += key;
+    out += "\",\"value\":{\"stringValue\":\"";
+    out += value;  // names of vtscope's own: [a-z0-9_], nothing to escape
+    out += "\"}}";
+}
+
+const char* kScope = "{\"scope\":{\"name\":\"vtscope\"},";
+
+}  // namespace
+
+std::string encode_logs_request(const std::vector<OtlpAttribute>& resource,
+                                std::span<const vtscope_syscall_event> events,
+                                const std::vector<std::string>& syscall_names, int64_t realtime_offset_ns,
+                                uint64_t observed_ns) {
+    static const std::string unknown = "?";
+    std::string out;
+    out.reserve(256 + events.size() * 720);
+    out += "{\"resourceLogs\":[";
+    append_resource(out, resource);
+    out += ",\"scopeLogs\":[";
+    out += kScope;
+    out += "\"logRecords\":[";
+    const std::string observed = std::to_string(observed_ns);
+    for (size_t i = 0; i < events.size(); i++) {
+        const vtscope_syscall_event& e = events[i];
+        const vtscope_attribution& a = e.attribution;
+        const std::string& syscall = e.syscall_index < syscall_names.size() ? syscall_names[e.syscall_index] : unknown;
+        if (i) out.push_back(',');
+        out += "{\"timeUnixNano\":\"";
+        out += std::to_string(static_cast<uint64_t>(static_cast<int64_t>(e.ts_ns) + realtime_offset_ns));
+        out += "\",\"observedTimeUnixNano\":\"";
+        out += observed;
+        out +=
+            "\",\"severityNumber\":9,\"severityText\":\"INFO\",\"eventName\":\"vtscope.syscall\",\"body\":{"
+            "\"stringValue\":\"";
+        out += syscall;
+        out += "\"},\"attributes\":[{\"key\":\"process.pid\",\"value\":{\"intValue\":\"";
+        out += std::to_string(e.pid);
+        out += "\"}}";
+        bool identity = a.status == VTSCOPE_STATUS_OK || a.status == VTSCOPE_STATUS_NO_CONTEXT ||
+                        a.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN ||
+                        (a.status == VTSCOPE_STATUS_INVALID && a.java_id > 0);
+        if (identity) {
+            append_int_attribute(out, "thread.id", a.java_id);
+            out += ",{\"key\":\"vtscope.thread.virtual\",\"value\":{\"boolValue\":";
+            out += a.mounted_virtual ? "true" : "false";
+            out += "}}";
+        }
+        append_int_attribute(out, "vtscope.os_thread.id", e.tid);
+        append_string_attribute(out, "vtscope.syscall", syscall);
+        if (e.nargs > 0 && syscall_has_fd(syscall))
+            append_int_attribute(out, "vtscope.fd", static_cast<int32_t>(static_cast<uint32_t>(e.args[0])));
+        if (e.nargs > 2 && syscall_has_count(syscall))
+            append_int_attribute(out, "vtscope.bytes", static_cast<int64_t>(e.args[2]));
+        append_string_attribute(out, "vtscope.status", status_name(a.status));
+        if (const char* reason = reason_name(a.reason)) append_string_attribute(out, "vtscope.reason", reason);
+        out += "]";
+        if (a.status == VTSCOPE_STATUS_OK) {
+            out += ",\"traceId\":\"";
+            out += hex_string(a.trace_id, sizeof(a.trace_id));
+            out += "\",\"spanId\":\"";
+            out += hex_string(a.span_id, sizeof(a.span_id));
+            out += "\",\"flags\":";
+            out += std::to_string(a.trace_flags);  // W3C trace flags in the low byte
+        }
+        out += "}";
+    }
+    out += "]}]}]}";
+    return out;
+}
+
+std::string encode_metrics_request(const std::vector<OtlpAttribute>& resource, std::span<const SyscallTotals> points,
+                                   uint64_t start_ns, uint64_t now_ns) {
+    std::string out;
+    out += "{\"resourceMetrics\":[";
+    append_resource(out, resource);
+    out += ",\"scopeMetrics\":[";
+    out += kScope;
+    out += "\"metrics\":[";
+    const std::string start = std::to_string(start_ns);
+    const std::string now = std::to_string(now_ns);
+    auto metric = [&](const char* name, const char* unit, const char* description, bool bytes) {
+        out += "{\"name\":\"";
+        out += name;
+        out += "\",\"unit\":\"";
+        out += unit;
+        out += "\",\"description\":\"";
+        out += description;
+        out += "\",\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,\"dataPoints\":[";
+        bool first = true;
+        for (const SyscallTotals& p : points) {
+            if (bytes && !p.bytes) continue;
+            if (!first) out.push_back(',');
+            first = false;
+            out += "{\"attributes\":[{\"key\":\"vtscope.syscall\",\"value\":{\"stringValue\":";
+            out += json_quote(p.syscall);
+            out += "}}";
+            append_string_attribute(out, "vtscope.status", p.status);
+            out += "],\"startTimeUnixNano\":\"" + start + "\",\"timeUnixNano\":\"" + now + "\",\"asInt\":\"";
+            out += std::to_string(bytes ? *p.bytes : p.calls);
+            out += "\"}";
+        }
+        out += "]}}";
+    };
+    metric("vtscope.syscall.calls", "{call}", "syscall entries of the target, by syscall and attribution status",
+           false);
+    out.push_back(',');
+    metric("vtscope.syscall.bytes", "By", "bytes requested by read/write-like syscalls (third argument)", true);
+    out += "]}]}]}";
+    return out;
+}
+
+uint64_t rejected_in_response(const std::string& body) {
+    Json json;
+    std::string error;
+    if (body.empty() || !parse_json(body, &json, &error)) return 0;
+    const Json& partial = json["partialSuccess"];
+    for (const char* key : {"rejectedLogRecords", "rejectedDataPoints"}) {
+        const Json& v = partial[key];
+        if (v.is_number()) return static_cast<uint64_t>(v.number);
+        if (v.type == Json::Type::String) return std::strtoull(v.string.c_str(), nullptr, 10);
+    }
+    return 0;
+}
+
+}  // namespace vtscope

@@ -1,0 +1,68 @@
+// The OTLP/HTTP exporter of --otlp: its own thread, a bounded queue, batches, retries with
+// backoff; the drain path only hands it events (offer) or a snapshot of totals (publish) and
+// returns: it never waits on the network, and what does not fit in the queue is dropped and
+// counted (ExportCounts in the summary).
+//
+//   queue    at most --otlp-queue events (default 65536, about 6 MB); a full queue drops the event
+//   batches  at most 2048 log records per request, sent when 2048 are waiting or 200 ms after
+//            the first one was queued
+//   retries  429, 502, 503, 504, no connection and timeouts are retried with exponential backoff
+//            (100 ms doubling to 5 s) for as long as the session runs; other replies drop the
+//            batch (counted). Each attempt has the --otlp-timeout (10 s, OTLP's default).
+//   finish   shutdown() sends what is queued for at most --otlp-timeout more; what is left then
+//            is dropped and counted, and last_error says why.
+// A request that times out after the receiver got it is sent again (OTLP is at-least-once); a
+// timeout above the receiver's worst pause (a stopped Collector) keeps duplicates out.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "../bpf/syscalls.h"
+#include "expected.h"
+#include "otlp_encoding.h"
+#include "summary.h"
+
+namespace vtscope {
+
+struct OtlpExporterConfig {
+    std::string signal;    // "logs" or "metrics"
+    std::string endpoint;  // full URL
+    std::vector<OtlpAttribute> resource;
+    std::vector<std::string> syscall_names;  // logs: names by syscall_index
+    size_t queue_capacity = 65536;
+    std::chrono::milliseconds timeout{10000};
+};
+
+class OtlpExporter {
+public:
+    // Starts the exporter thread (libcurl set up first); an error names what failed.
+    static Expected<std::unique_ptr<OtlpExporter>> start(OtlpExporterConfig config);
+    ~OtlpExporter();  // shutdown() if not done
+
+    // logs: queues one event for export, or counts it dropped when the queue is full. Never blocks
+    // beyond a short critical section.
+    void offer(const vtscope_syscall_event& event);
+    // metrics: the cumulative totals since start; replaces a snapshot not yet sent.
+    void publish(std::vector<SyscallTotals> totals);
+    // Sends what is pending (at most the timeout more), stops and joins the thread.
+    void shutdown();
+    ExportCounts counts() const;
+
+    struct State;
+
+private:
+    explicit OtlpExporter(std::unique_ptr<State> state);
+    std::unique_ptr<State> state_;
+};
+
+// The exporter for a trace/stat session from its options (--otlp, --service and the
+// environment); nullptr when no export is asked for.
+struct TraceOptions;
+Expected<std::unique_ptr<OtlpExporter>> start_otlp_exporter(const TraceOptions& options, pid_t pid,
+                                                            const std::vector<std::string>& syscall_names);
+
+}  // namespace vtscope

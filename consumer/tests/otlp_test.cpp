@@ -1,0 +1,468 @@
+// --otlp end to end: the real vtscope against a real JDK 25 workload, exporting into a real
+// OpenTelemetry Collector (built by scripts/build-collector.sh from the Go module proxy, file
+// exporter, JSON lines). Without root, or without a Collector that builds, every test says
+// SKIPPED loudly.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "json.h"
+#include "otlp_records.h"
+#include "privilege.h"
+#include "process_runner.h"
+#include "traced_run.h"
+
+using namespace std::chrono_literals;
+using vtscope::Json;
+using vtscope::testing::Child;
+using vtscope::testing::read_lines;
+using vtscope::testing::TempDir;
+using vtscope::testing::wait_for_file;
+
+namespace {
+
+const std::string kVtscope = VTSCOPE_BIN;
+const std::string kJavaDir = VTSCOPE_JAVA_DIR;
+const std::string kSourceDir = VTSCOPE_SOURCE_DIR;
+const std::string kCollectorBuild = VTSCOPE_COLLECTOR_BUILD;
+
+std::string java_bin() {
+    const char* home = std::getenv("JAVA_HOME");
+    return std::string(home && *home ? home : "/usr/lib/jvm/temurin-25-jdk-amd64") + "/bin/java";
+}
+std::string class_path() { return kJavaDir + "/*:" + kJavaDir + "/lib/*"; }
+
+#define SKIP_LOUDLY(why)                                                    \
+    do {                                                                    \
+        std::string reason_ = (why);                                        \
+        std::fprintf(stderr, "\n*** SKIPPED: %s ***\n\n", reason_.c_str()); \
+        GTEST_SKIP() << "SKIPPED: " << reason_;                             \
+    } while (0)
+
+// The Collector binary (built on first use, about 5 minutes; cached under the build folder), or
+// why there is none.
+const std::pair<std::string, std::string>& collector_binary() {
+    static const std::pair<std::string, std::string> result = [] {
+        std::string err;
+        int code = vtscope::testing::run_command({"bash", kSourceDir + "/scripts/build-collector.sh", kCollectorBuild},
+                                                 &err, std::chrono::minutes(15));
+        std::string binary = kCollectorBuild + "/collector/otelcol-vtscope";
+        if (code != 0 || access(binary.c_str(), X_OK) != 0) {
+            while (!err.empty() && err.back() == '\n') err.pop_back();
+            size_t last = err.rfind('\n');
+            return std::make_pair(std::string(),
+                                  "cannot build the OpenTelemetry Collector (scripts/build-collector.sh "
+                                  "exited " +
+                                      std::to_string(code) +
+                                      "): " + (last == std::string::npos ? err : err.substr(last + 1)));
+        }
+        return std::make_pair(binary, std::string());
+    }();
+    return result;
+}
+
+#define REQUIRE_BPF_AND_COLLECTOR()                                                                     \
+    do {                                                                                                \
+        if (!vtscope::have_bpf_privilege())                                                             \
+            SKIP_LOUDLY("needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN) to load BPF programs"); \
+        if (collector_binary().first.empty()) SKIP_LOUDLY(collector_binary().second);                   \
+    } while (0)
+
+int free_port() {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(addr);
+    int port = 0;
+    if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+        getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+        port = ntohs(addr.sin_port);
+    close(fd);
+    return port;
+}
+
+bool port_open(int port) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+    close(fd);
+    return ok;
+}
+
+// A Collector on 127.0.0.1:port writing JSON lines to out (consumer/tests/collector/config.yaml).
+struct Collector {
+    Child child;
+    std::string out;
+    std::string err;
+    // Stops it (SIGTERM, so the file exporter flushes) and returns its output lines.
+    std::vector<std::string> finish() {
+        if (child.running()) {
+            child.signal(SIGTERM);
+            child.wait(20s);
+        }
+        return read_lines(out);
+    }
+};
+
+Collector start_collector(const TempDir& dir, const std::string& name, int port) {
+    Collector c;
+    c.out = dir.path(name + ".jsonl");
+    c.err = dir.path(name + ".err");
+    setenv("VTSCOPE_OTLP_PORT", std::to_string(port).c_str(), 1);
+    setenv("VTSCOPE_COLLECTOR_OUT", c.out.c_str(), 1);
+    c.child = Child::start({collector_binary().first, "--config", kSourceDir + "/consumer/tests/collector/config.yaml"},
+                           "", c.err);
+    auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (!port_open(port) && c.child.running() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(50ms);
+    return c;
+}
+
+Json parse(const std::string& line) {
+    Json json;
+    std::string error;
+    if (!vtscope::parse_json(line, &json, &error)) ADD_FAILURE() << error << ": " << line.substr(0, 200);
+    return json;
+}
+
+using Key = vtscope::testing::OtlpKey;
+using vtscope::testing::collector_logs;
+using vtscope::testing::CollectorLogs;
+const Json& attribute(const Json& list, const std::string& key) { return vtscope::testing::otlp_attribute(list, key); }
+bool subset(const std::multiset<Key>& small, const std::multiset<Key>& big) {
+    return vtscope::testing::is_sub_multiset(small, big);
+}
+std::multiset<Key> local_keys(const std::vector<std::string>& lines) {
+    size_t bad = 0;
+    auto keys = vtscope::testing::local_keys(lines, &bad);
+    EXPECT_EQ(bad, 0u) << "local lines that do not parse";
+    return keys;
+}
+
+double num(const Json& j) { return j.number; }
+
+// The demo service under a long load, traced by `vtscope COMMAND --duration D` with extra
+// options; `during` runs once the load has started.
+struct DemoRun {
+    int vtscope_exit = -1;
+    Json summary;
+    std::vector<std::string> lines;
+    std::string vtscope_stderr;
+    double seconds = 0;  // from the start of the load to vtscope's exit
+    std::string error;
+};
+
+DemoRun run_demo(const TempDir& dir, const std::string& command, double duration, std::vector<std::string> extra,
+                 const std::function<void()>& during) {
+    DemoRun run;
+    Child service = Child::start({java_bin(), "--enable-native-access=ALL-UNNAMED", "-cp", class_path(),
+                                  "io.vtscope.workloads.DemoService", "--requests", "100000", "--concurrency", "8",
+                                  "--ready-file", dir.path("service.ready"), "--go-file", dir.path("go")},
+                                 dir.path("service.out"), dir.path("service.err"));
+    if (!wait_for_file(dir.path("service.ready"), 90s, {&service})) {
+        run.error = "the demo service did not get ready: " + vtscope::testing::read_file(dir.path("service.err"));
+        return run;
+    }
+    std::vector<std::string> argv = {kVtscope,         command,
+                                     "--pid",          std::to_string(service.pid()),
+                                     "--output",       dir.path("out.jsonl"),
+                                     "--ready-file",   dir.path("vtscope.ready"),
+                                     "--summary-json", dir.path("summary.json"),
+                                     "--duration",     std::to_string(duration)};
+    if (command == "trace") argv.insert(argv.end(), {"--syscalls", "read,write,sendto,recvfrom"});
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    Child tracer = Child::start(argv, "", dir.path("vtscope.err"));
+    if (!wait_for_file(dir.path("vtscope.ready"), 60s, {&tracer})) {
+        run.error = "vtscope did not get ready: " + vtscope::testing::read_file(dir.path("vtscope.err"));
+        return run;
+    }
+    std::ofstream(dir.path("go")) << "go\n";
+    auto start = std::chrono::steady_clock::now();
+    during();
+    auto code = tracer.wait(120s);
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    run.vtscope_exit = code ? *code : -1;
+    if (!code) run.error = "vtscope did not finish";
+    service.stop(0ms, 5s);
+    run.vtscope_stderr = vtscope::testing::read_file(dir.path("vtscope.err"));
+    run.lines = read_lines(dir.path("out.jsonl"));
+    std::string summary = vtscope::testing::read_file(dir.path("summary.json"));
+    if (!summary.empty()) run.summary = parse(summary);
+    return run;
+}
+
+// The reconciliation every run must pass: every event vtscope saw is a local line, was handed to
+// the exporter, and is exactly one of delivered or a counted drop; the Collector holds the
+// delivered ones, each once, and nothing vtscope did not write locally.
+void expect_reconciled(const Json& summary, const std::vector<std::string>& lines, const CollectorLogs& logs) {
+    const Json& otlp = summary["otlp"];
+    ASSERT_EQ(otlp.type, Json::Type::Object) << "no otlp section in the summary";
+    EXPECT_EQ(num(summary["lost"]), 0) << "kernel events lost";
+    EXPECT_EQ(num(summary["events"]), static_cast<double>(lines.size()));
+    EXPECT_EQ(num(otlp["records"]), static_cast<double>(lines.size()));
+    EXPECT_EQ(num(otlp["records"]), num(otlp["delivered"]) + num(otlp["dropped"]));
+    EXPECT_EQ(num(otlp["dropped"]),
+              num(otlp["dropped_queue_full"]) + num(otlp["dropped_failed"]) + num(otlp["rejected"]));
+    EXPECT_EQ(static_cast<double>(logs.keys.size()), num(otlp["delivered"])) << "Collector records vs delivered";
+    EXPECT_TRUE(subset(logs.keys, local_keys(lines))) << "the Collector holds records vtscope did not write";
+}
+
+}  // namespace
+
+// The marker harness traced with --otlp: the Collector's log records are exactly vtscope's own
+// JSON lines (as a multiset of trace id, span id, syscall, bytes), with the resource set.
+TEST(OtlpExport, MarkerHarnessRecordsEqualLocalLines) {
+    REQUIRE_BPF_AND_COLLECTOR();
+    TempDir dir;
+    int port = free_port();
+    Collector collector = start_collector(dir, "collector", port);
+    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
+    vtscope::testing::HarnessPaths paths{kVtscope, java_bin(), class_path(), VTSCOPE_NATIVE_LIB};
+    auto run = vtscope::testing::run_traced_harness(
+        paths, {}, {"--threads", "16", "--markers", "8", "--mode", "concurrent"},
+        {"--otlp", "http://127.0.0.1:" + std::to_string(port), "--service", "otlp-marker-test"});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    CollectorLogs logs = collector_logs(collector.finish());
+    std::multiset<Key> local = local_keys(run.trace);
+    std::printf("vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f\n", run.trace.size(),
+                logs.keys.size(), num(run.summary["otlp"]["delivered"]), num(run.summary["otlp"]["dropped"]));
+    std::printf("example record: %s\n", logs.example.c_str());
+    EXPECT_GE(run.expected.size(), 128u);
+    EXPECT_EQ(logs.keys, local);
+    EXPECT_EQ(num(run.summary["otlp"]["dropped"]), 0) << run.vtscope_stderr;
+    expect_reconciled(run.summary, run.trace, logs);
+    // Every marker's trace and span ids came out natively on a record.
+    std::set<std::pair<std::string, std::string>> exported;
+    for (const Key& k : logs.keys) exported.insert({std::get<0>(k), std::get<1>(k)});
+    for (const std::string& line : run.expected) {
+        Json m = parse(line);
+        EXPECT_TRUE(exported.count({m["trace_id"].string, m["span_id"].string})) << line;
+    }
+    ASSERT_FALSE(logs.resources.empty());
+    for (const Json& r : logs.resources) {
+        EXPECT_EQ(attribute(r["attributes"], "service.name")["stringValue"].string, "otlp-marker-test");
+        EXPECT_FALSE(attribute(r["attributes"], "process.pid")["intValue"].string.empty());
+        EXPECT_FALSE(attribute(r["attributes"], "host.name")["stringValue"].string.empty());
+        EXPECT_EQ(attribute(r["attributes"], "service.instance.id")["stringValue"].string.size(), 36u);
+    }
+}
+
+// The Collector stopped (SIGSTOP) for 5 s mid-run, then resumed: vtscope neither stalls nor
+// loses a kernel event, and what was not delivered is counted.
+namespace {
+void stopped_five_seconds(const std::vector<std::string>& queue_options, bool expect_queue_drops) {
+    TempDir dir;
+    int port = free_port();
+    Collector collector = start_collector(dir, "collector", port);
+    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
+    const double duration = 10;
+    std::vector<std::string> options = {"--otlp", "127.0.0.1:" + std::to_string(port)};
+    options.insert(options.end(), queue_options.begin(), queue_options.end());
+    DemoRun run = run_demo(dir, "trace", duration, options, [&] {
+        std::this_thread::sleep_for(2s);
+        collector.child.signal(SIGSTOP);
+        std::this_thread::sleep_for(5s);
+        collector.child.signal(SIGCONT);
+    });
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    CollectorLogs logs = collector_logs(collector.finish());
+    const Json& otlp = run.summary["otlp"];
+    std::printf(
+        "vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f (queue full %.0f, "
+        "not delivered %.0f), retries %.0f, vtscope ran %.1f s for --duration %.0f\n",
+        run.lines.size(), logs.keys.size(), num(otlp["delivered"]), num(otlp["dropped"]),
+        num(otlp["dropped_queue_full"]), num(otlp["dropped_failed"]), num(otlp["retries"]), run.seconds, duration);
+    expect_reconciled(run.summary, run.lines, logs);
+    EXPECT_GT(run.lines.size(), 1000u);
+    EXPECT_LT(run.seconds, duration + 5) << "vtscope stalled";
+    if (expect_queue_drops) {
+        EXPECT_GT(num(otlp["dropped_queue_full"]), 0) << "the queue never filled";
+    }
+    EXPECT_EQ(num(otlp["dropped_failed"]), 0);
+}
+}  // namespace
+
+TEST(OtlpExport, CollectorStoppedFiveSecondsReconciles) {
+    REQUIRE_BPF_AND_COLLECTOR();
+    stopped_five_seconds({}, false);
+}
+
+// The same with a queue of 2,000 events, which the stall overflows: the drops are counted and
+// the totals still reconcile.
+TEST(OtlpExport, CollectorStoppedWithSmallQueueCountsDrops) {
+    REQUIRE_BPF_AND_COLLECTOR();
+    stopped_five_seconds({"--otlp-queue", "2000"}, true);
+}
+
+// The Collector absent at start and started 3 s later: what was queued meanwhile is delivered.
+TEST(OtlpExport, CollectorStartedLateReconciles) {
+    REQUIRE_BPF_AND_COLLECTOR();
+    TempDir dir;
+    int port = free_port();
+    Collector collector;
+    DemoRun run = run_demo(dir, "trace", 6, {"--otlp", "127.0.0.1:" + std::to_string(port)}, [&] {
+        std::this_thread::sleep_for(3s);
+        collector = start_collector(dir, "collector", port);
+    });
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    CollectorLogs logs = collector_logs(collector.finish());
+    const Json& otlp = run.summary["otlp"];
+    std::printf("vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f, retries %.0f\n",
+                run.lines.size(), logs.keys.size(), num(otlp["delivered"]), num(otlp["dropped"]), num(otlp["retries"]));
+    expect_reconciled(run.summary, run.lines, logs);
+    EXPECT_GT(num(otlp["retries"]), 0) << "nothing was refused: the Collector was not absent";
+    EXPECT_GT(num(otlp["delivered"]), 0);
+}
+
+// The Collector killed for good mid-run: vtscope finishes on time with one error line and a
+// non-zero drop count, and its local output is complete.
+TEST(OtlpExport, CollectorKilledFinishesWithOneErrorLine) {
+    REQUIRE_BPF_AND_COLLECTOR();
+    TempDir dir;
+    int port = free_port();
+    Collector collector = start_collector(dir, "collector", port);
+    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
+    const double duration = 6;
+    DemoRun run =
+        run_demo(dir, "trace", duration, {"--otlp", "127.0.0.1:" + std::to_string(port), "--otlp-timeout", "2"}, [&] {
+            std::this_thread::sleep_for(2s);
+            collector.child.signal(SIGKILL);
+        });
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    CollectorLogs logs = collector_logs(collector.finish());
+    const Json& otlp = run.summary["otlp"];
+    std::printf(
+        "vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f (queue full %.0f, "
+        "not delivered %.0f), retries %.0f, vtscope ran %.1f s\n",
+        run.lines.size(), logs.keys.size(), num(otlp["delivered"]), num(otlp["dropped"]),
+        num(otlp["dropped_queue_full"]), num(otlp["dropped_failed"]), num(otlp["retries"]), run.seconds);
+    std::printf("stderr:\n%s", run.vtscope_stderr.c_str());
+    EXPECT_EQ(run.vtscope_exit, 1) << run.vtscope_stderr;
+    size_t errors = 0;
+    for (size_t at = run.vtscope_stderr.find("vtscope: error:"); at != std::string::npos;
+         at = run.vtscope_stderr.find("vtscope: error:", at + 1))
+        errors++;
+    EXPECT_EQ(errors, 1u) << run.vtscope_stderr;
+    EXPECT_NE(run.vtscope_stderr.find("vtscope: error: otlp: "), std::string::npos) << run.vtscope_stderr;
+    EXPECT_GT(num(otlp["dropped_failed"]), 0);
+    EXPECT_EQ(run.summary["stop_reason"].string, "duration reached");
+    EXPECT_LT(run.seconds, duration + 2 + 3) << "vtscope stalled";
+    // The Collector died without flushing its last writes: it may hold fewer than delivered.
+    const Json& summary = run.summary;
+    EXPECT_EQ(num(summary["lost"]), 0);
+    EXPECT_EQ(num(otlp["records"]), static_cast<double>(run.lines.size()));
+    EXPECT_EQ(num(otlp["records"]), num(otlp["delivered"]) + num(otlp["dropped"]));
+    EXPECT_TRUE(subset(logs.keys, local_keys(run.lines)));
+}
+
+// Two JVMs traced by two vtscopes into one Collector: each one's records come out under its own
+// resource (process.pid, service.instance.id, service.name), and each resource holds exactly
+// the records of that vtscope's own lines.
+TEST(OtlpExport, TwoJvmsSeparatedByResource) {
+    REQUIRE_BPF_AND_COLLECTOR();
+    TempDir dir;
+    int port = free_port();
+    Collector collector = start_collector(dir, "collector", port);
+    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
+    vtscope::testing::HarnessPaths paths{kVtscope, java_bin(), class_path(), VTSCOPE_NATIVE_LIB};
+    const std::string url = "http://127.0.0.1:" + std::to_string(port);
+    vtscope::testing::TraceRun runs[2];
+    std::thread second([&] {
+        runs[1] = vtscope::testing::run_traced_harness(paths, {}, {"--threads", "8", "--markers", "8"},
+                                                       {"--otlp", url, "--service", "jvm-b"});
+    });
+    runs[0] = vtscope::testing::run_traced_harness(paths, {}, {"--threads", "16", "--markers", "8"},
+                                                   {"--otlp", url, "--service", "jvm-a"});
+    second.join();
+    for (const auto& run : runs) {
+        ASSERT_TRUE(run.error.empty()) << run.error;
+        EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    }
+    // Records by the resource's (service.name, process.pid, service.instance.id).
+    std::map<std::tuple<std::string, std::string, std::string>, std::multiset<Key>> by_resource;
+    for (const std::string& line : collector.finish()) {
+        Json j = parse(line);
+        for (const Json& rl : j["resourceLogs"].array) {
+            const Json& attrs = rl["resource"]["attributes"];
+            auto& keys = by_resource[{attribute(attrs, "service.name")["stringValue"].string,
+                                      attribute(attrs, "process.pid")["intValue"].string,
+                                      attribute(attrs, "service.instance.id")["stringValue"].string}];
+            for (const Json& sl : rl["scopeLogs"].array)
+                for (const Json& r : sl["logRecords"].array)
+                    keys.insert({r["traceId"].string, r["spanId"].string,
+                                 attribute(r["attributes"], "vtscope.syscall")["stringValue"].string,
+                                 attribute(r["attributes"], "vtscope.bytes")["intValue"].string});
+        }
+    }
+    ASSERT_EQ(by_resource.size(), 2u) << "expected two resources, one per vtscope";
+    const char* names[2] = {"jvm-a", "jvm-b"};
+    std::set<std::string> pids, instances;
+    for (int i = 0; i < 2; i++) {
+        const std::multiset<Key>* found = nullptr;
+        for (const auto& [resource, keys] : by_resource)
+            if (std::get<0>(resource) == names[i]) {
+                found = &keys;
+                pids.insert(std::get<1>(resource));
+                instances.insert(std::get<2>(resource));
+            }
+        ASSERT_NE(found, nullptr) << names[i];
+        std::printf("%s: vtscope lines %zu, Collector records under its resource %zu\n", names[i], runs[i].trace.size(),
+                    found->size());
+        EXPECT_EQ(*found, local_keys(runs[i].trace)) << names[i];
+    }
+    EXPECT_EQ(pids.size(), 2u);
+    EXPECT_EQ(instances.size(), 2u);
+}
+
+// stat --otlp: cumulative sums by syscall and status; the last export's calls add up to every
+// event the session counted, and no data point carries a label beyond syscall and status.
+TEST(OtlpExport, StatSumsEqualCountedEvents) {
+    REQUIRE_BPF_AND_COLLECTOR();
+    TempDir dir;
+    int port = free_port();
+    Collector collector = start_collector(dir, "collector", port);
+    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
+    DemoRun run = run_demo(dir, "stat", 4, {"--otlp", "127.0.0.1:" + std::to_string(port)}, [] {});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    std::vector<std::string> lines = collector.finish();
+    ASSERT_FALSE(lines.empty());
+    double calls = 0;
+    size_t points = 0;
+    Json last = parse(lines.back());
+    for (const Json& rm : last["resourceMetrics"].array)
+        for (const Json& sm : rm["scopeMetrics"].array)
+            for (const Json& m : sm["metrics"].array)
+                for (const Json& p : m["sum"]["dataPoints"].array) {
+                    EXPECT_EQ(p["attributes"].array.size(), 2u);
+                    points++;
+                    if (m["name"].string == "vtscope.syscall.calls") calls += std::stod(p["asInt"].string);
+                }
+    std::printf("metric exports in the Collector %zu, points in the last %zu, calls %.0f, events %.0f\n", lines.size(),
+                points, calls, num(run.summary["events"]));
+    EXPECT_GT(calls, 0);
+    EXPECT_EQ(calls, num(run.summary["events"]));
+    EXPECT_EQ(num(run.summary["otlp"]["dropped"]), 0);
+}
