@@ -38,7 +38,8 @@ void usage() {
         "build/bin/vtscope). Defaults: 4 forks, 3 x 1s warm-up, 5 x 1s measurement. --quick: 1 fork,\n"
         "2 x 0.4s warm-up, 3 x 0.4s measurement, shorter storm, one memory run.\n"
         "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep\n"
-        "workloads: transition parkunpark churn ctx-platform ctx-distinct ctx-virtual vtt-nanotime vtt-pair vtt-transition\n"
+        "workloads: transition parkunpark churn ctx-platform ctx-distinct ctx-virtual vtt-nanotime vtt-pair "
+        "vtt-transition\n"
         "           vtt-parkunpark\n");
 }
 
@@ -66,19 +67,32 @@ bool parse_options(int argc, char** argv, Options* o) {
             o->iteration_time = "400ms";
             o->storm_seconds = 2;
             o->storm_warmup_ms = 2000;
-        } else if (a == "--out") o->out = next();
-        else if (a == "--forks") o->forks = std::atoi(next().c_str());
-        else if (a == "--wi") o->warmup_iterations = std::atoi(next().c_str());
-        else if (a == "--w") o->warmup_time = next();
-        else if (a == "--i") o->iterations = std::atoi(next().c_str());
-        else if (a == "--r") o->iteration_time = next();
-        else if (a == "--configs") o->configs = split(next(), ',');
-        else if (a == "--workloads") o->workloads = split(next(), ',');
-        else if (a == "--no-storm") o->storm = false;
-        else if (a == "--no-memory") o->memory = false;
-        else if (a == "--storm-seconds") o->storm_seconds = std::atoi(next().c_str());
-        else if (a == "--java-home") o->java_home = next();
-        else if (a == "--jar") o->jar = next();
+        } else if (a == "--out")
+            o->out = next();
+        else if (a == "--forks")
+            o->forks = std::atoi(next().c_str());
+        else if (a == "--wi")
+            o->warmup_iterations = std::atoi(next().c_str());
+        else if (a == "--w")
+            o->warmup_time = next();
+        else if (a == "--i")
+            o->iterations = std::atoi(next().c_str());
+        else if (a == "--r")
+            o->iteration_time = next();
+        else if (a == "--configs")
+            o->configs = split(next(), ',');
+        else if (a == "--workloads")
+            o->workloads = split(next(), ',');
+        else if (a == "--no-storm")
+            o->storm = false;
+        else if (a == "--no-memory")
+            o->memory = false;
+        else if (a == "--storm-seconds")
+            o->storm_seconds = std::atoi(next().c_str());
+        else if (a == "--java-home")
+            o->java_home = next();
+        else if (a == "--jar")
+            o->jar = next();
         else {
             std::fprintf(stderr, "vtscope-bench: unknown option %s (see --help)\n", a.c_str());
             return false;

@@ -19,23 +19,26 @@ using testing::read_file;
 using testing::wait_for_file;
 using testing::wait_for_text;
 
-const std::vector<std::string> kConfigs = {"baseline", "writer", "writer+trace", "jvmti", "lib",
-                                           "vtt", "probes", "probes+consumer", "otep"};
+const std::vector<std::string> kConfigs = {"baseline", "writer", "writer+trace",    "jvmti", "lib",
+                                           "vtt",      "probes", "probes+consumer", "otep"};
 
 const std::map<std::string, std::string> kReference = {
-    {"writer", "baseline"}, {"writer+trace", "writer"}, {"jvmti", "baseline"}, {"lib", "baseline"},
+    {"writer", "baseline"}, {"writer+trace", "writer"}, {"jvmti", "baseline"},         {"lib", "baseline"},
     {"vtt", "lib"},         {"probes", "lib"},          {"probes+consumer", "probes"}, {"otep", "lib"}};
 
 const std::map<std::string, std::string> kConfigMeaning = {
     {"baseline", "nothing of vtscope in the JVM"},
-    {"writer", "vtscope-otel storage installed (service loader), dormant; in Transition and Park/Unpark the "
-               "virtual threads have a span current"},
+    {"writer",
+     "vtscope-otel storage installed (service loader), dormant; in Transition and Park/Unpark the "
+     "virtual threads have a span current"},
     {"writer+trace", "writer + `vtscope trace --syscalls write` (vmstructs) attached"},
-    {"jvmti", "control: a JVMTI agent with can_support_virtual_threads and empty VirtualThreadStart/End "
-              "callbacks (bench/jvmti_control_agent.cpp; the paper's \"Agent\")"},
+    {"jvmti",
+     "control: a JVMTI agent with can_support_virtual_threads and empty VirtualThreadStart/End "
+     "callbacks (bench/jvmti_control_agent.cpp; the paper's \"Agent\")"},
     {"lib", "libvtscope.so loaded at run time (dlopen), not initialised: no JVMTI environment, no events"},
-    {"vtt", "VirtualThreadTime.initialize() at run time, nothing registered: a JVMTI environment with "
-            "can_support_virtual_threads, no event enabled (the first registration enables them)"},
+    {"vtt",
+     "VirtualThreadTime.initialize() at run time, nothing registered: a JVMTI environment with "
+     "can_support_virtual_threads, no event enabled (the first registration enables them)"},
     {"probes", "-agentpath:libvtscope.so=probes, no consumer: events off until a tracer holds the probe semaphores"},
     {"probes+consumer", "probes + `vtscope trace --identity lifecycle --syscalls write` attached"},
     {"otep", "-agentpath:libvtscope.so=otep (otel_thread_ctx_v1 follows every mount)"}};
@@ -47,20 +50,48 @@ const std::vector<Workload>& all_workloads() {
         {"transition", "Transition", "io.vtscope.bench.Transition.yield10k", kConfigs, Norm::PerTransition, ""},
         {"parkunpark", "Park/Unpark", "io.vtscope.bench.ParkUnpark.handoff10k", kConfigs, Norm::PerTransition, ""},
         {"churn", "Churn", "io.vtscope.bench.Churn.startJoin1000", kConfigs, Norm::PerThread, ""},
-        {"ctx-platform", "Context publication, platform thread", "io.vtscope.bench.ContextPublication.platformThread",
-         {"baseline", "writer"}, Norm::PerPair, ""},
-        {"ctx-distinct", "Context publication, platform thread, distinct spans",
-         "io.vtscope.bench.ContextPublication.platformThreadDistinctSpans", {"baseline", "writer"}, Norm::PerPair, ""},
-        {"ctx-virtual", "Context publication, virtual thread", "io.vtscope.bench.ContextPublication.virtualThread",
-         {"baseline", "writer"}, Norm::PerPair, ""},
-        {"vtt-nanotime", "System.nanoTime() pair (control)", "io.vtscope.bench.VirtualThreadTimeBench.nanoTimePair",
-         {"vtt"}, Norm::None, ""},
-        {"vtt-pair", "mountedTimeNanos() pair", "io.vtscope.bench.VirtualThreadTimeBench.mountedTimePair", {"vtt"},
-         Norm::PerPair, "vtt-nanotime/vtt"},
-        {"vtt-transition", "Transition, thread registered", "io.vtscope.bench.VirtualThreadTimeBench.yield10kRegistered",
-         {"vtt"}, Norm::PerTransition, "transition/vtt"},
-        {"vtt-parkunpark", "Park/Unpark, threads registered",
-         "io.vtscope.bench.VirtualThreadTimeBench.handoff10kRegistered", {"vtt"}, Norm::PerTransition, "parkunpark/vtt"},
+        {"ctx-platform",
+         "Context publication, platform thread",
+         "io.vtscope.bench.ContextPublication.platformThread",
+         {"baseline", "writer"},
+         Norm::PerPair,
+         ""},
+        {"ctx-distinct",
+         "Context publication, platform thread, distinct spans",
+         "io.vtscope.bench.ContextPublication.platformThreadDistinctSpans",
+         {"baseline", "writer"},
+         Norm::PerPair,
+         ""},
+        {"ctx-virtual",
+         "Context publication, virtual thread",
+         "io.vtscope.bench.ContextPublication.virtualThread",
+         {"baseline", "writer"},
+         Norm::PerPair,
+         ""},
+        {"vtt-nanotime",
+         "System.nanoTime() pair (control)",
+         "io.vtscope.bench.VirtualThreadTimeBench.nanoTimePair",
+         {"vtt"},
+         Norm::None,
+         ""},
+        {"vtt-pair",
+         "mountedTimeNanos() pair",
+         "io.vtscope.bench.VirtualThreadTimeBench.mountedTimePair",
+         {"vtt"},
+         Norm::PerPair,
+         "vtt-nanotime/vtt"},
+        {"vtt-transition",
+         "Transition, thread registered",
+         "io.vtscope.bench.VirtualThreadTimeBench.yield10kRegistered",
+         {"vtt"},
+         Norm::PerTransition,
+         "transition/vtt"},
+        {"vtt-parkunpark",
+         "Park/Unpark, threads registered",
+         "io.vtscope.bench.VirtualThreadTimeBench.handoff10kRegistered",
+         {"vtt"},
+         Norm::PerTransition,
+         "parkunpark/vtt"},
     };
     return workloads;
 }
@@ -90,9 +121,26 @@ void run_fork(const Options& o, Cell* cell, int fork) {
     std::string json = stem + ".json", out = stem + ".out", err = stem + ".err";
     std::vector<std::string> argv = {o.java_home + "/bin/java"};
     for (auto& opt : jvm_options(o, cell->config)) argv.push_back(opt);
-    std::vector<std::string> jmh = {"-jar", o.jar, "-f", "0", "-wi", std::to_string(o.warmup_iterations), "-w",
-                                    o.warmup_time, "-i", std::to_string(o.iterations), "-r", o.iteration_time,
-                                    "-rf", "json", "-rff", json, "-foe", "true", "-p", "config=" + cell->config,
+    std::vector<std::string> jmh = {"-jar",
+                                    o.jar,
+                                    "-f",
+                                    "0",
+                                    "-wi",
+                                    std::to_string(o.warmup_iterations),
+                                    "-w",
+                                    o.warmup_time,
+                                    "-i",
+                                    std::to_string(o.iterations),
+                                    "-r",
+                                    o.iteration_time,
+                                    "-rf",
+                                    "json",
+                                    "-rff",
+                                    json,
+                                    "-foe",
+                                    "true",
+                                    "-p",
+                                    "config=" + cell->config,
                                     "^" + cell->workload->benchmark + "$"};
     argv.insert(argv.end(), jmh.begin(), jmh.end());
     fs::remove(json);
@@ -133,8 +181,8 @@ void run_fork(const Options& o, Cell* cell, int fork) {
         cell->tracers.push_back(ts);
     }
     if (jvm_status != 0) {
-        cell->errors.push_back(fork_name + ": java exited " + std::to_string(jvm_status) +
-                               " (see " + err + ", " + out + ")");
+        cell->errors.push_back(fork_name + ": java exited " + std::to_string(jvm_status) + " (see " + err + ", " + out +
+                               ")");
         return;
     }
     Json root;
@@ -149,7 +197,8 @@ void run_fork(const Options& o, Cell* cell, int fork) {
         for (const Json& v : forkData.array)
             if (v.is_number()) cell->samples.push_back(v.number);
     // Registered variants report their transition counts.
-    static const std::regex counts(R"(# vtscope-bench transitions: benchmark=\S+ ops=(\d+) mounts=(\d+) unmounts=(\d+))");
+    static const std::regex counts(
+        R"(# vtscope-bench transitions: benchmark=\S+ ops=(\d+) mounts=(\d+) unmounts=(\d+))");
     std::string text = read_file(out);
     std::smatch m;
     if (std::regex_search(text, m, counts)) {
@@ -180,9 +229,9 @@ Matrix make_matrix(const Options& o) {
 }
 
 void run_matrix(const Options& o, const std::string& jdk, Clock::time_point started, Matrix* matrix) {
-    std::fprintf(stderr, "vtscope-bench: %zu cells x %d forks (-wi %d -w %s -i %d -r %s), JDK %s\n", matrix->order.size(),
-                 o.forks, o.warmup_iterations, o.warmup_time.c_str(), o.iterations, o.iteration_time.c_str(),
-                 jdk.c_str());
+    std::fprintf(stderr, "vtscope-bench: %zu cells x %d forks (-wi %d -w %s -i %d -r %s), JDK %s\n",
+                 matrix->order.size(), o.forks, o.warmup_iterations, o.warmup_time.c_str(), o.iterations,
+                 o.iteration_time.c_str(), jdk.c_str());
     // Fork k of every cell, then fork k+1: drift over the run spreads over all cells alike.
     for (int f = 1; f <= o.forks; f++) {
         for (const auto& key : matrix->order) {

@@ -21,8 +21,8 @@ MemoryRun run_memory(const Options& o, const std::string& config, int runs) {
         if (config == "probes") argv.push_back("-agentpath:" + o.native_lib + "=probes");
         argv.insert(argv.end(), {"--enable-native-access=ALL-UNNAMED", "-Dvtscope.library.path=" + o.native_lib, "-cp",
                                  o.workloads_classpath, "io.vtscope.workloads.NativeMemoryCost", "--threads", "10000"});
-        if (config == "vtt") argv.push_back("--initialize");            // dormant: nothing registered
-        if (config == "vtt-registered") argv.push_back("--register");   // every thread tracked
+        if (config == "vtt") argv.push_back("--initialize");           // dormant: nothing registered
+        if (config == "vtt-registered") argv.push_back("--register");  // every thread tracked
         std::string stem = (fs::path(o.out) / "logs" / ("memory-" + config + "-" + std::to_string(i))).string();
         int status = testing::Child::start(argv, stem + ".out", stem + ".err").wait();
         std::smatch match;
@@ -38,7 +38,8 @@ MemoryRun run_memory(const Options& o, const std::string& config, int runs) {
 std::vector<MemoryRun> run_native_memory(const Options& o) {
     std::vector<MemoryRun> memory;
     std::fprintf(stderr, "vtscope-bench: native memory per live virtual thread (NMT)\n");
-    for (const char* c : {"baseline", "vtt", "vtt-registered", "probes"}) memory.push_back(run_memory(o, c, o.quick ? 1 : 3));
+    for (const char* c : {"baseline", "vtt", "vtt-registered", "probes"})
+        memory.push_back(run_memory(o, c, o.quick ? 1 : 3));
     return memory;
 }
 

@@ -39,7 +39,6 @@ std::string fmt_signed(double v, int decimals) {
     return buf;
 }
 
-
 namespace {
 
 // Decimals so that the error shows about two significant digits.
@@ -67,8 +66,8 @@ struct Report {
     }
     // Transitions per operation of a transition workload: measured by the registered variant.
     double transitions(const std::string& workload) const {
-        std::string counter = workload == "transition" || workload == "vtt-transition" ? "vtt-transition/vtt"
-                                                                                      : "vtt-parkunpark/vtt";
+        std::string counter =
+            workload == "transition" || workload == "vtt-transition" ? "vtt-transition/vtt" : "vtt-parkunpark/vtt";
         auto it = cells->find(counter);
         if (it != cells->end() && !std::isnan(it->second.transitions_per_op)) return it->second.transitions_per_op;
         return workload.find("transition") != std::string::npos ? 20000.0 : NAN;  // 10,000 x (unmount + mount)
@@ -141,8 +140,9 @@ void write_header(std::ostream& md, const Options& o, const std::string& machine
                                 std::to_string(o.warmup_iterations) + " x " + o.warmup_time + ", measurement " +
                                 std::to_string(o.iterations) + " x " + o.iteration_time + ", heap " + o.heap;
     md << "# vtscope benchmark matrix\n\n";
-    md << "- date: " << now_utc() << "\n- machine: " << machine << "\n- JDK: " << jdk << "\n- settings: "
-       << settings_line << "\n- error: 99.9% confidence half-width (Student t, n-1 d.f.) over all measurement "
+    md << "- date: " << now_utc() << "\n- machine: " << machine << "\n- JDK: " << jdk
+       << "\n- settings: " << settings_line
+       << "\n- error: 99.9% confidence half-width (Student t, n-1 d.f.) over all measurement "
           "iterations of all forks; differences carry the quadrature error sqrt(e1²+e2²), n.s. when the interval "
           "contains zero\n- run time: "
        << fmt(elapsed, 0) << " s\n\n";
@@ -171,12 +171,15 @@ void write_cells(std::ostream& md, const Report& rep, const Matrix& matrix) {
         int dec = decimals_for(c.summary.error);
         md << fmt(c.summary.mean, dec) << " ± " << fmt(c.summary.error, dec) << " " << c.unit << " | ";
         std::string ref_key;
-        if (!w.reference.empty()) ref_key = w.reference;
-        else if (auto it = kReference.find(c.config); it != kReference.end()) ref_key = w.id + "/" + it->second;
+        if (!w.reference.empty())
+            ref_key = w.reference;
+        else if (auto it = kReference.find(c.config); it != kReference.end())
+            ref_key = w.id + "/" + it->second;
         if (auto d = ref_key.empty() ? std::nullopt : rep.diff(key, ref_key)) {
             md << diff_text(*d) << " vs `" << ref_key.substr(ref_key.find('/') + 1)
-               << (w.reference.empty() ? "" : "` (" + ref_key.substr(0, ref_key.find('/')) + ")") << (w.reference.empty() ? "`" : "")
-               << " | " << fmt_signed(d->relative * 100, 1) << "% | " << rep.normalised(w, *d);
+               << (w.reference.empty() ? "" : "` (" + ref_key.substr(0, ref_key.find('/')) + ")")
+               << (w.reference.empty() ? "`" : "") << " | " << fmt_signed(d->relative * 100, 1) << "% | "
+               << rep.normalised(w, *d);
             if (c.config == "probes+consumer" && w.norm != Norm::None) {
                 double events = w.norm == Norm::PerThread ? 4000 : rep.transitions(w.id);
                 double k = 1000.0 / events;
@@ -190,7 +193,8 @@ void write_cells(std::ostream& md, const Report& rep, const Matrix& matrix) {
         std::string base_key = w.id + "/baseline";
         if (c.config != "baseline" && w.reference.empty()) {
             if (auto d = rep.diff(key, base_key))
-                md << diff_text(*d) << " (" << fmt_signed(d->relative * 100, 1) << "%; " << rep.normalised(w, *d) << ")";
+                md << diff_text(*d) << " (" << fmt_signed(d->relative * 100, 1) << "%; " << rep.normalised(w, *d)
+                   << ")";
         }
         md << " |\n";
     }
@@ -222,8 +226,8 @@ void write_storm(std::ostream& md, const Options& o, const std::vector<StormRun>
     md << "\n## Per-event consumer cost (write storm)\n\n"
           "`io.vtscope.bench.WriteStorm`: N virtual threads, each with a context published, write 1 byte to "
           "/dev/null in a loop; "
-       << o.storm_seconds * 2
-       << " intervals of 500 ms after a " << o.storm_warmup_ms / 1000 << " s warm-up (the consumer attaches during it). ns/write is per thread "
+       << o.storm_seconds * 2 << " intervals of 500 ms after a " << o.storm_warmup_ms / 1000
+       << " s warm-up (the consumer attaches during it). ns/write is per thread "
           "(interval time x threads / writes). `empty-bpf`: bpftrace on the same tracepoint "
           "(`tracepoint:syscalls:sys_enter_write /pid == PID/ { }`). Consumer CPU: utime+stime from "
           "/proc/PID/stat over the measured intervals, divided by the writes in them (all attributed events); "
@@ -232,7 +236,8 @@ void write_storm(std::ostream& md, const Options& o, const std::vector<StormRun>
           "kernel's run-time statistics (`bpf_enable_stats(BPF_STATS_RUN_TIME)`, run_time_ns / run_cnt of the "
           "program on sys_enter_write over the measured intervals), the program's own cost per syscall.\n\n"
           "| mode | threads | pinned | ns/write | writes/s | BPF program ns/run | consumer events | ok | lost | "
-          "consumer CPU ns/event | consumer CPU share |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+          "consumer CPU ns/event | consumer CPU share |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | "
+          "--- |\n";
     for (const auto& r : storm) {
         bool vtscope_mode = r.mode == "vtscope" || r.mode == "vtscope-stat";
         int dec = decimals_for(r.ns_per_write.error);
@@ -249,18 +254,17 @@ void write_storm(std::ostream& md, const Options& o, const std::vector<StormRun>
     if (none1 && empty1 && vt1) {
         Difference kernel = difference(vt1->ns_per_write.mean, vt1->ns_per_write.error, none1->ns_per_write.mean,
                                        none1->ns_per_write.error);
-        Difference over_empty = difference(vt1->ns_per_write.mean, vt1->ns_per_write.error,
-                                           empty1->ns_per_write.mean, empty1->ns_per_write.error);
-        Difference empty = difference(empty1->ns_per_write.mean, empty1->ns_per_write.error,
-                                      none1->ns_per_write.mean, none1->ns_per_write.error);
-        md << "\nIn the writing thread, per event (1 thread): vtscope's program "
-           << diff_text(kernel) << " ns over no tracing; the empty program " << diff_text(empty)
-           << " ns; vtscope over the empty program " << diff_text(over_empty) << " ns per attributed syscall.\n";
+        Difference over_empty = difference(vt1->ns_per_write.mean, vt1->ns_per_write.error, empty1->ns_per_write.mean,
+                                           empty1->ns_per_write.error);
+        Difference empty = difference(empty1->ns_per_write.mean, empty1->ns_per_write.error, none1->ns_per_write.mean,
+                                      none1->ns_per_write.error);
+        md << "\nIn the writing thread, per event (1 thread): vtscope's program " << diff_text(kernel)
+           << " ns over no tracing; the empty program " << diff_text(empty) << " ns; vtscope over the empty program "
+           << diff_text(over_empty) << " ns per attributed syscall.\n";
         if (!std::isnan(vt1->program_ns_per_run) && !std::isnan(empty1->program_ns_per_run))
             md << "\nProgram run time per syscall (bpf_stats): vtscope's " << fmt(vt1->program_ns_per_run, 1)
                << " ns, the empty program's " << fmt(empty1->program_ns_per_run, 1) << " ns: vtscope's program costs "
-               << fmt(vt1->program_ns_per_run - empty1->program_ns_per_run, 1)
-               << " ns more per attributed syscall.\n";
+               << fmt(vt1->program_ns_per_run - empty1->program_ns_per_run, 1) << " ns more per attributed syscall.\n";
         if (stat1) {
             Difference stat_over_empty = difference(stat1->ns_per_write.mean, stat1->ns_per_write.error,
                                                     empty1->ns_per_write.mean, empty1->ns_per_write.error);
@@ -268,15 +272,19 @@ void write_storm(std::ostream& md, const Options& o, const std::vector<StormRun>
                << " ns per attributed syscall over the empty program in the writing thread";
             if (!std::isnan(stat1->program_ns_per_run) && !std::isnan(empty1->program_ns_per_run))
                 md << "; program run time " << fmt(stat1->program_ns_per_run, 1) << " ns, "
-                   << fmt(stat1->program_ns_per_run - empty1->program_ns_per_run, 1) << " ns more than the empty program's";
+                   << fmt(stat1->program_ns_per_run - empty1->program_ns_per_run, 1)
+                   << " ns more than the empty program's";
             md << ".\n";
         }
     }
     if (vt2)
         md << "\nSustained with 2 writing threads: " << fmt(vt2->writes_per_second, 0) << " traced writes/s; of "
-           << vt2->tracer.events << " events the consumer received " << vt2->tracer.events - vt2->tracer.lost
-           << " (" << vt2->tracer.ok << " ok) and lost " << vt2->tracer.lost << " ("
-           << fmt(vt2->tracer.events ? 100.0 * static_cast<double>(vt2->tracer.lost) / static_cast<double>(vt2->tracer.events) : NAN, 1)
+           << vt2->tracer.events << " events the consumer received " << vt2->tracer.events - vt2->tracer.lost << " ("
+           << vt2->tracer.ok << " ok) and lost " << vt2->tracer.lost << " ("
+           << fmt(vt2->tracer.events
+                      ? 100.0 * static_cast<double>(vt2->tracer.lost) / static_cast<double>(vt2->tracer.events)
+                      : NAN,
+                  1)
            << "%); consumer CPU " << fmt(vt2->consumer_cpu_ns_per_event, 0) << " ns per traced write ("
            << fmt(vt2->consumer_cpu_share * 100, 0) << "% of a CPU).\n";
 }
@@ -298,8 +306,8 @@ void write_targets(std::ostream& md, const Report& rep, const StormRefs& refs, c
     (void)vt2;
     md << "\n## Targets (issue 5)\n\n| target | measured | verdict |\n| --- | --- | --- |\n";
     auto target = [&](const std::string& what, const std::string& measured, std::optional<bool> met) {
-        md << "| " << what << " | " << measured << " | "
-           << (!met ? "not measured" : (*met ? "met" : "**missed**")) << " |\n";
+        md << "| " << what << " | " << measured << " | " << (!met ? "not measured" : (*met ? "met" : "**missed**"))
+           << " |\n";
     };
     auto rel_target = [&](const std::string& what, const std::string& a, const std::string& b, double limit_pct,
                           bool need_ns) {
@@ -321,17 +329,18 @@ void write_targets(std::ostream& md, const Report& rep, const StormRefs& refs, c
                                   : "; program run time " +
                                         fmt_signed(vt1->program_ns_per_run - empty1->program_ns_per_run, 1) +
                                         " ns (bpf_stats)";
-        target("attributed syscall (`vtscope trace`, one event each): <= 150 ns over the same tracepoint with an "
-               "empty program",
-               diff_text(d) + " ns in the writing thread" + program, d.value <= 150);
+        target(
+            "attributed syscall (`vtscope trace`, one event each): <= 150 ns over the same tracepoint with an "
+            "empty program",
+            diff_text(d) + " ns in the writing thread" + program, d.value <= 150);
         if (stat1) {
             Difference ds = difference(stat1->ns_per_write.mean, stat1->ns_per_write.error, empty1->ns_per_write.mean,
                                        empty1->ns_per_write.error);
-            std::string stat_program =
-                std::isnan(stat1->program_ns_per_run) || std::isnan(empty1->program_ns_per_run)
-                    ? ""
-                    : "; program run time " + fmt_signed(stat1->program_ns_per_run - empty1->program_ns_per_run, 1) +
-                          " ns (bpf_stats)";
+            std::string stat_program = std::isnan(stat1->program_ns_per_run) || std::isnan(empty1->program_ns_per_run)
+                                           ? ""
+                                           : "; program run time " +
+                                                 fmt_signed(stat1->program_ns_per_run - empty1->program_ns_per_run, 1) +
+                                                 " ns (bpf_stats)";
             target("attributed syscall (`vtscope stat`, counted in the kernel): <= 150 ns over the empty program",
                    diff_text(ds) + " ns in the writing thread" + stat_program, ds.value <= 150);
         }
@@ -349,7 +358,8 @@ void write_targets(std::ostream& md, const Report& rep, const StormRefs& refs, c
         if (!d) return target(what, "–", std::nullopt);
         double k = 2000.0 / rep.transitions(workload);  // us/op -> ns per mount/unmount cycle
         int dec = decimals_for(d->error * k);
-        target(what, fmt_signed(d->value * k, dec) + " ± " + fmt(d->error * k, dec) + " ns/cycle", d->value * k <= limit);
+        target(what, fmt_signed(d->value * k, dec) + " ± " + fmt(d->error * k, dec) + " ns/cycle",
+               d->value * k <= limit);
     };
     for (const char* feature : {"vtt", "probes"}) {
         for (const char* wl : {"transition", "parkunpark"}) {
@@ -439,8 +449,8 @@ bool write_figure(std::ostream& md, const Options& o, const Report& rep) {
     std::ofstream(svg) << render_svg(chart);
     std::string convert = "rsvg-convert -f png -o '" + png.string() + "' '" + svg.string() + "' 2>&1";
     std::string convert_out = command_output("command -v rsvg-convert >/dev/null && " + convert + " && echo ok");
-    md << "\n## Figure\n\n`" << svg.string() << "`" << (convert_out == "ok" ? ", `" + png.string() + "`" : " (no PNG: rsvg-convert missing)")
-       << "\n";
+    md << "\n## Figure\n\n`" << svg.string() << "`"
+       << (convert_out == "ok" ? ", `" + png.string() + "`" : " (no PNG: rsvg-convert missing)") << "\n";
     return convert_out == "ok";
 }
 
@@ -452,17 +462,19 @@ std::string results_json(const Options& o, const Results& results, const std::st
     const std::string& jdk = results.jdk;
     double elapsed = results.elapsed_s;
     std::ostringstream js;
-    js << "{\"date\":" << json_quote(now_utc()) << ",\"machine\":" << json_quote(machine) << ",\"jdk\":" << json_quote(jdk)
-       << ",\"settings\":{\"forks\":" << o.forks << ",\"warmup_iterations\":" << o.warmup_iterations
-       << ",\"warmup_time\":" << json_quote(o.warmup_time) << ",\"iterations\":" << o.iterations
-       << ",\"iteration_time\":" << json_quote(o.iteration_time) << ",\"heap\":" << json_quote(o.heap)
-       << ",\"confidence\":0.999},\"elapsed_s\":" << fmt(elapsed, 1) << ",\"cells\":[";
+    js << "{\"date\":" << json_quote(now_utc()) << ",\"machine\":" << json_quote(machine)
+       << ",\"jdk\":" << json_quote(jdk) << ",\"settings\":{\"forks\":" << o.forks
+       << ",\"warmup_iterations\":" << o.warmup_iterations << ",\"warmup_time\":" << json_quote(o.warmup_time)
+       << ",\"iterations\":" << o.iterations << ",\"iteration_time\":" << json_quote(o.iteration_time)
+       << ",\"heap\":" << json_quote(o.heap) << ",\"confidence\":0.999},\"elapsed_s\":" << fmt(elapsed, 1)
+       << ",\"cells\":[";
     bool first = true;
     for (const auto& key : order) {
         const Cell& c = cells.at(key);
-        js << (first ? "" : ",") << "\n{\"workload\":" << json_quote(c.workload->id) << ",\"benchmark\":"
-           << json_quote(c.workload->benchmark) << ",\"config\":" << json_quote(c.config) << ",\"unit\":"
-           << json_quote(c.unit) << ",\"n\":" << c.summary.n << ",\"score\":" << (c.summary.n ? fmt(c.summary.mean, 4) : "null")
+        js << (first ? "" : ",") << "\n{\"workload\":" << json_quote(c.workload->id)
+           << ",\"benchmark\":" << json_quote(c.workload->benchmark) << ",\"config\":" << json_quote(c.config)
+           << ",\"unit\":" << json_quote(c.unit) << ",\"n\":" << c.summary.n
+           << ",\"score\":" << (c.summary.n ? fmt(c.summary.mean, 4) : "null")
            << ",\"error\":" << (c.summary.n > 1 ? fmt(c.summary.error, 4) : "null") << ",\"samples\":[";
         for (size_t i = 0; i < c.samples.size(); i++) js << (i ? "," : "") << fmt(c.samples[i], 4);
         js << "]";
@@ -472,10 +484,10 @@ std::string results_json(const Options& o, const Results& results, const std::st
             for (size_t i = 0; i < c.tracers.size(); i++) {
                 const auto& t = c.tracers[i];
                 js << (i ? "," : "") << "{\"attach_ms\":" << (std::isnan(t.attach_ms) ? "null" : fmt(t.attach_ms, 0))
-                   << ",\"late\":" << (t.late ? "true" : "false") << ",\"exit\":" << t.exit_status << ",\"events\":"
-                   << t.events << ",\"ok\":" << t.ok << ",\"lost\":" << t.lost << ",\"inserted\":" << t.inserted
-                   << ",\"deleted\":" << t.deleted << ",\"cpu_s\":" << fmt(t.cpu_seconds, 3) << ",\"summary\":"
-                   << json_quote(t.summary) << "}";
+                   << ",\"late\":" << (t.late ? "true" : "false") << ",\"exit\":" << t.exit_status
+                   << ",\"events\":" << t.events << ",\"ok\":" << t.ok << ",\"lost\":" << t.lost
+                   << ",\"inserted\":" << t.inserted << ",\"deleted\":" << t.deleted
+                   << ",\"cpu_s\":" << fmt(t.cpu_seconds, 3) << ",\"summary\":" << json_quote(t.summary) << "}";
             }
             js << "]";
         }
@@ -500,7 +512,8 @@ std::string results_json(const Options& o, const Results& results, const std::st
     js << "],\n\"memory\":[";
     for (size_t i = 0; i < memory.size(); i++) {
         js << (i ? "," : "") << "{\"config\":" << json_quote(memory[i].config) << ",\"bytes_per_thread\":[";
-        for (size_t k = 0; k < memory[i].bytes_per_thread.size(); k++) js << (k ? "," : "") << fmt(memory[i].bytes_per_thread[k], 1);
+        for (size_t k = 0; k < memory[i].bytes_per_thread.size(); k++)
+            js << (k ? "," : "") << fmt(memory[i].bytes_per_thread[k], 1);
         js << "]}";
     }
     js << "]}\n";

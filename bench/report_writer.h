@@ -20,8 +20,8 @@ struct Results {
     const Matrix& matrix;
     const std::vector<StormRun>& storm;
     const std::vector<MemoryRun>& memory;
-    std::string jdk;    // the java -version line
-    double elapsed_s;   // wall time of all the measurements
+    std::string jdk;   // the java -version line
+    double elapsed_s;  // wall time of all the measurements
 };
 
 // Writes the files into o.out, says so on stderr and prints results.md on stdout. Returns false

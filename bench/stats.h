@@ -31,10 +31,10 @@ Summary summarize(const std::vector<double>& samples, double confidence = 0.999)
 double quadrature(double e1, double e2);
 
 struct Difference {
-    double value = 0;      // a - b
-    double error = 0;      // quadrature of the two errors
+    double value = 0;          // a - b
+    double error = 0;          // quadrature of the two errors
     bool significant = false;  // the interval value +- error excludes zero
-    double relative = 0;   // value / b (a fraction)
+    double relative = 0;       // value / b (a fraction)
 };
 
 // a - b with its quadrature error; "n.s." when the interval contains zero.

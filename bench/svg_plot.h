@@ -10,8 +10,8 @@ namespace vtscope::bench {
 struct Bar {
     std::string series;  // the configuration; one colour per series, listed in the legend
     double value = 0;
-    double error = 0;    // half-width of the error bar (0: none)
-    std::string label;   // written above the bar
+    double error = 0;   // half-width of the error bar (0: none)
+    std::string label;  // written above the bar
 };
 
 struct BarGroup {

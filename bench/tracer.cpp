@@ -19,9 +19,9 @@ std::string summary_json_file(const std::string& stem) { return stem + ".tracer.
 
 std::vector<std::string> tracer_argv(const Options& o, const std::string& config, pid_t pid, const std::string& stem,
                                      const std::string& command) {
-    std::vector<std::string> argv = {o.vtscope, command, "--pid", std::to_string(pid), "--syscalls", "write",
-                                     "--output", "/dev/null", "--ready-file", tracer_ready_file(stem),
-                                     "--summary-json", summary_json_file(stem)};
+    std::vector<std::string> argv = {
+        o.vtscope,  command,     "--pid",        std::to_string(pid),     "--syscalls",     "write",
+        "--output", "/dev/null", "--ready-file", tracer_ready_file(stem), "--summary-json", summary_json_file(stem)};
     if (config == "probes+consumer") {
         argv.push_back("--identity");
         argv.push_back("lifecycle");
@@ -56,8 +56,8 @@ testing::Child start_tracer(const Options& o, const std::string& config, pid_t p
                             const std::string& command, std::optional<int> cpu) {
     fs::remove(tracer_ready_file(stem));
     fs::remove(summary_json_file(stem));
-    return testing::Child::start(tracer_argv(o, config, pid, stem, command), stem + ".tracer.out",
-                                 stem + ".tracer.err", cpu);
+    return testing::Child::start(tracer_argv(o, config, pid, stem, command), stem + ".tracer.out", stem + ".tracer.err",
+                                 cpu);
 }
 
 void finish_process(testing::Child& process, const std::string& stem, TracerSummary* t) {

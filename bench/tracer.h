@@ -16,11 +16,11 @@ namespace vtscope::bench {
 struct TracerSummary {
     bool present = false;
     int exit_status = -1;
-    double attach_ms = NAN;      // child start -> ready file
-    bool late = false;           // ready only after the measurement had started
+    double attach_ms = NAN;  // child start -> ready file
+    bool late = false;       // ready only after the measurement had started
     double cpu_seconds = 0;
     unsigned long long events = 0, ok = 0, lost = 0, inserted = 0, deleted = 0;
-    std::string summary;         // its stderr lines
+    std::string summary;  // its stderr lines
 };
 
 // The tracer's files: STEM.ready, STEM.tracer.out, STEM.tracer.err, STEM.tracer.summary.json.

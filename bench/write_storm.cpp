@@ -57,9 +57,17 @@ StormRun run_storm(const Options& o, const std::string& mode, int threads) {
     fs::path logs = fs::path(o.out) / "logs";
     std::string stem = (logs / ("storm-" + mode + "-t" + std::to_string(threads))).string();
     int intervals = o.storm_seconds * 2;
-    std::vector<std::string> argv = {o.java_home + "/bin/java", "-Xms" + o.heap, "-Xmx" + o.heap,
-                                     "--enable-native-access=ALL-UNNAMED", "-cp", o.jar, "io.vtscope.bench.WriteStorm",
-                                     std::to_string(threads), std::to_string(o.storm_warmup_ms), "500", std::to_string(intervals)};
+    std::vector<std::string> argv = {o.java_home + "/bin/java",
+                                     "-Xms" + o.heap,
+                                     "-Xmx" + o.heap,
+                                     "--enable-native-access=ALL-UNNAMED",
+                                     "-cp",
+                                     o.jar,
+                                     "io.vtscope.bench.WriteStorm",
+                                     std::to_string(threads),
+                                     std::to_string(o.storm_warmup_ms),
+                                     "500",
+                                     std::to_string(intervals)};
     // One writer: the JVM on CPU 0 and the tracer on CPU 1, so the writer's figures hold the
     // program's cost, not the consumer's competition for the writer's CPU.
     r.pinned = threads == 1 && std::thread::hardware_concurrency() >= 2;
@@ -80,14 +88,15 @@ StormRun run_storm(const Options& o, const std::string& mode, int threads) {
     }
     Child tracer;  // vtscope or bpftrace, by mode
     if (mode == "vtscope" || mode == "vtscope-stat") {
-        tracer = start_tracer(o, "writer+trace", jvm.pid(), stem, mode == "vtscope-stat" ? "stat" : "trace", tracer_cpu);
+        tracer =
+            start_tracer(o, "writer+trace", jvm.pid(), stem, mode == "vtscope-stat" ? "stat" : "trace", tracer_cpu);
         if (!wait_for_file(tracer_ready_file(stem), 30s, {&tracer, &jvm})) r.error = "no ready file";
     } else if (mode == "empty-bpf") {
         // The same tracepoint with a program that only filters on the pid: bpftrace, no new BPF code.
         std::string program = "tracepoint:syscalls:sys_enter_write /pid == " + std::to_string(jvm.pid()) + "/ { }";
-        tracer = Child::start({"/usr/bin/bpftrace", "-e", program}, stem + ".tracer.out", stem + ".tracer.err", tracer_cpu);
-        if (!wait_for_text(stem + ".tracer.out", "Attaching", 30s, {&tracer}))
-            r.error = "bpftrace did not attach";
+        tracer =
+            Child::start({"/usr/bin/bpftrace", "-e", program}, stem + ".tracer.out", stem + ".tracer.err", tracer_cpu);
+        if (!wait_for_text(stem + ".tracer.out", "Attaching", 30s, {&tracer})) r.error = "bpftrace did not attach";
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
     }
     // CPU of the consumer over the measured intervals only (not its attach).

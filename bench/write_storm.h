@@ -21,9 +21,9 @@ struct StormRun {
     double consumer_cpu_ns_per_event = NAN;
     double consumer_cpu_share = NAN;  // consumer CPU seconds per wall second during the intervals
     TracerSummary tracer;
-    bool pinned = false;            // JVM on CPU 0, tracer on CPU 1
-    std::string program;            // the BPF program on sys_enter_write (bpf_stats)
-    double program_runs = NAN;      // its runs over the measured intervals
+    bool pinned = false;        // JVM on CPU 0, tracer on CPU 1
+    std::string program;        // the BPF program on sys_enter_write (bpf_stats)
+    double program_runs = NAN;  // its runs over the measured intervals
     double program_ns_per_run = NAN;
     std::string error;
 };

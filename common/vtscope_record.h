@@ -45,37 +45,37 @@
 #include <linux/types.h> /* vmlinux.h supplies these in BPF programs */
 #endif
 
-#define VTSCOPE_REGION_NAME "vtscope-records"            /* memfd name */
-#define VTSCOPE_REGION_MAGIC 0x3143455243535456ULL       /* "VTSCREC1" little-endian */
-#define VTSCOPE_REGION_VERSION 1
+#define VTSCOPE_REGION_NAME	   "vtscope-records"	 /* memfd name */
+#define VTSCOPE_REGION_MAGIC	   0x3143455243535456ULL /* "VTSCREC1" little-endian */
+#define VTSCOPE_REGION_VERSION	   1
 #define VTSCOPE_REGION_HEADER_SIZE 4096
-#define VTSCOPE_SLOT_SIZE 128
-#define VTSCOPE_RECORD_OFFSET 64                         /* record within a slot */
-#define VTSCOPE_RECORD_SIZE 64
-#define VTSCOPE_MAX_PROBE 32
-#define VTSCOPE_OWNER_FREE 0LL
-#define VTSCOPE_OWNER_RELEASED (-1LL)
-#define VTSCOPE_OWNER_BUSY (-2LL)                        /* changing hands: skipped */
-#define VTSCOPE_KIND_NONE 0                              /* a slot that no thread owns */
-#define VTSCOPE_KIND_VIRTUAL 1
-#define VTSCOPE_KIND_PLATFORM 2
+#define VTSCOPE_SLOT_SIZE	   128
+#define VTSCOPE_RECORD_OFFSET	   64 /* record within a slot */
+#define VTSCOPE_RECORD_SIZE	   64
+#define VTSCOPE_MAX_PROBE	   32
+#define VTSCOPE_OWNER_FREE	   0LL
+#define VTSCOPE_OWNER_RELEASED	   (-1LL)
+#define VTSCOPE_OWNER_BUSY	   (-2LL) /* changing hands: skipped */
+#define VTSCOPE_KIND_NONE	   0	  /* a slot that no thread owns */
+#define VTSCOPE_KIND_VIRTUAL	   1
+#define VTSCOPE_KIND_PLATFORM	   2
 /* Capacities a writer creates (powers of two): the default, and the bounds of a requested one. */
 #define VTSCOPE_DEFAULT_CAPACITY 16384
-#define VTSCOPE_MIN_CAPACITY 64
-#define VTSCOPE_MAX_CAPACITY 4194304                     /* 1 << 22 */
+#define VTSCOPE_MIN_CAPACITY	 64
+#define VTSCOPE_MAX_CAPACITY	 4194304 /* 1 << 22 */
 
 struct vtscope_region_header {
-	__u64 magic;                /* VTSCOPE_REGION_MAGIC */
-	__u32 version;              /* VTSCOPE_REGION_VERSION */
-	__u32 header_size;          /* VTSCOPE_REGION_HEADER_SIZE */
-	__u32 slot_size;            /* VTSCOPE_SLOT_SIZE */
-	__u32 capacity;             /* number of slots, a power of two */
-	__u32 max_probe;            /* VTSCOPE_MAX_PROBE */
-	__u32 writer_pid;           /* getpid() of the JVM that created the region */
-	__u64 records_claimed;      /* slots claimed so far (atomic add) */
-	__u64 records_released;     /* slots taken over from a terminated thread */
-	__u64 records_unavailable;  /* claims that found no free slot within max_probe */
-	__u32 record_offset;        /* VTSCOPE_RECORD_OFFSET */
+	__u64 magic;		   /* VTSCOPE_REGION_MAGIC */
+	__u32 version;		   /* VTSCOPE_REGION_VERSION */
+	__u32 header_size;	   /* VTSCOPE_REGION_HEADER_SIZE */
+	__u32 slot_size;	   /* VTSCOPE_SLOT_SIZE */
+	__u32 capacity;		   /* number of slots, a power of two */
+	__u32 max_probe;	   /* VTSCOPE_MAX_PROBE */
+	__u32 writer_pid;	   /* getpid() of the JVM that created the region */
+	__u64 records_claimed;	   /* slots claimed so far (atomic add) */
+	__u64 records_released;	   /* slots taken over from a terminated thread */
+	__u64 records_unavailable; /* claims that found no free slot within max_probe */
+	__u32 record_offset;	   /* VTSCOPE_RECORD_OFFSET */
 	__u32 reserved;
 };
 
@@ -90,9 +90,9 @@ struct vtscope_record {
 };
 
 struct vtscope_slot_owner {
-	__s64 owner;                /* Java thread id, 0 = never used, -1 = released */
-	__u8 kind;                  /* VTSCOPE_KIND_* */
-	__u8 claimed_at_start;      /* 1: claimed by libvtscope at VirtualThreadStart, released at its end */
+	__s64 owner;	       /* Java thread id, 0 = never used, -1 = released */
+	__u8 kind;	       /* VTSCOPE_KIND_* */
+	__u8 claimed_at_start; /* 1: claimed by libvtscope at VirtualThreadStart, released at its end */
 	__u8 reserved[54];
 };
 
@@ -156,24 +156,23 @@ static_assert((VTSCOPE_MAX_CAPACITY & (VTSCOPE_MAX_CAPACITY - 1)) == 0, "capacit
 static_assert(VTSCOPE_MIN_CAPACITY <= VTSCOPE_DEFAULT_CAPACITY && VTSCOPE_DEFAULT_CAPACITY <= VTSCOPE_MAX_CAPACITY,
 	      "the default capacity is within the bounds");
 static_assert(VTSCOPE_MAX_PROBE <= VTSCOPE_MIN_CAPACITY, "a probe chain never visits a slot twice");
-static_assert(VTSCOPE_REGION_MAGIC ==
-		      ((__u64)'V' | (__u64)'T' << 8 | (__u64)'S' << 16 | (__u64)'C' << 24 | (__u64)'R' << 32 |
-		       (__u64)'E' << 40 | (__u64)'C' << 48 | (__u64)'1' << 56),
+static_assert(VTSCOPE_REGION_MAGIC == ((__u64)'V' | (__u64)'T' << 8 | (__u64)'S' << 16 | (__u64)'C' << 24 |
+				       (__u64)'R' << 32 | (__u64)'E' << 40 | (__u64)'C' << 48 | (__u64)'1' << 56),
 	      "the magic reads \"VTSCREC1\" in memory");
 
 /* The outcome of vtscope_check_region_header: the first check a header fails. */
 enum vtscope_region_check {
 	VTSCOPE_REGION_VALID = 0,
-	VTSCOPE_REGION_TOO_SMALL,         /* the mapping cannot even hold the header */
-	VTSCOPE_REGION_BAD_MAGIC,         /* not a region, or its writer has not finished creating it */
+	VTSCOPE_REGION_TOO_SMALL, /* the mapping cannot even hold the header */
+	VTSCOPE_REGION_BAD_MAGIC, /* not a region, or its writer has not finished creating it */
 	VTSCOPE_REGION_BAD_VERSION,
 	VTSCOPE_REGION_BAD_HEADER_SIZE,
 	VTSCOPE_REGION_BAD_SLOT_SIZE,
 	VTSCOPE_REGION_BAD_RECORD_OFFSET,
 	VTSCOPE_REGION_BAD_MAX_PROBE,
-	VTSCOPE_REGION_BAD_CAPACITY,      /* zero or not a power of two */
-	VTSCOPE_REGION_TRUNCATED,         /* the mapping is smaller than its capacity of slots */
-	VTSCOPE_REGION_FOREIGN,           /* writer_pid is not the expected process */
+	VTSCOPE_REGION_BAD_CAPACITY, /* zero or not a power of two */
+	VTSCOPE_REGION_TRUNCATED,    /* the mapping is smaller than its capacity of slots */
+	VTSCOPE_REGION_FOREIGN,	     /* writer_pid is not the expected process */
 };
 
 /*

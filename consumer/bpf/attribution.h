@@ -15,10 +15,10 @@
 
 /* Attribution status of one event (JSON "status"). */
 enum vtscope_status {
-	VTSCOPE_STATUS_OK = 0,         /* identity known, record valid: trace context attributed */
-	VTSCOPE_STATUS_NO_CONTEXT = 1, /* identity known, the thread has no context published */
-	VTSCOPE_STATUS_INVALID = 2,    /* a record exists but could not be read consistently */
-	VTSCOPE_STATUS_UNMAPPED = 3,   /* the OS thread's Java identity could not be resolved */
+	VTSCOPE_STATUS_OK = 0,		    /* identity known, record valid: trace context attributed */
+	VTSCOPE_STATUS_NO_CONTEXT = 1,	    /* identity known, the thread has no context published */
+	VTSCOPE_STATUS_INVALID = 2,	    /* a record exists but could not be read consistently */
+	VTSCOPE_STATUS_UNMAPPED = 3,	    /* the OS thread's Java identity could not be resolved */
 	VTSCOPE_STATUS_CONTEXT_UNKNOWN = 4, /* identity known; whether a span is current cannot be known */
 	VTSCOPE_STATUS_COUNT = 5,
 };
@@ -26,17 +26,17 @@ enum vtscope_status {
 /* Why an event is unmapped, invalid or context_unknown (JSON "reason", only when not ok/no_context). */
 enum vtscope_reason {
 	VTSCOPE_REASON_NONE = 0,
-	VTSCOPE_REASON_NOT_JAVA_THREAD = 1,  /* tid not (yet) known as a live JavaThread */
-	VTSCOPE_REASON_READ_FAULT = 2,       /* a read of target memory failed */
-	VTSCOPE_REASON_BAD_ID = 3,           /* _monitor_owner_id was not a positive thread id */
-	VTSCOPE_REASON_AMBIGUOUS = 4,        /* carrier's own id unknown and no record names the kind */
-	VTSCOPE_REASON_TORN = 5,             /* valid flag clear while a rewrite was in progress */
-	VTSCOPE_REASON_OWNER_CHANGED = 6,    /* slot owner changed while the record was read */
-	VTSCOPE_REASON_KIND_MISMATCH = 7,    /* record kind contradicts the carrier's own id */
-	VTSCOPE_REASON_NO_THREAD_CONTEXT = 8, /* otep-tls: otel_thread_ctx_v1 is null on this thread */
-	VTSCOPE_REASON_OUTSIDE_REGION = 9,   /* otep-tls: the pointer is not a record of the region */
+	VTSCOPE_REASON_NOT_JAVA_THREAD = 1,	  /* tid not (yet) known as a live JavaThread */
+	VTSCOPE_REASON_READ_FAULT = 2,		  /* a read of target memory failed */
+	VTSCOPE_REASON_BAD_ID = 3,		  /* _monitor_owner_id was not a positive thread id */
+	VTSCOPE_REASON_AMBIGUOUS = 4,		  /* carrier's own id unknown and no record names the kind */
+	VTSCOPE_REASON_TORN = 5,		  /* valid flag clear while a rewrite was in progress */
+	VTSCOPE_REASON_OWNER_CHANGED = 6,	  /* slot owner changed while the record was read */
+	VTSCOPE_REASON_KIND_MISMATCH = 7,	  /* record kind contradicts the carrier's own id */
+	VTSCOPE_REASON_NO_THREAD_CONTEXT = 8,	  /* otep-tls: otel_thread_ctx_v1 is null on this thread */
+	VTSCOPE_REASON_OUTSIDE_REGION = 9,	  /* otep-tls: the pointer is not a record of the region */
 	VTSCOPE_REASON_NO_LIFECYCLE_MAPPING = 10, /* probe channels: no virtual thread mapped on this carrier */
-	VTSCOPE_REASON_NO_RECORD_REGION = 11, /* context_unknown: no record region in the target (yet) */
+	VTSCOPE_REASON_NO_RECORD_REGION = 11,	  /* context_unknown: no record region in the target (yet) */
 	VTSCOPE_REASON_RECORD_TABLE_FULL = 12, /* context_unknown: no record, and the writer has found its table full */
 	VTSCOPE_REASON_NO_LIFECYCLE_RECORD = 13, /* context_unknown: the lifecycle probe carried no record address */
 	VTSCOPE_REASON_COUNT = 14,
@@ -44,21 +44,21 @@ enum vtscope_reason {
 
 /* How the identity plane is resolved (--identity); one value per channel unit. */
 enum vtscope_identity_mode {
-	VTSCOPE_IDENTITY_VMSTRUCTS = 0,  /* JavaThread::_monitor_owner_id, resolve-at-read */
-	VTSCOPE_IDENTITY_OTEP_TLS = 1,   /* the carrier's otel_thread_ctx_v1 pointer, resolve-at-read */
-	VTSCOPE_IDENTITY_LIFECYCLE = 2,  /* the paper's four-probe rules over libvtscope.so's probes */
-	VTSCOPE_IDENTITY_TWO_PROBE = 3,  /* freeze/thaw only (mount/unmount), the paper's ablation */
-	VTSCOPE_IDENTITY_HOTSPOT = 4,    /* four-probe rules over the paper's hotspot:vthread__* ABI */
+	VTSCOPE_IDENTITY_VMSTRUCTS = 0, /* JavaThread::_monitor_owner_id, resolve-at-read */
+	VTSCOPE_IDENTITY_OTEP_TLS = 1,	/* the carrier's otel_thread_ctx_v1 pointer, resolve-at-read */
+	VTSCOPE_IDENTITY_LIFECYCLE = 2, /* the paper's four-probe rules over libvtscope.so's probes */
+	VTSCOPE_IDENTITY_TWO_PROBE = 3, /* freeze/thaw only (mount/unmount), the paper's ablation */
+	VTSCOPE_IDENTITY_HOTSPOT = 4,	/* four-probe rules over the paper's hotspot:vthread__* ABI */
 };
 
 /* What the core resolved for the task an event ran on. */
 struct vtscope_attribution {
-	__s64 java_id;         /* Java id of the running thread (virtual or platform), 0 when unresolved */
-	__u8 mounted_virtual;  /* 1 when java_id names a mounted virtual thread */
-	__u8 status;           /* enum vtscope_status */
-	__u8 reason;           /* enum vtscope_reason */
+	__s64 java_id;	      /* Java id of the running thread (virtual or platform), 0 when unresolved */
+	__u8 mounted_virtual; /* 1 when java_id names a mounted virtual thread */
+	__u8 status;	      /* enum vtscope_status */
+	__u8 reason;	      /* enum vtscope_reason */
 	__u8 trace_flags;
-	__u8 trace_id[16];     /* W3C byte order; zero unless status is ok */
+	__u8 trace_id[16]; /* W3C byte order; zero unless status is ok */
 	__u8 span_id[8];
 	__u8 pad[4];
 };
@@ -66,41 +66,41 @@ struct vtscope_attribution {
 /* Set by user space before load: `const volatile` in every event source's .rodata. */
 struct vtscope_attribution_config {
 	__u32 target_tgid;
-	__u32 identity_mode;          /* enum vtscope_identity_mode */
-	__u64 off_monitor_owner_id;   /* JavaThread::_monitor_owner_id, from VMStructs */
+	__u32 identity_mode;	    /* enum vtscope_identity_mode */
+	__u64 off_monitor_owner_id; /* JavaThread::_monitor_owner_id, from VMStructs */
 };
 
 /* Value of the vmstructs channel's "threads" map, keyed by kernel tid. */
 struct vtscope_thread_info {
-	__u64 java_thread;     /* JavaThread* in the target */
-	__s64 own_id;          /* the OS thread's own Java thread id, 0 when not known */
+	__u64 java_thread; /* JavaThread* in the target */
+	__s64 own_id;	   /* the OS thread's own Java thread id, 0 when not known */
 };
 
 /* Value of the single-entry "region" map: where the record region lies in the target. */
 struct vtscope_region_info {
-	__u64 base;            /* start address of the mapping, 0 while not found */
-	__u64 capacity_mask;   /* capacity - 1 */
+	__u64 base;	     /* start address of the mapping, 0 while not found */
+	__u64 capacity_mask; /* capacity - 1 */
 };
 
 /* Value of the otep-tls channel's single-entry "thread_context_tls" map. */
 struct vtscope_tls_info {
-	__s64 tp_offset;       /* otel_thread_ctx_v1 = thread pointer + tp_offset */
-	__u64 present;         /* 1 once found in the target */
+	__s64 tp_offset; /* otel_thread_ctx_v1 = thread pointer + tp_offset */
+	__u64 present;	 /* 1 once found in the target */
 };
 
 /* Value of the probe channels' "carriers" map: what is mounted on a carrier (tid). */
 struct vtscope_mapping {
-	__s64 vid;             /* Java id of the virtual thread */
-	__u64 record;          /* its record address, cached from the probe (0: none) */
+	__s64 vid;    /* Java id of the virtual thread */
+	__u64 record; /* its record address, cached from the probe (0: none) */
 };
 
 /* Per-CPU counters of the core ("counters" map); each is read only by the summary. */
 enum vtscope_counter {
-	VTSCOPE_COUNTER_LOST = 0,             /* events an event source could not deliver or count */
+	VTSCOPE_COUNTER_LOST = 0,	      /* events an event source could not deliver or count */
 	VTSCOPE_COUNTER_THREADS_STARTED = 1,  /* vmstructs: JavaThread::run entries seen */
 	VTSCOPE_COUNTER_THREADS_REMOVED = 2,  /* vmstructs: Threads::remove entries seen */
-	VTSCOPE_COUNTER_INSERTS = 3,          /* probe channels: mappings inserted */
-	VTSCOPE_COUNTER_DELETES = 4,          /* probe channels: mappings deleted */
+	VTSCOPE_COUNTER_INSERTS = 3,	      /* probe channels: mappings inserted */
+	VTSCOPE_COUNTER_DELETES = 4,	      /* probe channels: mappings deleted */
 	VTSCOPE_COUNTER_UNMOUNT_UNMAPPED = 5, /* probe channels: unmount/freeze(ok) that found no mapping */
 	VTSCOPE_COUNTER_END_UNMAPPED = 6,     /* probe channels: end that found no mapping */
 	VTSCOPE_COUNTER_COUNT = 7,

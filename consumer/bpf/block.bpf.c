@@ -22,7 +22,7 @@ const volatile __u64 threshold_ns = 20 * 1000 * 1000;
 const volatile __u32 all_threads = 0; /* also intervals of threads with no virtual thread mounted */
 
 #define TASK_RUNNING_STATE 0x0000
-#define TASK_DEAD_STATE 0x0080
+#define TASK_DEAD_STATE	   0x0080
 
 #define RINGBUF_BYTES (4 * 1024 * 1024)
 
@@ -194,8 +194,7 @@ int on_block_task_exit(void *ctx)
 }
 
 SEC("tp_btf/sched_switch")
-int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
+int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next, unsigned int prev_state)
 {
 	/* One load and compare per side: other processes' switches stop here. */
 	__u32 target = attribution_config.target_tgid;

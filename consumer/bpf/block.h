@@ -19,14 +19,14 @@ enum vtscope_block_reason {
 
 /* An open interval (the "open_intervals" map, keyed by tid) and a closed one (the ring buffer). */
 struct vtscope_block_event {
-	__u64 ts_ns;           /* switch-out, bpf_ktime_get_ns (CLOCK_MONOTONIC) */
-	__u64 duration_ns;     /* switch-in - switch-out; 0 while the interval is open */
-	__u32 pid;             /* tgid */
-	__u32 tid;             /* kernel tid of the carrier (or platform thread) */
+	__u64 ts_ns;				/* switch-out, bpf_ktime_get_ns (CLOCK_MONOTONIC) */
+	__u64 duration_ns;			/* switch-in - switch-out; 0 while the interval is open */
+	__u32 pid;				/* tgid */
+	__u32 tid;				/* kernel tid of the carrier (or platform thread) */
 	struct vtscope_attribution attribution; /* resolved on the task at switch-out */
-	__s32 syscall_nr;      /* x86_64 syscall number the task slept in, -1 when none */
-	__u32 prev_state;      /* the task's state at switch-out (sched_switch's prev_state) */
-	__u8 block_reason;     /* enum vtscope_block_reason */
+	__s32 syscall_nr;			/* x86_64 syscall number the task slept in, -1 when none */
+	__u32 prev_state;			/* the task's state at switch-out (sched_switch's prev_state) */
+	__u8 block_reason;			/* enum vtscope_block_reason */
 	__u8 pad[7];
 };
 

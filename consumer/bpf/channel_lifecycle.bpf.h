@@ -13,7 +13,6 @@
 
 #include "core.bpf.h"
 
-
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, VTSCOPE_MAX_THREADS);
@@ -45,7 +44,7 @@ struct {
 
 /* HotSpot's enums (continuationFreezeThaw.cpp / continuation.hpp), the paper's probe ABI. */
 #define FREEZE_OK 0
-#define THAW_TOP 0
+#define THAW_TOP  0
 
 static __always_inline bool lifecycle_two_probe(void)
 {
@@ -55,7 +54,7 @@ static __always_inline bool lifecycle_two_probe(void)
 static __always_inline void lifecycle_insert(__s64 vid, __u64 record)
 {
 	__u32 tid = vtscope_current_tid();
-	struct vtscope_mapping m = { .vid = vid, .record = record };
+	struct vtscope_mapping m = {.vid = vid, .record = record};
 	bpf_map_update_elem(&carriers, &tid, &m, BPF_ANY);
 	vtscope_count(VTSCOPE_COUNTER_INSERTS);
 }

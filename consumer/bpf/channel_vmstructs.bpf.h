@@ -36,7 +36,7 @@ int BPF_KPROBE(on_java_thread_run, void *java_thread)
 	if (!vtscope_is_target())
 		return 0;
 	__u32 tid = vtscope_current_tid();
-	struct vtscope_thread_info info = { .java_thread = (__u64)java_thread, .own_id = 0 };
+	struct vtscope_thread_info info = {.java_thread = (__u64)java_thread, .own_id = 0};
 	/* A new thread has mounted nothing yet: the id is its own (JavaThread::prepare set it). */
 	__s64 id = 0;
 	if (vmstructs_read_java_id(&info, &id) == 0 && id > 0)

@@ -134,7 +134,8 @@ static __always_inline void vtscope_read_record(struct vtscope_attribution *a, _
 	}
 	__s64 owner_after = 0;
 	if (record.valid == 1 && owner_slot &&
-	    (bpf_probe_read_user(&owner_after, sizeof(owner_after), (const void *)owner_slot) != 0 || owner_after != id)) {
+	    (bpf_probe_read_user(&owner_after, sizeof(owner_after), (const void *)owner_slot) != 0 ||
+	     owner_after != id)) {
 		vtscope_set(a, VTSCOPE_STATUS_INVALID, VTSCOPE_REASON_OWNER_CHANGED);
 		return;
 	}
@@ -168,7 +169,7 @@ struct region_syscall_exit {
 };
 
 #define REGION_PENDING_MEMFD 1 /* inside memfd_create(VTSCOPE_REGION_NAME) */
-#define REGION_PENDING_MMAP 2  /* inside mmap of the region's descriptor */
+#define REGION_PENDING_MMAP  2 /* inside mmap of the region's descriptor */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -25,7 +25,7 @@ struct vtscope_profile_key {
 	__u8 status;
 	__u8 reason;
 	__u8 mounted_virtual;
-	__u8 generation;       /* which stack map the ids index (the count table's generation bit) */
+	__u8 generation; /* which stack map the ids index (the count table's generation bit) */
 };
 
 /* Stack id of a sample taken without --stacks. */
@@ -34,7 +34,7 @@ struct vtscope_profile_key {
 /* Value of the "samples" maps, shared by all CPUs (atomic adds). */
 struct vtscope_profile_value {
 	__u64 samples;
-	__u64 period_sum;      /* sum of the samples' periods (ns for cpu-clock) */
+	__u64 period_sum; /* sum of the samples' periods (ns for cpu-clock) */
 };
 
 /* Deepest stack kept per sample (the kernel's default perf_event_max_stack). */

@@ -22,7 +22,7 @@ struct syscall_enter_args {
 	__u64 args[6];
 };
 
-#define RINGBUF_BYTES (16 * 1024 * 1024)
+#define RINGBUF_BYTES	 (16 * 1024 * 1024)
 #define WAKEUP_THRESHOLD (RINGBUF_BYTES / 16)
 
 struct {
@@ -179,16 +179,16 @@ static __always_inline int count_entry(struct syscall_enter_args *ctx, int nargs
 	return 0;
 }
 
-#define SYSCALL_PROGRAMS(nargs)                                                 \
-	SEC("tracepoint")                                                       \
-	int on_sys_enter_##nargs(struct syscall_enter_args *ctx)                \
-	{                                                                       \
-		return trace_entry(ctx, nargs);                                 \
-	}                                                                       \
-	SEC("tracepoint")                                                       \
-	int on_sys_enter_stat_##nargs(struct syscall_enter_args *ctx)           \
-	{                                                                       \
-		return count_entry(ctx, nargs);                                 \
+#define SYSCALL_PROGRAMS(nargs)                                                                                        \
+	SEC("tracepoint")                                                                                              \
+	int on_sys_enter_##nargs(struct syscall_enter_args *ctx)                                                       \
+	{                                                                                                              \
+		return trace_entry(ctx, nargs);                                                                        \
+	}                                                                                                              \
+	SEC("tracepoint")                                                                                              \
+	int on_sys_enter_stat_##nargs(struct syscall_enter_args *ctx)                                                  \
+	{                                                                                                              \
+		return count_entry(ctx, nargs);                                                                        \
 	}
 
 SYSCALL_PROGRAMS(0)

@@ -13,13 +13,13 @@
 
 /* One syscall entry (vtscope trace); a ring-buffer record holds 1 to VTSCOPE_SYSCALL_BATCH of them. */
 struct vtscope_syscall_event {
-	__u64 ts_ns;           /* bpf_ktime_get_ns (CLOCK_MONOTONIC) */
-	__u32 pid;             /* tgid */
-	__u32 tid;             /* kernel tid */
+	__u64 ts_ns; /* bpf_ktime_get_ns (CLOCK_MONOTONIC) */
+	__u32 pid;   /* tgid */
+	__u32 tid;   /* kernel tid */
 	struct vtscope_attribution attribution;
-	__u32 syscall_index;   /* index into the user's --syscalls list (attach cookie) */
-	__u32 nargs;           /* how many of args the syscall has (at most 3 are taken) */
-	__u64 args[3];         /* first syscall arguments, 0 past nargs */
+	__u32 syscall_index; /* index into the user's --syscalls list (attach cookie) */
+	__u32 nargs;	     /* how many of args the syscall has (at most 3 are taken) */
+	__u64 args[3];	     /* first syscall arguments, 0 past nargs */
 };
 
 /*
@@ -39,7 +39,7 @@ struct vtscope_stat_key {
 /* Value of the "stats" maps, shared by all CPUs (atomic adds). */
 struct vtscope_stat_value {
 	__u64 calls;
-	__u64 arg2_sum;        /* sum of the third argument: bytes requested by read/write-like calls */
+	__u64 arg2_sum; /* sum of the third argument: bytes requested by read/write-like calls */
 };
 
 #ifdef __cplusplus

@@ -34,7 +34,8 @@ CheckResult check_markers(const std::vector<std::string>& expected_lines, const 
     for (const std::string& line : expected_lines) {
         Expected e;
         auto get = [&](const char* key) { return json_int_field(line, key); };
-        auto sender = get("sender"), seq = get("seq"), count = get("count"), fd = get("fd"), thread_id = get("thread_id");
+        auto sender = get("sender"), seq = get("seq"), count = get("count"), fd = get("fd"),
+             thread_id = get("thread_id");
         if (!sender || !seq || !count || !fd || !thread_id) continue;
         e.sender = *sender;
         e.seq = *seq;
@@ -88,9 +89,12 @@ CheckResult check_markers(const std::vector<std::string>& expected_lines, const 
         bool content_right = content_given && e.trace_id == want.trace_id && e.span_id == want.span_id &&
                              e.trace_flags == want.trace_flags;
         // Per plane, independently (the paper's dual-channel classification).
-        if (!identity_given) r.identity.unmapped++;
-        else if (identity_right) r.identity.correct++;
-        else r.identity.misattributed++;
+        if (!identity_given)
+            r.identity.unmapped++;
+        else if (identity_right)
+            r.identity.correct++;
+        else
+            r.identity.misattributed++;
         if (e.status == "invalid") {
             r.content.invalid++;
         } else if (!content_given) {

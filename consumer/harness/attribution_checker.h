@@ -20,12 +20,12 @@ struct PlaneCounts {
 
 struct CheckResult {
     int expected = 0;
-    int observed = 0;         // marker writes found in the trace
-    int correct = 0;          // right thread and right trace, span and flags
-    int misattributed = 0;    // a well-formed attribution that is wrong on either plane
-    int unattributed = 0;     // honestly marked: unmapped, invalid, context_unknown or no_context
-    int missing = 0;          // expected markers absent from the trace
-    int extra = 0;            // marker-sized writes on the marker fd that were not expected
+    int observed = 0;              // marker writes found in the trace
+    int correct = 0;               // right thread and right trace, span and flags
+    int misattributed = 0;         // a well-formed attribution that is wrong on either plane
+    int unattributed = 0;          // honestly marked: unmapped, invalid, context_unknown or no_context
+    int missing = 0;               // expected markers absent from the trace
+    int extra = 0;                 // marker-sized writes on the marker fd that were not expected
     int failures_after_first = 0;  // misattributed or unattributed markers other than a sender's first
     PlaneCounts identity;          // which thread
     PlaneCounts content;           // which trace and span

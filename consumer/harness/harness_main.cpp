@@ -164,7 +164,8 @@ int main(int argc, char** argv) {
         return 77;  // ctest's SKIP_RETURN_CODE
     }
     const char* java_home = std::getenv("JAVA_HOME");
-    HarnessPaths paths{VTSCOPE_BIN, std::string(java_home && *java_home ? java_home : VTSCOPE_DEFAULT_JAVA_HOME) + "/bin/java",
+    HarnessPaths paths{VTSCOPE_BIN,
+                       std::string(java_home && *java_home ? java_home : VTSCOPE_DEFAULT_JAVA_HOME) + "/bin/java",
                        std::string(VTSCOPE_JAVA_DIR) + "/*:" + VTSCOPE_JAVA_DIR + "/lib/*", VTSCOPE_NATIVE_LIB};
 
     std::vector<Cell> cells;
@@ -187,9 +188,11 @@ int main(int argc, char** argv) {
                         jvm.push_back("-javaagent:" + config.javaagent);
                         if (!config.extension.empty()) jvm.push_back("-Dotel.javaagent.extensions=" + config.extension);
                     }
-                    std::vector<std::string> harness = {"--threads", std::to_string(config.threads), "--markers",
-                                                        std::to_string(config.markers), "--scope", scope, "--mode",
-                                                        lifetime, "--context", config.context};
+                    std::vector<std::string> harness = {"--threads", std::to_string(config.threads),
+                                                        "--markers", std::to_string(config.markers),
+                                                        "--scope",   scope,
+                                                        "--mode",    lifetime,
+                                                        "--context", config.context};
                     if (config.gc_pressure) harness.push_back("--gc-pressure");
                     // Under the agent the spans come from its SDK (GlobalOpenTelemetry, bridged).
                     if (!config.javaagent.empty()) harness.insert(harness.end(), {"--tracer", "global"});
@@ -253,9 +256,10 @@ int main(int argc, char** argv) {
                 const CheckResult& c = cell.runs[r];
                 out << (first ? "" : ",\n") << "{\"gc\":\"" << cell.gc << "\",\"channel\":\"" << cell.channel
                     << "\",\"scope\":\"" << cell.scope << "\",\"lifetime\":\"" << cell.lifetime << "\",\"context\":\""
-                    << config.context << "\",\"run\":" << r << ",\"markers\":" << c.expected << ",\"observed\":" << c.observed
-                    << ",\"correct\":" << c.correct << ",\"identity\":{\"correct\":" << c.identity.correct
-                    << ",\"unmapped\":" << c.identity.unmapped << ",\"misattributed\":" << c.identity.misattributed
+                    << config.context << "\",\"run\":" << r << ",\"markers\":" << c.expected
+                    << ",\"observed\":" << c.observed << ",\"correct\":" << c.correct
+                    << ",\"identity\":{\"correct\":" << c.identity.correct << ",\"unmapped\":" << c.identity.unmapped
+                    << ",\"misattributed\":" << c.identity.misattributed
                     << "},\"content\":{\"correct\":" << c.content.correct << ",\"unmapped\":" << c.content.unmapped
                     << ",\"invalid\":" << c.content.invalid << ",\"misattributed\":" << c.content.misattributed
                     << ",\"foreign\":" << c.content_foreign << ",\"wrong_span\":" << c.content_wrong_span

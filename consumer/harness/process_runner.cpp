@@ -61,8 +61,8 @@ double seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + static
 
 }  // namespace
 
-Child Child::start(const std::vector<std::string>& argv, const std::string& stdout_path,
-                   const std::string& stderr_path, std::optional<int> cpu) {
+Child Child::start(const std::vector<std::string>& argv, const std::string& stdout_path, const std::string& stderr_path,
+                   std::optional<int> cpu) {
     if (argv.empty()) return Child();
     std::vector<char*> args = c_argv(argv);
     const char* out = stdout_path.empty() ? "/dev/null" : stdout_path.c_str();

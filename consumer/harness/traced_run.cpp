@@ -27,8 +27,11 @@ TraceRun run_traced_harness(const HarnessPaths& paths, const std::vector<std::st
         run.error = "harness did not become ready: " + run.java_stderr;
         return run;
     }
-    std::vector<std::string> trace = {paths.vtscope, "trace", "--pid", std::to_string(jvm.pid()), "--syscalls", "write",
-                                      "--output", dir.path("trace.jsonl"), "--ready-file", dir.path("vtscope.ready"),
+    std::vector<std::string> trace = {paths.vtscope,    "trace",
+                                      "--pid",          std::to_string(jvm.pid()),
+                                      "--syscalls",     "write",
+                                      "--output",       dir.path("trace.jsonl"),
+                                      "--ready-file",   dir.path("vtscope.ready"),
                                       "--summary-json", dir.path("summary.json")};
     trace.insert(trace.end(), trace_options.begin(), trace_options.end());
     Child tracer = Child::start(trace, "", dir.path("vtscope.err"));
@@ -49,7 +52,8 @@ TraceRun run_traced_harness(const HarnessPaths& paths, const std::vector<std::st
     if (!parse_json(read_file(dir.path("summary.json")), &run.summary, &summary_error))
         run.error = "no summary from vtscope: " + summary_error;
     if (run.java_exit != 0 || run.vtscope_exit != 0)
-        run.error = "exit codes: java " + std::to_string(run.java_exit) + ", vtscope " + std::to_string(run.vtscope_exit);
+        run.error =
+            "exit codes: java " + std::to_string(run.java_exit) + ", vtscope " + std::to_string(run.vtscope_exit);
     return run;
 }
 

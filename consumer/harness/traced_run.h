@@ -11,10 +11,10 @@
 namespace vtscope::testing {
 
 struct HarnessPaths {
-    std::string vtscope;      // the vtscope binary
-    std::string java;         // a JDK 24+ java launcher
-    std::string class_path;   // vtscope jars and their dependencies
-    std::string native_lib;   // libvtscope.so
+    std::string vtscope;     // the vtscope binary
+    std::string java;        // a JDK 24+ java launcher
+    std::string class_path;  // vtscope jars and their dependencies
+    std::string native_lib;  // libvtscope.so
 };
 
 struct TraceRun {

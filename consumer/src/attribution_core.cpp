@@ -91,7 +91,8 @@ void AttributionCore::sync(bool at_attach) {
 bool AttributionCore::adopt_discovered_region() {
     vtscope_region_info info{};
     uint32_t zero = 0;
-    if (bpf_map_lookup_elem(bpf_map__fd(region_map_), &zero, &info) != 0 || !info.base || !info.capacity_mask) return false;
+    if (bpf_map_lookup_elem(bpf_map__fd(region_map_), &zero, &info) != 0 || !info.base || !info.capacity_mask)
+        return false;
     region_ = RecordRegion{info.base, static_cast<uint32_t>(info.capacity_mask + 1)};
     return true;
 }

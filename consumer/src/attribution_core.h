@@ -45,7 +45,7 @@ private:
     std::optional<WriterStats> writer_stats_;  // last read, kept for after the target exits
     std::set<uint64_t> warned_regions_;
     std::string missing_region_;  // why there is no region, from the last look while the target lived
-    Links discovery_links_;  // memfd_create/mmap followers, detached once the region is known
+    Links discovery_links_;       // memfd_create/mmap followers, detached once the region is known
 };
 
 }  // namespace vtscope

@@ -140,7 +140,8 @@ Expected<std::vector<JfrPinnedEvent>> parse_jfr_pinned_json(const std::string& j
         const Json& v = e["values"];
         JfrPinnedEvent p;
         int64_t epoch = 0;
-        if (!parse_jfr_instant(v["startTime"].string, &epoch) || !parse_jfr_duration(v["duration"].string, &p.duration_ns))
+        if (!parse_jfr_instant(v["startTime"].string, &epoch) ||
+            !parse_jfr_duration(v["duration"].string, &p.duration_ns))
             return make_error("unexpected time in a JFR event: '" + v["startTime"].string + "', '" +
                               v["duration"].string + "'");
         p.start_ns = static_cast<uint64_t>(epoch - offset_ns);
@@ -169,11 +170,11 @@ Expected<JfrRecording> JfrRecording::start(pid_t pid, uint64_t threshold_ns) {
     chmod(dir, 0777);  // the target JVM, perhaps another user, writes the recording here
     r.name_ = "vtscope-block-" + std::to_string(getpid());
     std::string threshold = std::to_string(threshold_ns) + "ns";
-    auto rc = run_tool({r.bin_dir_ + "/jcmd", std::to_string(pid), "JFR.start", "name=" + r.name_, "settings=none",
-                        "+jdk.VirtualThreadPinned#enabled=true", "jdk.VirtualThreadPinned#threshold=" + threshold,
-                        "jdk.VirtualThreadPinned#stackTrace=true", "filename=" + r.dir_ + "/recording.jfr",
-                        "dumponexit=true"},
-                       r.dir_ + "/jcmd.out", r.dir_ + "/jcmd.err");
+    auto rc = run_tool(
+        {r.bin_dir_ + "/jcmd", std::to_string(pid), "JFR.start", "name=" + r.name_, "settings=none",
+         "+jdk.VirtualThreadPinned#enabled=true", "jdk.VirtualThreadPinned#threshold=" + threshold,
+         "jdk.VirtualThreadPinned#stackTrace=true", "filename=" + r.dir_ + "/recording.jfr", "dumponexit=true"},
+        r.dir_ + "/jcmd.out", r.dir_ + "/jcmd.err");
     if (!rc) return rc.error();
     std::string out = slurp(r.dir_ + "/jcmd.out");
     if (*rc != 0 || out.find("Started recording") == std::string::npos)
@@ -183,7 +184,10 @@ Expected<JfrRecording> JfrRecording::start(pid_t pid, uint64_t threshold_ns) {
 }
 
 JfrRecording::JfrRecording(JfrRecording&& o) noexcept
-    : pid_(o.pid_), bin_dir_(std::move(o.bin_dir_)), dir_(std::move(o.dir_)), name_(std::move(o.name_)),
+    : pid_(o.pid_),
+      bin_dir_(std::move(o.bin_dir_)),
+      dir_(std::move(o.dir_)),
+      name_(std::move(o.name_)),
       realtime_minus_monotonic_ns_(o.realtime_minus_monotonic_ns_) {
     o.dir_.clear();
 }
@@ -203,11 +207,12 @@ Expected<std::vector<JfrPinnedEvent>> JfrRecording::finish(bool target_alive) {
         if (*rc != 0) return make_error("--jfr: jcmd JFR.stop failed: " + last_line(slurp(dir_ + "/stop.out")));
     }
     // A JVM that exited wrote the recording on its way out (dumponexit); give it a moment.
-    for (int i = 0; i < 50 && access(file.c_str(), R_OK) != 0; i++) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    for (int i = 0; i < 50 && access(file.c_str(), R_OK) != 0; i++)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
     if (access(file.c_str(), R_OK) != 0) return make_error("--jfr: the target wrote no recording");
-    auto rc = run_tool({bin_dir_ + "/jfr", "print", "--json", "--stack-depth", "16", "--events",
-                        "jdk.VirtualThreadPinned", file},
-                       dir_ + "/print.json", dir_ + "/print.err");
+    auto rc = run_tool(
+        {bin_dir_ + "/jfr", "print", "--json", "--stack-depth", "16", "--events", "jdk.VirtualThreadPinned", file},
+        dir_ + "/print.json", dir_ + "/print.err");
     if (!rc) return rc.error();
     if (*rc != 0) return make_error("--jfr: jfr print failed: " + last_line(slurp(dir_ + "/print.err")));
     return parse_jfr_pinned_json(slurp(dir_ + "/print.json"), realtime_minus_monotonic_ns_);

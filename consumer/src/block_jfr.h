@@ -14,8 +14,8 @@
 namespace vtscope {
 
 struct JfrPinnedEvent {
-    int64_t vthread = 0;        // eventThread.javaThreadId
-    uint64_t start_ns = 0;      // CLOCK_MONOTONIC (converted from the event's UTC startTime)
+    int64_t vthread = 0;    // eventThread.javaThreadId
+    uint64_t start_ns = 0;  // CLOCK_MONOTONIC (converted from the event's UTC startTime)
     uint64_t duration_ns = 0;
     std::string pinned_reason;
     std::string blocking_operation;
@@ -27,7 +27,8 @@ bool parse_jfr_instant(const std::string& text, int64_t* epoch_ns);
 bool parse_jfr_duration(const std::string& text, uint64_t* ns);
 // The jdk.VirtualThreadPinned events of `jfr print --json` output; realtime_minus_monotonic_ns
 // converts their start times to CLOCK_MONOTONIC.
-Expected<std::vector<JfrPinnedEvent>> parse_jfr_pinned_json(const std::string& json, int64_t realtime_minus_monotonic_ns);
+Expected<std::vector<JfrPinnedEvent>> parse_jfr_pinned_json(const std::string& json,
+                                                            int64_t realtime_minus_monotonic_ns);
 
 class JfrRecording {
 public:
@@ -44,9 +45,9 @@ public:
 private:
     JfrRecording() = default;
     pid_t pid_ = 0;
-    std::string bin_dir_;   // the target JDK's bin directory
-    std::string dir_;       // our temporary directory (the JVM writes the recording there)
-    std::string name_;      // the recording's name in the target
+    std::string bin_dir_;  // the target JDK's bin directory
+    std::string dir_;      // our temporary directory (the JVM writes the recording there)
+    std::string name_;     // the recording's name in the target
     int64_t realtime_minus_monotonic_ns_ = 0;
 };
 

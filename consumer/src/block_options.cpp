@@ -40,7 +40,8 @@ not running: run-queue wait, not blocking), other (asleep outside a syscall, e.g
 syscall: the x86_64 syscall name or null; open: true for an interval still open when the session
 ended (its duration runs to that moment).
 
-block needs )") + kPrivilegeText + ". It only reads the target.\n";
+block needs )") +
+           kPrivilegeText + ". It only reads the target.\n";
 }
 
 namespace {

@@ -17,9 +17,9 @@ struct BlockOptions {
     bool help = false;  // --help: print block_usage()
     pid_t pid = 0;
     IdentityChannel identity{};  // set by the parser (default vmstructs)
-    double threshold_ms = 20;  // intervals at least this long are JSON lines; shorter are counted
-    bool all_threads = false;  // also threads with no virtual thread mounted (vthread null)
-    bool jfr = false;          // join the target's own jdk.VirtualThreadPinned events (JFR)
+    double threshold_ms = 20;    // intervals at least this long are JSON lines; shorter are counted
+    bool all_threads = false;    // also threads with no virtual thread mounted (vthread null)
+    bool jfr = false;            // join the target's own jdk.VirtualThreadPinned events (JFR)
     std::optional<double> duration_seconds;
     std::string output = "-";
     std::string ready_file;

@@ -95,7 +95,8 @@ std::string ms(uint64_t ns) {
 
 std::string format_share(uint64_t part, uint64_t whole) {
     char buf[32];
-    std::snprintf(buf, sizeof(buf), "%.1f%%", whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+    std::snprintf(buf, sizeof(buf), "%.1f%%",
+                  whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
     return buf;
 }
 
@@ -162,16 +163,16 @@ std::string BlockAggregate::render_text(int top) const {
         text += "vtscope: block: trace " + trace + ": " + std::to_string(t->count) + " intervals, " + ms(t->total_ns) +
                 " (" + reasons_text(*t) + ")\n";
     for (const auto& [vthread, t] : top_entries(by_vthread, top))
-        text += "vtscope: block: vthread " + std::to_string(vthread) + ": " + std::to_string(t->count) + " intervals, " +
-                ms(t->total_ns) + " (" + reasons_text(*t) + ")\n";
+        text += "vtscope: block: vthread " + std::to_string(vthread) + ": " + std::to_string(t->count) +
+                " intervals, " + ms(t->total_ns) + " (" + reasons_text(*t) + ")\n";
     return text;
 }
 
 std::string BlockAggregate::render_json(int top) const {
     std::ostringstream js;
     js << "{" << totals_json(all) << ",\"open_at_end\":" << open_at_end;
-    js << ",\"carriers\":{\"seen\":" << carriers << ",\"session_ns\":" << session_ns << ",\"blocked_ns\":" << carrier_blocked_ns
-       << ",\"all_blocked_ns\":" << all_carriers_blocked_ns << "}";
+    js << ",\"carriers\":{\"seen\":" << carriers << ",\"session_ns\":" << session_ns
+       << ",\"blocked_ns\":" << carrier_blocked_ns << ",\"all_blocked_ns\":" << all_carriers_blocked_ns << "}";
     js << ",\"missed_switch_ins\":" << missed_switch_ins << ",\"program_misses\":" << program_misses;
     if (jfr)
         js << ",\"jfr\":{\"events\":" << jfr_events << ",\"joined\":" << jfr_joined << ",\"jfr_only\":" << jfr_only
@@ -204,7 +205,9 @@ uint64_t monotonic_ns() {
     return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-unsigned clamp_status(unsigned status) { return status < VTSCOPE_STATUS_COUNT ? status : unsigned{VTSCOPE_STATUS_INVALID}; }
+unsigned clamp_status(unsigned status) {
+    return status < VTSCOPE_STATUS_COUNT ? status : unsigned{VTSCOPE_STATUS_INVALID};
+}
 
 class BlockSource final : public EventSource {
 public:
@@ -284,7 +287,8 @@ private:
         if (a.mounted_virtual && block_reason != VTSCOPE_BLOCK_PREEMPTED) aggregate_.carrier_blocked_ns += ns;
         add_n(aggregate_.all);
         if (a.status == VTSCOPE_STATUS_OK) add_n(aggregate_.by_trace[hex_string(a.trace_id, sizeof(a.trace_id))]);
-        if (a.mounted_virtual && a.java_id > 0 && a.status != VTSCOPE_STATUS_UNMAPPED) add_n(aggregate_.by_vthread[a.java_id]);
+        if (a.mounted_virtual && a.java_id > 0 && a.status != VTSCOPE_STATUS_UNMAPPED)
+            add_n(aggregate_.by_vthread[a.java_id]);
     }
 
     void report(const vtscope_block_event& e, bool open) {
@@ -372,7 +376,8 @@ private:
                 const vtscope_attribution& a = p.event.attribution;
                 if (p.jfr || !a.mounted_virtual || a.java_id != j.vthread) continue;
                 uint64_t lo = std::max<uint64_t>(p.event.ts_ns, j.start_ns > kSlackNs ? j.start_ns - kSlackNs : 0);
-                uint64_t hi = std::min<uint64_t>(p.event.ts_ns + p.event.duration_ns, j.start_ns + j.duration_ns + kSlackNs);
+                uint64_t hi =
+                    std::min<uint64_t>(p.event.ts_ns + p.event.duration_ns, j.start_ns + j.duration_ns + kSlackNs);
                 if (hi > lo && hi - lo > best_overlap) {
                     best_overlap = hi - lo;
                     best = &p;
@@ -398,7 +403,8 @@ private:
         }
         for (const JfrPinnedEvent* j : unjoined) {
             char buf[160];
-            std::snprintf(buf, sizeof(buf), "{\"jfr_only\":true,\"ts_ns\":%llu,\"duration_ns\":%llu,\"pid\":%d,\"vthread\":%lld",
+            std::snprintf(buf, sizeof(buf),
+                          "{\"jfr_only\":true,\"ts_ns\":%llu,\"duration_ns\":%llu,\"pid\":%d,\"vthread\":%lld",
                           static_cast<unsigned long long>(j->start_ns), static_cast<unsigned long long>(j->duration_ns),
                           static_cast<int>(target_.pid), static_cast<long long>(j->vthread));
             std::string line = buf;

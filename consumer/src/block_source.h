@@ -28,17 +28,17 @@ std::string format_block_event(const vtscope_block_event& event, bool open);
 struct BlockTotals {
     uint64_t count = 0;
     uint64_t total_ns = 0;
-    uint64_t reported = 0;  // of count: at least the threshold long (JSON lines)
+    uint64_t reported = 0;                       // of count: at least the threshold long (JSON lines)
     std::map<std::string, uint64_t> reasons_ns;  // "syscall:read", "preempted", "other": time
     void add(const std::string& reason, uint64_t n, uint64_t ns, bool long_intervals);
 };
 
 struct BlockAggregate {
-    std::map<std::string, BlockTotals> by_trace;    // trace id (hex); only status ok
-    std::map<int64_t, BlockTotals> by_vthread;      // Java id of the virtual thread
-    BlockTotals all;                                // every interval kept, any status
-    uint64_t open_at_end = 0;                       // intervals closed by the session's end
-    bool jfr = false;                               // --jfr: the counts below are set
+    std::map<std::string, BlockTotals> by_trace;  // trace id (hex); only status ok
+    std::map<int64_t, BlockTotals> by_vthread;    // Java id of the virtual thread
+    BlockTotals all;                              // every interval kept, any status
+    uint64_t open_at_end = 0;                     // intervals closed by the session's end
+    bool jfr = false;                             // --jfr: the counts below are set
     uint64_t jfr_events = 0, jfr_joined = 0, jfr_only = 0, reported_not_in_jfr = 0;
     // The process: carriers = the threads seen blocked with a virtual thread mounted (reported
     // intervals); their blocked time (every interval, reported or counted, but run-queue waits)

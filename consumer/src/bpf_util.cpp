@@ -7,7 +7,9 @@
 
 namespace vtscope {
 
-Error attach_error(const std::string& what) { return make_error("cannot attach " + what + ": " + std::strerror(errno)); }
+Error attach_error(const std::string& what) {
+    return make_error("cannot attach " + what + ": " + std::strerror(errno));
+}
 
 Error load_error(int err, const std::string& command) {
     if (err == -EPERM || err == -EACCES)

@@ -27,8 +27,8 @@ public:
         }
         const std::vector<Mapping>* current = maps.get();
         if (!current) return make_error("cannot read /proc/" + std::to_string(target_.pid) + "/maps");
-        auto module = hotspot_ ? find_hotspot_probe_module(target_.pid, *current)
-                               : find_vtscope_library(target_.pid, *current);
+        auto module =
+            hotspot_ ? find_hotspot_probe_module(target_.pid, *current) : find_vtscope_library(target_.pid, *current);
         if (!module) return module.error();
         struct Probe {
             const char* program;
@@ -53,9 +53,9 @@ public:
         for (const Probe& p : hotspot_ ? std::span<const Probe>(kHotspot) : std::span<const Probe>(kVtscope)) {
             auto program = find_program(object, p.program);
             if (!program) return program.error();
-            bpf_link* link = bpf_program__attach_usdt(*program, target_.pid, binary.c_str(), p.provider, p.name, nullptr);
-            if (!link)
-                return attach_error(std::string("USDT probe ") + p.provider + ":" + p.name + " in " + *module);
+            bpf_link* link =
+                bpf_program__attach_usdt(*program, target_.pid, binary.c_str(), p.provider, p.name, nullptr);
+            if (!link) return attach_error(std::string("USDT probe ") + p.provider + ":" + p.name + " in " + *module);
             links.emplace_back(link);
         }
         if (auto status = attach_task_exit(object, links); !status) return status;
@@ -63,8 +63,9 @@ public:
         // libvtscope switches its events on when it sees our semaphores (within 50 ms); until
         // then no thread is mapped, so "ready" waits for it.
         if (!wait_for_probe_events(target_.memory, *probe_events_at_, std::chrono::seconds(2)))
-            std::fprintf(stderr, "vtscope: warning: libvtscope.so did not report its lifecycle events enabled within "
-                                 "2 s; events before that are unmapped\n");
+            std::fprintf(stderr,
+                         "vtscope: warning: libvtscope.so did not report its lifecycle events enabled within "
+                         "2 s; events before that are unmapped\n");
         // Events that were on when we attached stay on for us (the library switches off only
         // after two polls without a tracer). If they went off and on anyway, a thread switch in
         // between was missed: mappings learned before may be stale, so they are dropped.

@@ -31,8 +31,8 @@ public:
             auto program = find_program(object, u.program);
             if (!program) return program.error();
             LIBBPF_OPTS(bpf_uprobe_opts, opts);
-            bpf_link* link = bpf_program__attach_uprobe_opts(*program, target_.pid, target_.jvm.libjvm_host_path.c_str(),
-                                                             u.offset, &opts);
+            bpf_link* link = bpf_program__attach_uprobe_opts(*program, target_.pid,
+                                                             target_.jvm.libjvm_host_path.c_str(), u.offset, &opts);
             if (!link) return attach_error(u.what);
             links.emplace_back(link);
         }
@@ -67,14 +67,15 @@ public:
         for (const auto& t : *threads) {
             vtscope_thread_info current{};
             bool stale = after ? !live.count({t.tid, t.java_thread}) : inserted.count(t.tid) > 0;
-            if (stale && bpf_map_lookup_elem(threads_fd_, &t.tid, &current) == 0 && current.java_thread == t.java_thread)
+            if (stale && bpf_map_lookup_elem(threads_fd_, &t.tid, &current) == 0 &&
+                current.java_thread == t.java_thread)
                 bpf_map_delete_elem(threads_fd_, &t.tid);
         }
     }
 
     void summarise(const std::vector<uint64_t>& counters, Summary& summary) const override {
-        summary.threads =
-            ThreadCounts{threads_at_attach_, counters[VTSCOPE_COUNTER_THREADS_STARTED], counters[VTSCOPE_COUNTER_THREADS_REMOVED]};
+        summary.threads = ThreadCounts{threads_at_attach_, counters[VTSCOPE_COUNTER_THREADS_STARTED],
+                                       counters[VTSCOPE_COUNTER_THREADS_REMOVED]};
     }
 
 private:

@@ -42,8 +42,7 @@ Expected<ElfFile> ElfFile::load(const std::string& path, const std::vector<std::
     Elf_Scn* scn = nullptr;
     while ((scn = elf_nextscn(h.elf, scn)) != nullptr) {
         GElf_Shdr shdr;
-        if (!gelf_getshdr(scn, &shdr) || (shdr.sh_type != SHT_SYMTAB && shdr.sh_type != SHT_DYNSYM))
-            continue;
+        if (!gelf_getshdr(scn, &shdr) || (shdr.sh_type != SHT_SYMTAB && shdr.sh_type != SHT_DYNSYM)) continue;
         Elf_Data* data = elf_getdata(scn, nullptr);
         if (!data || shdr.sh_entsize == 0) continue;
         size_t count = shdr.sh_size / shdr.sh_entsize;
@@ -70,7 +69,8 @@ Expected<ElfFile> ElfFile::load(const std::string& path, const std::vector<std::
         size_t count = shdr.sh_size / shdr.sh_entsize;
         for (size_t i = 0; i < count; i++) {
             GElf_Rela rela;
-            if (!gelf_getrela(data, static_cast<int>(i), &rela) || GELF_R_TYPE(rela.r_info) != R_X86_64_TLSDESC) continue;
+            if (!gelf_getrela(data, static_cast<int>(i), &rela) || GELF_R_TYPE(rela.r_info) != R_X86_64_TLSDESC)
+                continue;
             GElf_Sym sym;
             if (!gelf_getsym(symdata, static_cast<int>(GELF_R_SYM(rela.r_info)), &sym)) continue;
             const char* name = elf_strptr(h.elf, symtab_header.sh_link, sym.st_name);

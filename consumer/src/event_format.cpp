@@ -39,10 +39,9 @@ const char* reason_name(unsigned reason) {
 
 bool syscall_has_fd(std::string_view name) {
     static constexpr std::array<std::string_view, 26> kNames = {
-        "read",    "write",   "pread64",  "pwrite64", "readv",     "writev",   "preadv",
-        "pwritev", "preadv2", "pwritev2", "sendto",   "recvfrom",  "sendmsg",  "recvmsg",
-        "close",   "fsync",   "fdatasync", "fstat",   "lseek",     "ioctl",    "fcntl",
-        "connect", "accept",  "accept4",  "shutdown", "getdents64"};
+        "read",     "write",  "pread64",  "pwrite64", "readv",   "writev",  "preadv",   "pwritev",   "preadv2",
+        "pwritev2", "sendto", "recvfrom", "sendmsg",  "recvmsg", "close",   "fsync",    "fdatasync", "fstat",
+        "lseek",    "ioctl",  "fcntl",    "connect",  "accept",  "accept4", "shutdown", "getdents64"};
     for (auto n : kNames)
         if (n == name) return true;
     return false;
@@ -90,8 +89,7 @@ std::string hex_string(const unsigned char* bytes, size_t n) {
 void append_attribution(std::string& out, const vtscope_attribution& a) {
     out += "\"vthread\":";
     bool identity = a.status == VTSCOPE_STATUS_OK || a.status == VTSCOPE_STATUS_NO_CONTEXT ||
-                    a.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN ||
-                    (a.status == VTSCOPE_STATUS_INVALID && a.java_id > 0);
+                    a.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN || (a.status == VTSCOPE_STATUS_INVALID && a.java_id > 0);
     if (identity && a.mounted_virtual) {
         append_number(out, a.java_id);
     } else {

@@ -11,8 +11,8 @@ namespace vtscope {
 
 const char* status_name(unsigned status);
 const char* reason_name(unsigned reason);
-bool syscall_has_fd(std::string_view name);     // the first argument is a file descriptor
-bool syscall_has_count(std::string_view name);  // the third argument is a byte count
+bool syscall_has_fd(std::string_view name);                    // the first argument is a file descriptor
+bool syscall_has_count(std::string_view name);                 // the third argument is a byte count
 std::string hex_string(const unsigned char* bytes, size_t n);  // lowercase, two digits a byte
 
 // Appends the attribution fields of an event ("vthread" ... "reason", no braces): every sink

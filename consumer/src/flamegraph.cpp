@@ -28,8 +28,10 @@ std::string xml_escape(const std::string& text) {
             case '>': out += "&gt;"; break;
             case '"': out += "&quot;"; break;
             default:
-                if (static_cast<unsigned char>(c) < 0x20) out += ' ';
-                else out += c;
+                if (static_cast<unsigned char>(c) < 0x20)
+                    out += ' ';
+                else
+                    out += c;
         }
     }
     return out;
@@ -76,11 +78,13 @@ void emit(const Node& node, uint64_t start, int depth, int max_depth, uint64_t t
     std::snprintf(buffer, sizeof(buffer), "<g class=\"f\" data-s=\"%llu\" data-n=\"%llu\" data-d=\"%d\"><title>",
                   static_cast<unsigned long long>(start), static_cast<unsigned long long>(node.value), depth);
     out += buffer;
-    std::snprintf(buffer, sizeof(buffer), " (%llu samples, %.2f%%)</title>", static_cast<unsigned long long>(node.value),
+    std::snprintf(buffer, sizeof(buffer), " (%llu samples, %.2f%%)</title>",
+                  static_cast<unsigned long long>(node.value),
                   100.0 * static_cast<double>(node.value) / static_cast<double>(total));
     out += name + buffer;
-    std::snprintf(buffer, sizeof(buffer), "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>",
-                  x, y, w, kFrameHeight - 1, color(node.name, depth).c_str());
+    std::snprintf(buffer, sizeof(buffer),
+                  "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>", x, y, w,
+                  kFrameHeight - 1, color(node.name, depth).c_str());
     out += buffer;
     std::snprintf(buffer, sizeof(buffer), "<text x=\"%.2f\" y=\"%d\"></text></g>\n", x + 3, y + kFrameHeight - 4);
     out += buffer;
@@ -201,10 +205,11 @@ std::string render_flamegraph_svg(const std::vector<FoldedStack>& stacks, const 
                   "xmlns=\"http://www.w3.org/2000/svg\">\n",
                   kWidth, height, kWidth, height);
     out += buffer;
-    out += "<style>text { font-family: monospace; font-size: 12px; fill: #000; pointer-events: none; } "
-           "g.f:hover rect { stroke: #000; stroke-width: 0.5; cursor: pointer; } "
-           ".button { font-size: 12px; fill: #333; cursor: pointer; pointer-events: all; } "
-           "#title { font-size: 16px; text-anchor: middle; }</style>\n";
+    out +=
+        "<style>text { font-family: monospace; font-size: 12px; fill: #000; pointer-events: none; } "
+        "g.f:hover rect { stroke: #000; stroke-width: 0.5; cursor: pointer; } "
+        ".button { font-size: 12px; fill: #333; cursor: pointer; pointer-events: all; } "
+        "#title { font-size: 16px; text-anchor: middle; }</style>\n";
     out += "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#f8f8f0\"/>\n";
     std::snprintf(buffer, sizeof(buffer), "<text id=\"title\" x=\"%d\" y=\"20\">", kWidth / 2);
     out += buffer + xml_escape(title) + "</text>\n";

@@ -53,7 +53,8 @@ int64_t sample_once(const MemoryReader& memory, const HotSpotLayout& layout, uin
     int64_t before = 0, after = 0;
     uint64_t vthread = 0, thread_obj = 0, entry_before = 0, entry_after = 0;
     if (!memory.read_value(jt + layout.java_thread_monitor_owner_id, before) || before <= 0) return 0;
-    if (layout.java_thread_cont_entry && !memory.read_value(jt + *layout.java_thread_cont_entry, entry_before)) return 0;
+    if (layout.java_thread_cont_entry && !memory.read_value(jt + *layout.java_thread_cont_entry, entry_before))
+        return 0;
     if (!read_oop(memory, jt + layout.java_thread_vthread, vthread) ||
         !read_oop(memory, jt + layout.java_thread_thread_obj, thread_obj))
         return 0;

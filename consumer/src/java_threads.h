@@ -13,9 +13,9 @@
 namespace vtscope {
 
 struct JavaThreadInfo {
-    uint32_t tid = 0;             // kernel tid (OSThread::_thread_id)
-    uint64_t java_thread = 0;     // JavaThread*
-    int64_t own_id = 0;           // the OS thread's own Java id, 0 when not determined
+    uint32_t tid = 0;          // kernel tid (OSThread::_thread_id)
+    uint64_t java_thread = 0;  // JavaThread*
+    int64_t own_id = 0;        // the OS thread's own Java id, 0 when not determined
 };
 
 // One consistent snapshot of the thread list. The list is replaced (not edited) on every thread

@@ -20,7 +20,8 @@ public:
 
 private:
     void skip_space() {
-        while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\r' || text_[pos_] == '\t'))
+        while (pos_ < text_.size() &&
+               (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\r' || text_[pos_] == '\t'))
             pos_++;
     }
     bool fail(const std::string& what) {
@@ -51,7 +52,8 @@ private:
                 case 'f': out->push_back('\f'); break;
                 case 'u': {
                     if (pos_ + 4 > text_.size()) return fail("bad \\u escape");
-                    unsigned code = static_cast<unsigned>(std::strtoul(std::string(text_.substr(pos_, 4)).c_str(), nullptr, 16));
+                    unsigned code =
+                        static_cast<unsigned>(std::strtoul(std::string(text_.substr(pos_, 4)).c_str(), nullptr, 16));
                     pos_ += 4;
                     if (code < 0x80) {
                         out->push_back(static_cast<char>(code));
@@ -91,7 +93,10 @@ private:
                 pos_++;
                 if (!value(&out->object[key], depth + 1)) return false;
                 skip_space();
-                if (pos_ < text_.size() && text_[pos_] == ',') { pos_++; continue; }
+                if (pos_ < text_.size() && text_[pos_] == ',') {
+                    pos_++;
+                    continue;
+                }
                 if (pos_ < text_.size() && text_[pos_] == '}') return pos_++, true;
                 return fail("expected ',' or '}'");
             }
@@ -105,7 +110,10 @@ private:
                 out->array.emplace_back();
                 if (!value(&out->array.back(), depth + 1)) return false;
                 skip_space();
-                if (pos_ < text_.size() && text_[pos_] == ',') { pos_++; continue; }
+                if (pos_ < text_.size() && text_[pos_] == ',') {
+                    pos_++;
+                    continue;
+                }
                 if (pos_ < text_.size() && text_[pos_] == ']') return pos_++, true;
                 return fail("expected ',' or ']'");
             }

@@ -15,11 +15,11 @@ namespace vtscope {
 
 struct JvmTarget {
     pid_t pid = 0;
-    std::string libjvm_path;      // as the target sees it (from its maps)
-    std::string libjvm_host_path; // the same file through /proc/PID/root, for this process
+    std::string libjvm_path;       // as the target sees it (from its maps)
+    std::string libjvm_host_path;  // the same file through /proc/PID/root, for this process
     uint64_t load_bias = 0;
-    uint64_t java_thread_run_offset = 0;   // file offset of JavaThread::run()
-    uint64_t threads_remove_offset = 0;    // file offset of Threads::remove(JavaThread*, bool)
+    uint64_t java_thread_run_offset = 0;  // file offset of JavaThread::run()
+    uint64_t threads_remove_offset = 0;   // file offset of Threads::remove(JavaThread*, bool)
     HotSpotLayout layout;
 };
 

@@ -19,22 +19,13 @@ int main(int argc, char** argv) {
         return 2;
     }
     switch (options->command) {
-        case vtscope::Command::kHelp:
-            std::fputs(vtscope::usage(options->help_topic).c_str(), stdout);
-            return 0;
-        case vtscope::Command::kVersion:
-            std::printf("vtscope %s\n", VTSCOPE_VERSION);
-            return 0;
-        case vtscope::Command::kTrace:
-            return vtscope::run_trace(options->trace);
-        case vtscope::Command::kStat:
-            return vtscope::run_stat(options->trace);
-        case vtscope::Command::kReport:
-            return vtscope::run_report(options->report);
-        case vtscope::Command::kProfile:
-            return vtscope::run_profile(options->profile);
-        case vtscope::Command::kBlock:
-            return vtscope::run_block(options->block);
+        case vtscope::Command::kHelp: std::fputs(vtscope::usage(options->help_topic).c_str(), stdout); return 0;
+        case vtscope::Command::kVersion: std::printf("vtscope %s\n", VTSCOPE_VERSION); return 0;
+        case vtscope::Command::kTrace: return vtscope::run_trace(options->trace);
+        case vtscope::Command::kStat: return vtscope::run_stat(options->trace);
+        case vtscope::Command::kReport: return vtscope::run_report(options->report);
+        case vtscope::Command::kProfile: return vtscope::run_profile(options->profile);
+        case vtscope::Command::kBlock: return vtscope::run_block(options->block);
     }
     return 2;
 }

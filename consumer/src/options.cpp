@@ -11,8 +11,8 @@
 namespace vtscope {
 
 const std::vector<std::string>& default_syscalls() {
-    static const std::vector<std::string> names = {"read",   "write",    "pread64", "pwrite64", "readv",
-                                                   "writev", "sendto",   "recvfrom", "sendmsg", "recvmsg"};
+    static const std::vector<std::string> names = {"read",   "write",  "pread64",  "pwrite64", "readv",
+                                                   "writev", "sendto", "recvfrom", "sendmsg",  "recvmsg"};
     return names;
 }
 
@@ -97,7 +97,8 @@ std::string report_help() {
 
 std::string footer() {
     return R"(
-trace, stat, profile and block need )" + std::string(kPrivilegeText) + R"(.
+trace, stat, profile and block need )" +
+           std::string(kPrivilegeText) + R"(.
 They only read the target. A summary of counters (events, ok, no_context, context_unknown,
 invalid, unmapped, lost) goes to stderr.
 Exit status: 0 when the session ran to its end (the target exited, --duration, a signal; lost
@@ -120,7 +121,8 @@ Attributes OS events of a JVM to the Java virtual thread mounted at that instant
 OpenTelemetry trace context, on a stock JDK 24+ (HotSpot), with no agent in the target.
 
 Commands:
-)" + trace_help() + stat_help() + profile_help() + block_summary() + report_help() +
+)" + trace_help() +
+           stat_help() + profile_help() + block_summary() + report_help() +
            R"(  --help, -h                  show this help (vtscope COMMAND --help: that command's)
   --version                   show the version
 )" + footer();
@@ -179,8 +181,8 @@ Expected<Options> parse_trace(const std::vector<std::string>& args, bool aggrega
             name = arg.substr(0, eq);
             value = arg.substr(eq + 1);
         } else if (arg == "--pid" || arg == "--syscalls" || arg == "--duration" || arg == "--output" ||
-                   arg == "--ready-file" || arg == "--identity" || arg == "--summary-json" ||
-                   arg == "--otlp" || arg == "--service" || arg == "--otlp-queue" || arg == "--otlp-timeout" ||
+                   arg == "--ready-file" || arg == "--identity" || arg == "--summary-json" || arg == "--otlp" ||
+                   arg == "--service" || arg == "--otlp-queue" || arg == "--otlp-timeout" ||
                    (aggregate && arg == "--top")) {
             if (i + 1 >= args.size()) return make_error(arg + " needs a value");
             value = args[++i];

@@ -52,11 +52,11 @@ struct ProfileOptions {
     std::string output = "-";  // the report; "-" is standard output
     std::string ready_file;
     std::string summary_json;
-    bool stacks = false;      // user and kernel stacks per sample
-    std::string folded;       // folded stacks to this file (implies stacks)
-    std::string flamegraph;   // an SVG flame graph to this file (implies stacks)
-    std::string by = "trace"; // report rows and flame graph towers: trace, span or vthread
-    bool per_cpu = false;     // one event per CPU (system-wide) instead of one per target thread
+    bool stacks = false;       // user and kernel stacks per sample
+    std::string folded;        // folded stacks to this file (implies stacks)
+    std::string flamegraph;    // an SVG flame graph to this file (implies stacks)
+    std::string by = "trace";  // report rows and flame graph towers: trace, span or vthread
+    bool per_cpu = false;      // one event per CPU (system-wide) instead of one per target thread
     int top = 10;
 };
 

@@ -116,8 +116,9 @@ bool wait_for_probe_events(pid_t pid, const std::vector<Mapping>& maps, const st
 Expected<std::string> find_hotspot_probe_module(pid_t pid, const std::vector<Mapping>& maps) {
     if (const Mapping* jvm = find_libjvm(maps)) {
         if (has_usdt_probe(host_path(pid, jvm->path), "hotspot", "vthread__thaw")) return jvm->path;
-        return make_error("this JVM has no hotspot:vthread__thaw probe (the hotspot-probes channel needs the paper's "
-                          "patched JDK)");
+        return make_error(
+            "this JVM has no hotspot:vthread__thaw probe (the hotspot-probes channel needs the paper's "
+            "patched JDK)");
     }
     char exe[PATH_MAX];
     ssize_t n = readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), exe, sizeof(exe) - 1);

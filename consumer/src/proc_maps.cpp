@@ -17,8 +17,8 @@ std::vector<Mapping> parse_maps(std::string_view text) {
         char perms[8] = {};
         unsigned long long start = 0, end = 0, offset = 0, inode = 0;
         int path_pos = -1;
-        if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %*s %llu %n", &start, &end, perms, &offset,
-                        &inode, &path_pos) < 5)
+        if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %*s %llu %n", &start, &end, perms, &offset, &inode,
+                        &path_pos) < 5)
             continue;
         m.start = start;
         m.end = end;

@@ -18,7 +18,9 @@ public:
     virtual bool read(uint64_t address, void* out, size_t size) const = 0;
 
     template <typename T>
-    bool read_value(uint64_t address, T& out) const { return read(address, &out, sizeof(T)); }
+    bool read_value(uint64_t address, T& out) const {
+        return read(address, &out, sizeof(T));
+    }
     // A NUL-terminated string of at most max_len bytes.
     bool read_string(uint64_t address, std::string& out, size_t max_len = 256) const;
 };

@@ -20,7 +20,9 @@ std::string format(const char* fmt, auto... args) {
 
 unsigned long long u(uint64_t v) { return static_cast<unsigned long long>(v); }
 double ms(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
-double share(uint64_t part, uint64_t whole) { return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0; }
+double share(uint64_t part, uint64_t whole) {
+    return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
 
 struct Totals {
     uint64_t samples = 0;
@@ -39,7 +41,8 @@ struct Totals {
 template <typename Key>
 std::vector<std::pair<Key, Totals>> ranked(const std::map<Key, Totals>& groups) {
     std::vector<std::pair<Key, Totals>> out(groups.begin(), groups.end());
-    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second.samples > b.second.samples; });
+    std::stable_sort(out.begin(), out.end(),
+                     [](const auto& a, const auto& b) { return a.second.samples > b.second.samples; });
     return out;
 }
 
@@ -69,7 +72,8 @@ RowKind row_kind(const ProfileRow& row) {
         return row.mounted_virtual ? RowKind::kVirtual : RowKind::kNonVirtual;
     // Not (yet) a live JavaThread: a GC or VM thread, or a Java thread before JavaThread::run,
     // which has mounted nothing yet. Either way no virtual thread runs on it.
-    if (row.status == VTSCOPE_STATUS_UNMAPPED && row.reason == VTSCOPE_REASON_NOT_JAVA_THREAD) return RowKind::kNonVirtual;
+    if (row.status == VTSCOPE_STATUS_UNMAPPED && row.reason == VTSCOPE_REASON_NOT_JAVA_THREAD)
+        return RowKind::kNonVirtual;
     return RowKind::kUnattributed;
 }
 
@@ -96,12 +100,14 @@ std::string render_profile_text(const std::vector<ProfileRow>& rows, const Profi
         } else if (kind == RowKind::kNonVirtual) {
             non_virtual[row.tid].add(row);
         }
-        if (row.status != VTSCOPE_STATUS_OK && row.status != VTSCOPE_STATUS_NO_CONTEXT) unattributed[unattributed_name(row)].add(row);
+        if (row.status != VTSCOPE_STATUS_OK && row.status != VTSCOPE_STATUS_NO_CONTEXT)
+            unattributed[unattributed_name(row)].add(row);
     }
-    std::string out = format("vtscope profile: %s %s at %d Hz for %.1f s: %llu samples of the target, %.1f ms CPU; "
-                             "%.1f ms (%.1f%%) on virtual threads\n",
-                             info.event.c_str(), info.sampling.c_str(), info.hz, info.seconds, u(all.samples), ms(all.cpu_ns),
-                             ms(virtual_all.cpu_ns), share(virtual_all.samples, all.samples));
+    std::string out = format(
+        "vtscope profile: %s %s at %d Hz for %.1f s: %llu samples of the target, %.1f ms CPU; "
+        "%.1f ms (%.1f%%) on virtual threads\n",
+        info.event.c_str(), info.sampling.c_str(), info.hz, info.seconds, u(all.samples), ms(all.cpu_ns),
+        ms(virtual_all.cpu_ns), share(virtual_all.samples, all.samples));
     for (const std::string& w : info.warnings) out += "warning: " + w + "\n";
 
     const char* what = info.by == "vthread" ? "virtual thread" : info.by == "span" ? "span" : "trace";
@@ -129,8 +135,9 @@ std::string render_profile_text(const std::vector<ProfileRow>& rows, const Profi
                       share(virtual_no_context.samples, all.samples), join_ids(virtual_no_context.vthreads, 8).c_str());
 
     auto ranked_threads = ranked(non_virtual);
-    out += format("\nNon-virtual threads (Java platform threads, carriers with nothing mounted, GC and VM threads; %zu):\n",
-                  ranked_threads.size());
+    out += format(
+        "\nNon-virtual threads (Java platform threads, carriers with nothing mounted, GC and VM threads; %zu):\n",
+        ranked_threads.size());
     out += format("  %-40s %8s %10s %7s\n", "thread (tid)", "samples", "cpu_ms", "share");
     shown = 0;
     for (const auto& [tid, t] : ranked_threads) {
@@ -139,23 +146,27 @@ std::string render_profile_text(const std::vector<ProfileRow>& rows, const Profi
             break;
         }
         std::string name = thread_name(info, tid) + " (" + std::to_string(tid) + ")";
-        out += format("  %-40s %8llu %10.1f %6.1f%%\n", name.c_str(), u(t.samples), ms(t.cpu_ns), share(t.samples, all.samples));
+        out += format("  %-40s %8llu %10.1f %6.1f%%\n", name.c_str(), u(t.samples), ms(t.cpu_ns),
+                      share(t.samples, all.samples));
     }
 
     out += "\nUnattributed samples (status/reason; unmapped/not_java_thread are the non-Java threads above):\n";
     if (unattributed.empty()) out += "  none\n";
     for (const auto& [name, t] : ranked(unattributed))
-        out += format("  %-40s %8llu %10.1f %6.1f%%\n", name.c_str(), u(t.samples), ms(t.cpu_ns), share(t.samples, all.samples));
+        out += format("  %-40s %8llu %10.1f %6.1f%%\n", name.c_str(), u(t.samples), ms(t.cpu_ns),
+                      share(t.samples, all.samples));
     if (info.stacks) {
         uint64_t with_stack = 0, truncated = 0;
         for (const ProfileRow& row : rows) {
             if (!row.frames.empty()) with_stack += row.samples;
             if (row.truncated) truncated += row.samples;
         }
-        out += format("\nStacks: %llu of %llu samples with a stack; %llu virtual-thread samples marked truncated (their stack "
-                      "stops before the thread's entry frame); %llu without one (their stack collided with another in the kernel's "
-                      "stack map)\n",
-                      u(with_stack), u(all.samples), u(truncated), u(info.stack_errors));
+        out += format(
+            "\nStacks: %llu of %llu samples with a stack; %llu virtual-thread samples marked truncated (their stack "
+            "stops before the thread's entry frame); %llu without one (their stack collided with another in the "
+            "kernel's "
+            "stack map)\n",
+            u(with_stack), u(all.samples), u(truncated), u(info.stack_errors));
     }
     return out;
 }
@@ -193,16 +204,18 @@ std::string render_profile_json(const std::vector<ProfileRow>& rows, const Profi
         } else if (kind == RowKind::kNonVirtual) {
             non_virtual[row.tid].add(row);
         }
-        if (row.status != VTSCOPE_STATUS_OK && row.status != VTSCOPE_STATUS_NO_CONTEXT) unattributed[unattributed_name(row)].add(row);
+        if (row.status != VTSCOPE_STATUS_OK && row.status != VTSCOPE_STATUS_NO_CONTEXT)
+            unattributed[unattributed_name(row)].add(row);
         if (!row.frames.empty()) with_stack += row.samples;
         if (row.truncated) truncated += row.samples;
     }
     std::ostringstream js;
     auto totals = [&](const Totals& t) {
-        js << "\"samples\":" << t.samples << ",\"cpu_ms\":" << ms(t.cpu_ns) << ",\"share\":" << share(t.samples, all.samples) / 100.0;
+        js << "\"samples\":" << t.samples << ",\"cpu_ms\":" << ms(t.cpu_ns)
+           << ",\"share\":" << share(t.samples, all.samples) / 100.0;
     };
-    js << "{\"event\":" << json_quote(info.event) << ",\"sampling\":" << json_quote(info.sampling) << ",\"hz\":" << info.hz << ",\"seconds\":" << info.seconds
-       << ",\"by\":" << json_quote(info.by) << ",";
+    js << "{\"event\":" << json_quote(info.event) << ",\"sampling\":" << json_quote(info.sampling)
+       << ",\"hz\":" << info.hz << ",\"seconds\":" << info.seconds << ",\"by\":" << json_quote(info.by) << ",";
     totals(all);
     js << ",\"virtual\":{";
     totals(virtual_all);
@@ -247,9 +260,11 @@ std::string render_profile_json(const std::vector<ProfileRow>& rows, const Profi
     first = true;
     for (const auto& [tid, t] : threads) {
         js << (first ? "" : ",") << "{\"tid\":" << tid << ",\"name\":" << json_quote(thread_name(info, tid))
-           << ",\"samples\":" << t.samples << ",\"cpu_ms\":" << ms(t.cpu_ns) << ",\"virtual_samples\":" << t.virtual_samples;
+           << ",\"samples\":" << t.samples << ",\"cpu_ms\":" << ms(t.cpu_ns)
+           << ",\"virtual_samples\":" << t.virtual_samples;
         first = false;
-        for (unsigned s = 0; s < VTSCOPE_STATUS_COUNT; s++) js << "," << json_quote(status_name(s)) << ":" << t.by_status[s];
+        for (unsigned s = 0; s < VTSCOPE_STATUS_COUNT; s++)
+            js << "," << json_quote(status_name(s)) << ":" << t.by_status[s];
         js << "}";
     }
     js << "],\"non_virtual\":[";
@@ -290,9 +305,12 @@ std::vector<FoldedStack> fold_stacks(const std::vector<ProfileRow>& rows, const 
         switch (row_kind(row)) {
             case RowKind::kVirtual: {
                 std::string group = profile_group(row, info.by);
-                if (group.empty()) group = "[virtual, no trace context]";
-                else if (info.by == "trace") group = "trace " + group;
-                else if (info.by == "span") group = "span " + group;
+                if (group.empty())
+                    group = "[virtual, no trace context]";
+                else if (info.by == "trace")
+                    group = "trace " + group;
+                else if (info.by == "span")
+                    group = "span " + group;
                 frames.push_back(group);
                 break;
             }

@@ -15,18 +15,18 @@ struct ProfileRow {
     uint32_t tid = 0;
     int64_t java_id = 0;  // 0 when the core resolved none
     bool mounted_virtual = false;
-    unsigned status = 0;  // enum vtscope_status
-    unsigned reason = 0;  // enum vtscope_reason
+    unsigned status = 0;   // enum vtscope_status
+    unsigned reason = 0;   // enum vtscope_reason
     std::string trace_id;  // hex, empty unless status is ok
     std::string span_id;
     std::vector<std::string> frames;  // root first; empty without --stacks or when no stack was taken
     bool truncated = false;           // the stack stops before the thread's entry frame
     uint64_t samples = 0;
-    uint64_t cpu_ns = 0;              // estimated CPU time of these samples
+    uint64_t cpu_ns = 0;  // estimated CPU time of these samples
 };
 
 struct ProfileInfo {
-    std::string event;   // "cpu-clock" or "cycles"
+    std::string event;                    // "cpu-clock" or "cycles"
     std::string sampling = "per-thread";  // or "per-cpu"
     int hz = 0;
     double seconds = 0;  // how long the session sampled

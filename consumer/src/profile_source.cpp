@@ -35,8 +35,8 @@ struct SkeletonDeleter {
 };
 
 constexpr uint32_t kStackEntries = 16384;
-constexpr int kMapsEveryRounds = 4;      // the target's mappings: every second
-constexpr int kPerfMapEveryRounds = 8;   // the JVM's perf map: every 2 s
+constexpr int kMapsEveryRounds = 4;     // the target's mappings: every second
+constexpr int kPerfMapEveryRounds = 8;  // the JVM's perf map: every 2 s
 
 int perf_event_open(perf_event_attr* attr, pid_t pid, int cpu) {
     return static_cast<int>(syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
@@ -138,7 +138,8 @@ public:
                 if (auto status = attach_event(static_cast<pid_t>(tid), -1, "thread " + std::to_string(tid)); !status)
                     return status;
         }
-        if (opened == 0) return make_error(options_.per_cpu ? "no online CPU to sample" : "no thread of the target to sample");
+        if (opened == 0)
+            return make_error(options_.per_cpu ? "no online CPU to sample" : "no thread of the target to sample");
         started_ = std::chrono::steady_clock::now();
         return ok_status();
     }
@@ -186,8 +187,9 @@ public:
 
     void summarise(Summary& summary) const override {
         for (unsigned s = 0; s < VTSCOPE_STATUS_COUNT; s++) summary.delivered[s] = delivered_[s];
-        summary.lost_cause = "the sample table was full (65536 distinct thread/trace/span/stack keys between two drains, "
-                             "250 ms apart)";
+        summary.lost_cause =
+            "the sample table was full (65536 distinct thread/trace/span/stack keys between two drains, "
+            "250 ms apart)";
         summary.section_name = "profile";
         summary.section_json = render_profile_json(rows_, info());
     }
@@ -217,8 +219,9 @@ private:
             warnings_.push_back("cannot read the JVM's flags (" + flags.error().message +
                                 "): Java frames may be missing");
         } else if (flags->find("-XX:+PreserveFramePointer") == std::string::npos) {
-            warnings_.push_back("the JVM runs without -XX:+PreserveFramePointer: stacks stop at the first JIT-compiled "
-                                "Java frame (native frames still resolve); restart it with the flag for Java stacks");
+            warnings_.push_back(
+                "the JVM runs without -XX:+PreserveFramePointer: stacks stop at the first JIT-compiled "
+                "Java frame (native frames still resolve); restart it with the flag for Java stacks");
         }
         refresh_perf_map();
         if (!warnings_.empty())
@@ -227,7 +230,8 @@ private:
 
     void refresh_perf_map() {
         auto done = jvm_diagnostic_command(target_.pid, "Compiler.perfmap", std::chrono::seconds(10));
-        if (done) symbolizer_.load_perf_map();
+        if (done)
+            symbolizer_.load_perf_map();
         else if (!perf_map_warned_ && target_.alive()) {
             perf_map_warned_ = true;
             warnings_.push_back("cannot have the JVM write its perf map (" + done.error().message +
@@ -303,8 +307,8 @@ private:
             }
             row.samples = total.samples;
             // cpu-clock counts nanoseconds, so the periods are the CPU time; cycles are not.
-            row.cpu_ns = event_ == "cpu-clock" ? total.period_sum
-                                               : total.samples * static_cast<uint64_t>(1e9 / options_.hz);
+            row.cpu_ns =
+                event_ == "cpu-clock" ? total.period_sum : total.samples * static_cast<uint64_t>(1e9 / options_.hz);
             if (options_.stacks) {
                 if (key.stack_lost) stack_errors_ += total.samples;
                 if (key.user_stack)

@@ -19,7 +19,8 @@ std::vector<const Mapping*> find_region_mappings(const std::vector<Mapping>& map
 Expected<RecordRegion> validate_region(const MemoryReader& memory, const Mapping& mapping, pid_t pid) {
     vtscope_region_header h{};
     if (!memory.read_value(mapping.start, h)) return make_error("record region header unreadable");
-    vtscope_region_check check = vtscope_check_region_header(&h, mapping.end - mapping.start, static_cast<uint32_t>(pid));
+    vtscope_region_check check =
+        vtscope_check_region_header(&h, mapping.end - mapping.start, static_cast<uint32_t>(pid));
     if (check != VTSCOPE_REGION_VALID) {
         char message[160];
         return make_error(vtscope_describe_region_check(check, &h, message, sizeof(message)));

@@ -40,8 +40,6 @@ std::optional<int64_t> json_int_field(std::string_view line, std::string_view ke
     return value;
 }
 
-
-
 std::optional<ParsedEvent> parse_event_line(std::string_view line) {
     if (line.empty() || line.front() != '{' || line.back() != '}') return std::nullopt;
     auto status = json_raw_field(line, "status");
@@ -128,7 +126,8 @@ std::string render_report(const ReportData& data, int top) {
     for (size_t i = 0; i < shown; i++) {
         const auto& [id, t] = *order[i];
         std::string names;
-        for (const auto& [name, n] : t.by_syscall) names += (names.empty() ? "" : ", ") + name + ' ' + std::to_string(n);
+        for (const auto& [name, n] : t.by_syscall)
+            names += (names.empty() ? "" : ", ") + name + ' ' + std::to_string(n);
         char row[200];
         std::snprintf(row, sizeof(row), "  %-32s %9llu %11llu %9zu  ", id.c_str(),
                       static_cast<unsigned long long>(t.syscalls), static_cast<unsigned long long>(t.bytes),
@@ -144,7 +143,8 @@ int run_report(const ReportOptions& options) {
     if (options.input != "-") {
         std::error_code ec;
         if (std::filesystem::is_directory(options.input, ec)) {
-            std::fprintf(stderr, "vtscope: error: cannot read %s: it is a directory (vtscope report takes a trace file)\n",
+            std::fprintf(stderr,
+                         "vtscope: error: cannot read %s: it is a directory (vtscope report takes a trace file)\n",
                          options.input.c_str());
             return 1;
         }

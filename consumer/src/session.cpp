@@ -61,7 +61,7 @@ int fail(const SessionOptions& options, const std::string& message) {
 }
 
 int run_session(const SessionOptions& options, const Target& target, AttributionCore& core, EventSource& source) {
-    struct sigaction sa{};
+    struct sigaction sa {};
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);

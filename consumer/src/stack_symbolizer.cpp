@@ -47,7 +47,8 @@ void SymbolTable::add(uint64_t start, uint64_t size, std::string name) {
 }
 
 void SymbolTable::seal() {
-    std::stable_sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) { return a.start < b.start; });
+    std::stable_sort(entries_.begin(), entries_.end(),
+                     [](const Entry& a, const Entry& b) { return a.start < b.start; });
 }
 
 const std::string* SymbolTable::find(uint64_t addr) const {
@@ -56,7 +57,8 @@ const std::string* SymbolTable::find(uint64_t addr) const {
     // Among symbols starting at or below addr, the nearest that covers it (sizes may nest).
     for (int back = 0; it != entries_.begin() && back < 4; back++) {
         --it;
-        if (it->size == 0 ? (std::next(it) == entries_.end() || addr < std::next(it)->start) : addr < it->start + it->size)
+        if (it->size == 0 ? (std::next(it) == entries_.end() || addr < std::next(it)->start)
+                          : addr < it->start + it->size)
             return &it->name;
     }
     return nullptr;
@@ -109,7 +111,8 @@ ElfSymbols load_elf_symbols(const std::string& path) {
         size_t count = shdr.sh_size / shdr.sh_entsize;
         for (size_t i = 0; i < count; i++) {
             GElf_Sym sym;
-            if (!gelf_getsym(data, static_cast<int>(i), &sym) || sym.st_shndx == SHN_UNDEF || sym.st_value == 0) continue;
+            if (!gelf_getsym(data, static_cast<int>(i), &sym) || sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
+                continue;
             if (GELF_ST_TYPE(sym.st_info) != STT_FUNC) continue;
             const char* name = elf_strptr(h.elf, shdr.sh_link, sym.st_name);
             if (!name || !*name) continue;
@@ -146,7 +149,8 @@ bool StackSymbolizer::load_perf_map() {
 }
 
 std::string StackSymbolizer::user_frame(uint64_t ip) {
-    auto it = std::upper_bound(maps_.begin(), maps_.end(), ip, [](uint64_t a, const Mapping& m) { return a < m.start; });
+    auto it =
+        std::upper_bound(maps_.begin(), maps_.end(), ip, [](uint64_t a, const Mapping& m) { return a < m.start; });
     const Mapping* m = nullptr;
     if (it != maps_.begin() && ip < std::prev(it)->end) m = &*std::prev(it);
     bool file_backed = m && !m->path.empty() && m->path[0] == '/';

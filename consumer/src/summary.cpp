@@ -27,42 +27,46 @@ unsigned long long u(uint64_t v) { return static_cast<unsigned long long>(v); }
 }  // namespace
 
 std::string render_summary_text(const Summary& s) {
-    std::string text = format("vtscope: %s; events %llu: ok %llu, no_context %llu, context_unknown %llu, invalid %llu, "
-                              "unmapped %llu, lost %llu\n",
-                              s.stop_reason.c_str(), u(s.events()), u(s.delivered[VTSCOPE_STATUS_OK]),
-                              u(s.delivered[VTSCOPE_STATUS_NO_CONTEXT]), u(s.delivered[VTSCOPE_STATUS_CONTEXT_UNKNOWN]),
-                              u(s.delivered[VTSCOPE_STATUS_INVALID]), u(s.delivered[VTSCOPE_STATUS_UNMAPPED]), u(s.lost));
+    std::string text = format(
+        "vtscope: %s; events %llu: ok %llu, no_context %llu, context_unknown %llu, invalid %llu, "
+        "unmapped %llu, lost %llu\n",
+        s.stop_reason.c_str(), u(s.events()), u(s.delivered[VTSCOPE_STATUS_OK]),
+        u(s.delivered[VTSCOPE_STATUS_NO_CONTEXT]), u(s.delivered[VTSCOPE_STATUS_CONTEXT_UNKNOWN]),
+        u(s.delivered[VTSCOPE_STATUS_INVALID]), u(s.delivered[VTSCOPE_STATUS_UNMAPPED]), u(s.lost));
     if (s.lost > 0)
         text += format("vtscope: warning: %llu events were not counted: %s\n", u(s.lost), s.lost_cause.c_str());
     if (s.threads)
         text += format("vtscope: threads: %llu at attach, %llu started, %llu exited during the trace\n",
                        u(s.threads->at_attach), u(s.threads->started), u(s.threads->exited));
     if (s.mappings) {
-        text += format("vtscope: %s mappings: %llu inserted, %llu deleted; %llu unmounts and %llu ends found no mapping\n",
-                       s.identity.c_str(), u(s.mappings->inserted), u(s.mappings->deleted),
-                       u(s.mappings->unmounts_unmapped), u(s.mappings->ends_unmapped));
+        text +=
+            format("vtscope: %s mappings: %llu inserted, %llu deleted; %llu unmounts and %llu ends found no mapping\n",
+                   s.identity.c_str(), u(s.mappings->inserted), u(s.mappings->deleted),
+                   u(s.mappings->unmounts_unmapped), u(s.mappings->ends_unmapped));
         if (s.mappings->resets > 0)
-            text += format("vtscope: warning: libvtscope.so switched its lifecycle events off during the trace %llu "
-                           "time(s); every carrier mapping was dropped each time and rebuilt from later mounts\n",
-                           u(s.mappings->resets));
+            text += format(
+                "vtscope: warning: libvtscope.so switched its lifecycle events off during the trace %llu "
+                "time(s); every carrier mapping was dropped each time and rebuilt from later mounts\n",
+                u(s.mappings->resets));
     }
     if (s.thread_context_tls_error)
         text += "vtscope: otel_thread_ctx_v1 never found: " + *s.thread_context_tls_error + "\n";
     if (!s.region_found) {
         text += "vtscope: " + s.missing_region + "\n";
     } else if (s.writer) {
-        text += format("vtscope: writer records: %llu claimed, %llu released, %llu unavailable%s\n", u(s.writer->claimed),
-                       u(s.writer->released), u(s.writer->unavailable),
+        text += format("vtscope: writer records: %llu claimed, %llu released, %llu unavailable%s\n",
+                       u(s.writer->claimed), u(s.writer->released), u(s.writer->unavailable),
                        s.writer->unavailable ? " (record table full: raise -Dvtscope.records.capacity)" : "");
     }
     text += s.section_text;
     if (s.otlp) {
         const ExportCounts& e = *s.otlp;
         const char* what = e.signal == "logs" ? "log records" : "metric exports";
-        text += format("vtscope: otlp %s to %s: %llu %s, %llu delivered in %llu requests, %llu dropped (queue full %llu, "
-                       "not delivered %llu, rejected %llu), %llu retries\n",
-                       e.signal.c_str(), e.endpoint.c_str(), u(e.records), what, u(e.delivered), u(e.requests),
-                       u(e.dropped()), u(e.dropped_queue_full), u(e.dropped_failed), u(e.rejected), u(e.retries));
+        text += format(
+            "vtscope: otlp %s to %s: %llu %s, %llu delivered in %llu requests, %llu dropped (queue full %llu, "
+            "not delivered %llu, rejected %llu), %llu retries\n",
+            e.signal.c_str(), e.endpoint.c_str(), u(e.records), what, u(e.delivered), u(e.requests), u(e.dropped()),
+            u(e.dropped_queue_full), u(e.dropped_failed), u(e.rejected), u(e.retries));
         if (!e.last_error.empty() && e.dropped() > 0)
             text += "vtscope: otlp: last failed attempt: " + e.last_error + "\n";
     }
@@ -108,8 +112,8 @@ std::string render_summary_json(const Summary& s) {
            << ",\"dropped\":" << s.otlp->dropped() << ",\"dropped_queue_full\":" << s.otlp->dropped_queue_full
            << ",\"dropped_failed\":" << s.otlp->dropped_failed << ",\"rejected\":" << s.otlp->rejected
            << ",\"requests\":" << s.otlp->requests << ",\"retries\":" << s.otlp->retries
-           << ",\"flush_timed_out\":" << (s.otlp->flush_timed_out ? "true" : "false") << ",\"last_error\":"
-           << (s.otlp->last_error.empty() ? "null" : json_quote(s.otlp->last_error)) << "}";
+           << ",\"flush_timed_out\":" << (s.otlp->flush_timed_out ? "true" : "false")
+           << ",\"last_error\":" << (s.otlp->last_error.empty() ? "null" : json_quote(s.otlp->last_error)) << "}";
     else
         js << "null";
     js << "}";

@@ -58,8 +58,9 @@ public:
         for (int n = 0; n <= 3; n++) bpf_program__set_autoload(program(n, !counts), false);
         if (int err = syscalls_bpf__load(skel_.get())) return load_error(err, command());
         if (counts) {
-            tables_.emplace(skel_->maps.stats0, skel_->maps.stats1, &skel_->bss->stats_generation,
-                            [this](std::span<const uint8_t> key, std::span<const uint8_t> value) { count(key, value); });
+            tables_.emplace(
+                skel_->maps.stats0, skel_->maps.stats1, &skel_->bss->stats_generation,
+                [this](std::span<const uint8_t> key, std::span<const uint8_t> value) { count(key, value); });
             return ok_status();
         }
         auto ring = RingBufferReader::open(skel_->maps.events, [this](std::span<const uint8_t> r) { write_event(r); });
@@ -124,11 +125,12 @@ public:
             if (e.dropped_failed > 0 && summary.error.empty()) {
                 char within[64] = "";
                 if (e.flush_timed_out)
-                    std::snprintf(within, sizeof(within), " within the final flush's %g s", options_.otlp_timeout_seconds);
+                    std::snprintf(within, sizeof(within), " within the final flush's %g s",
+                                  options_.otlp_timeout_seconds);
                 summary.error = "otlp: " + std::to_string(e.dropped_failed) +
                                 (e.signal == "logs" ? " log records" : " metric exports") + " not delivered to " +
-                                e.endpoint + within + " (last failure: " +
-                                (e.last_error.empty() ? std::string("none") : e.last_error) + ")";
+                                e.endpoint + within +
+                                " (last failure: " + (e.last_error.empty() ? std::string("none") : e.last_error) + ")";
             }
         }
     }
@@ -166,6 +168,7 @@ private:
             append_syscall_event(line_, event, syscall_name(event.syscall_index));
             line_.push_back('\n');
             output_.write(line_);
+            if (exporter_) exporter_->offer(event);  // queued or counted dropped, never waits
         }
     }
 
@@ -210,14 +213,6 @@ private:
             count = std::min<uint32_t>(count, VTSCOPE_SYSCALL_BATCH);
             write_event({value + 8, count * sizeof(vtscope_syscall_event)});
         }
-        if (record.size() < sizeof(vtscope_syscall_event)) return;
-        vtscope_syscall_event event;
-        std::memcpy(&event, record.data(), sizeof(event));
-        delivered_[clamp_status(event.attribution.status)]++;
-        std::string line = format_syscall_event(event, syscall_name(event.syscall_index));
-        line.push_back('\n');
-        output_.write(line);
-        if (exporter_) exporter_->offer(event);  // queued or counted dropped, never waits
     }
 
     // stat --otlp: the cumulative sums so far to the exporter.

@@ -14,8 +14,7 @@ Error exited_during_attach(pid_t pid) { return make_error("target " + std::to_st
 Expected<Target> open_target(pid_t pid, IdentityChannel channel, const std::string& command) {
     if ((kill(pid, 0) != 0 && errno == ESRCH) || !process_alive(pid))
         return make_error("no process with pid " + std::to_string(pid));
-    if (!have_bpf_privilege())
-        return make_error("no BPF privilege: vtscope " + command + " needs " + kPrivilegeText);
+    if (!have_bpf_privilege()) return make_error("no BPF privilege: vtscope " + command + " needs " + kPrivilegeText);
     Target target(pid);
     if (!channel_info(channel).reads_jvm) return target;
     auto jvm = inspect_jvm(pid, target.memory);

@@ -32,7 +32,9 @@ Expected<ThreadContextTls> find_thread_context_tls(pid_t pid, const std::vector<
             continue;
         }
         uint64_t slot = elf->tlsdesc_slot(kThreadContextSymbol);
-        if (!slot) return make_error(m.path + " defines otel_thread_ctx_v1 without a TLS descriptor (not the TLSDESC dialect)");
+        if (!slot)
+            return make_error(m.path +
+                              " defines otel_thread_ctx_v1 without a TLS descriptor (not the TLSDESC dialect)");
         uint64_t descriptor[2] = {};
         uint64_t bias = m.start - elf->first_load_vaddr();
         if (!memory.read(bias + slot, descriptor, sizeof(descriptor)))

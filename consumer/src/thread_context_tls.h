@@ -19,8 +19,8 @@ namespace vtscope {
 inline constexpr const char* kThreadContextSymbol = "otel_thread_ctx_v1";
 
 struct ThreadContextTls {
-    std::string module;      // path of the module that defines the variable
-    int64_t tp_offset = 0;   // address of the variable = thread pointer (fs base) + tp_offset
+    std::string module;     // path of the module that defines the variable
+    int64_t tp_offset = 0;  // address of the variable = thread pointer (fs base) + tp_offset
 };
 
 // The descriptor {entry, argument} of a TLSDESC slot resolved by glibc: for a module in static

@@ -30,11 +30,9 @@ Expected<VMStructsSymbols> vmstructs_symbols(const ElfFile& libjvm, uint64_t loa
 
 Expected<VMStructs> VMStructs::read(const MemoryReader& memory, const VMStructsSymbols& s) {
     uint64_t base = 0;
-    uint64_t type_name = 0, field_name = 0, type_string = 0, is_static = 0, offset = 0,
-             address = 0, stride = 0;
+    uint64_t type_name = 0, field_name = 0, type_string = 0, is_static = 0, offset = 0, address = 0, stride = 0;
     if (!memory.read_value(s.entries_pointer, base) || !memory.read_value(s.type_name_offset, type_name) ||
-        !memory.read_value(s.field_name_offset, field_name) ||
-        !memory.read_value(s.type_string_offset, type_string) ||
+        !memory.read_value(s.field_name_offset, field_name) || !memory.read_value(s.type_string_offset, type_string) ||
         !memory.read_value(s.is_static_offset, is_static) || !memory.read_value(s.offset_offset, offset) ||
         !memory.read_value(s.address_offset, address) || !memory.read_value(s.array_stride, stride))
         return make_error("cannot read the VMStructs descriptors from the target");
@@ -53,13 +51,11 @@ Expected<VMStructs> VMStructs::read(const MemoryReader& memory, const VMStructsS
             return make_error("cannot read VMStructs entry " + std::to_string(i));
         if (type_ptr == 0) return result;  // the table ends with a null type name
         if (!memory.read_value(entry + field_name, field_ptr) ||
-            !memory.read_value(entry + type_string, type_string_ptr) ||
-            !memory.read_value(entry + is_static, stat) || !memory.read_value(entry + offset, off) ||
-            !memory.read_value(entry + address, addr))
+            !memory.read_value(entry + type_string, type_string_ptr) || !memory.read_value(entry + is_static, stat) ||
+            !memory.read_value(entry + offset, off) || !memory.read_value(entry + address, addr))
             return make_error("cannot read VMStructs entry " + std::to_string(i));
         std::string type_str, field_str, type_string_str;
-        if (!memory.read_string(type_ptr, type_str) || field_ptr == 0 ||
-            !memory.read_string(field_ptr, field_str))
+        if (!memory.read_string(type_ptr, type_str) || field_ptr == 0 || !memory.read_string(field_ptr, field_str))
             continue;  // an entry we cannot name is one we cannot use
         if (type_string_ptr) (void)memory.read_string(type_string_ptr, type_string_str);
         VMStructField field{stat != 0, off, addr, type_string_str};

@@ -55,17 +55,17 @@ private:
 
 // The fields vtscope needs, resolved and checked.
 struct HotSpotLayout {
-    uint64_t java_thread_list_address = 0;  // &ThreadsSMRSupport::_java_thread_list
-    uint64_t threads_list_length = 0;       // ThreadsList::_length
-    uint64_t threads_list_threads = 0;      // ThreadsList::_threads
-    uint64_t thread_osthread = 0;           // Thread::_osthread
-    uint64_t osthread_thread_id = 0;        // OSThread::_thread_id
-    uint64_t java_thread_monitor_owner_id = 0;  // JavaThread::_monitor_owner_id (JDK 24+)
-    uint64_t java_thread_thread_obj = 0;    // JavaThread::_threadObj (OopHandle)
-    uint64_t java_thread_vthread = 0;       // JavaThread::_vthread (OopHandle)
+    uint64_t java_thread_list_address = 0;           // &ThreadsSMRSupport::_java_thread_list
+    uint64_t threads_list_length = 0;                // ThreadsList::_length
+    uint64_t threads_list_threads = 0;               // ThreadsList::_threads
+    uint64_t thread_osthread = 0;                    // Thread::_osthread
+    uint64_t osthread_thread_id = 0;                 // OSThread::_thread_id
+    uint64_t java_thread_monitor_owner_id = 0;       // JavaThread::_monitor_owner_id (JDK 24+)
+    uint64_t java_thread_thread_obj = 0;             // JavaThread::_threadObj (OopHandle)
+    uint64_t java_thread_vthread = 0;                // JavaThread::_vthread (OopHandle)
     std::optional<uint64_t> java_thread_terminated;  // JavaThread::_terminated
     std::optional<uint64_t> java_thread_cont_entry;  // JavaThread::_cont_entry (mounted continuation)
-    std::string vm_release;                 // Abstract_VM_Version::_s_vm_release, if readable
+    std::string vm_release;                          // Abstract_VM_Version::_s_vm_release, if readable
 };
 
 Expected<HotSpotLayout> resolve_layout(const VMStructs& structs, const MemoryReader& memory);

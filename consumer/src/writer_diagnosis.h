@@ -12,9 +12,9 @@
 namespace vtscope {
 
 struct ProcessFacts {
-    std::vector<std::string> arguments;  // /proc/PID/cmdline
-    std::string class_path_env;          // CLASSPATH from /proc/PID/environ
-    std::vector<std::string> open_files; // targets of /proc/PID/fd/*
+    std::vector<std::string> arguments;   // /proc/PID/cmdline
+    std::string class_path_env;           // CLASSPATH from /proc/PID/environ
+    std::vector<std::string> open_files;  // targets of /proc/PID/fd/*
 };
 
 ProcessFacts read_process_facts(pid_t pid);

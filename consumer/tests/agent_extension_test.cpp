@@ -45,12 +45,12 @@ std::string agent_jar(const std::string& which) {
     return kJavaDir + "/agent/opentelemetry-javaagent" + (which == "oldest" ? "-oldest" : "") + ".jar";
 }
 
-#define REQUIRE_AGENT(jar)                                                                          \
-    do {                                                                                            \
-        if (!vtscope::have_bpf_privilege()) SKIP_LOUDLY(kNoPrivilege);                              \
-        if (!std::filesystem::exists(jar))                                                          \
+#define REQUIRE_AGENT(jar)                                                                            \
+    do {                                                                                              \
+        if (!vtscope::have_bpf_privilege()) SKIP_LOUDLY(kNoPrivilege);                                \
+        if (!std::filesystem::exists(jar))                                                            \
             SKIP_LOUDLY("no OpenTelemetry Java agent at " + std::string(jar) + " (make fetches it)"); \
-        if (!std::filesystem::exists(kExtension)) SKIP_LOUDLY("no " + kExtension + " (run make)");  \
+        if (!std::filesystem::exists(kExtension)) SKIP_LOUDLY("no " + kExtension + " (run make)");    \
     } while (0)
 
 // The JVM options of an application under the agent with vtscope's extension: spans printed as
@@ -83,10 +83,10 @@ ServiceRun run_service(const std::vector<std::string>& jvm_options, const std::s
     ServiceRun run;
     std::vector<std::string> java = {java_bin(), "--enable-native-access=ALL-UNNAMED"};
     java.insert(java.end(), jvm_options.begin(), jvm_options.end());
-    for (const std::string& a : {std::string("-cp"), class_path, std::string("io.vtscope.workloads.AgentHttpService"),
-                                 std::string("--expected"), dir.path("expected.jsonl"), std::string("--sink"),
-                                 dir.path("sink"), std::string("--ready-file"), dir.path("java.ready"),
-                                 std::string("--go-file"), dir.path("go")})
+    for (const std::string& a :
+         {std::string("-cp"), class_path, std::string("io.vtscope.workloads.AgentHttpService"),
+          std::string("--expected"), dir.path("expected.jsonl"), std::string("--sink"), dir.path("sink"),
+          std::string("--ready-file"), dir.path("java.ready"), std::string("--go-file"), dir.path("go")})
         java.push_back(a);
     java.insert(java.end(), args.begin(), args.end());
     Child jvm = Child::start(java, dir.path("java.out"), dir.path("java.err"));
@@ -336,7 +336,8 @@ TEST(AgentExtensionFailure, WithoutTheExtensionNothingIsAttributed) {
     EXPECT_EQ(a.attributed, 0);
     EXPECT_EQ(a.misattributed, 0);
     // vtscope says why, at attach and in the summary, and claims no "no span was current".
-    const std::string why = "runs the OpenTelemetry Java agent (" + agent_jar("newest") + ") without vtscope's agent extension";
+    const std::string why =
+        "runs the OpenTelemetry Java agent (" + agent_jar("newest") + ") without vtscope's agent extension";
     size_t note = run.vtscope_stderr.find("vtscope: note: the target " + why);
     EXPECT_NE(note, std::string::npos) << run.vtscope_stderr;
     EXPECT_NE(run.vtscope_stderr.find("vtscope: the target " + why), std::string::npos) << run.vtscope_stderr;
@@ -357,8 +358,8 @@ TEST(AgentExtensionFailure, WithoutTheExtensionNothingIsAttributed) {
 TEST(AgentExtensionHarness, EveryMarkerAttributedOnBothPlanes) {
     REQUIRE_AGENT(agent_jar("newest"));
     std::vector<std::string> jvm = {"-javaagent:" + agent_jar("newest"), "-Dotel.javaagent.extensions=" + kExtension,
-                                    "-Dotel.traces.exporter=none", "-Dotel.metrics.exporter=none",
-                                    "-Dotel.logs.exporter=none", "-Djdk.virtualThreadScheduler.parallelism=2"};
+                                    "-Dotel.traces.exporter=none",       "-Dotel.metrics.exporter=none",
+                                    "-Dotel.logs.exporter=none",         "-Djdk.virtualThreadScheduler.parallelism=2"};
     for (const char* scope : {"clean", "leaky-final"}) {
         TraceRun run = vtscope::testing::run_traced_harness(
             {kVtscope, java_bin(), kJavaDir + "/*:" + kJavaDir + "/lib/*", VTSCOPE_NATIVE_LIB}, jvm,

@@ -12,12 +12,13 @@ const std::vector<std::string> kExpected = {
     R"({"sender":1,"seq":0,"platform":true,"vthread":null,"thread_id":7,"trace_id":"bb","span_id":"03","trace_flags":3,"fd":9,"count":1001})",
 };
 
-std::string event(int ts, const char* vthread, const char* java_thread, const char* trace, const char* span, const char* status,
-                  int count, int fd = 9) {
+std::string event(int ts, const char* vthread, const char* java_thread, const char* trace, const char* span,
+                  const char* status, int count, int fd = 9) {
     char buf[400];
-    std::snprintf(buf, sizeof(buf),
-                  R"({"ts_ns":%d,"pid":1,"tid":2,"vthread":%s,"java_thread":%s,"trace_id":%s,"span_id":%s,"trace_flags":3,"status":"%s","syscall":"write","fd":%d,"count":%d})",
-                  ts, vthread, java_thread, trace, span, status, fd, count);
+    std::snprintf(
+        buf, sizeof(buf),
+        R"({"ts_ns":%d,"pid":1,"tid":2,"vthread":%s,"java_thread":%s,"trace_id":%s,"span_id":%s,"trace_flags":3,"status":"%s","syscall":"write","fd":%d,"count":%d})",
+        ts, vthread, java_thread, trace, span, status, fd, count);
     return buf;
 }
 }  // namespace

@@ -37,9 +37,9 @@ using vtscope::testing::kNoPrivilege;
 using vtscope::testing::kVtscope;
 
 struct BlockRun {
-    std::vector<Json> expected;  // PinningCases' ground truth, one per case and repetition
-    std::vector<Json> intervals; // vtscope block's JSON lines
-    Json summary;                // --summary-json
+    std::vector<Json> expected;   // PinningCases' ground truth, one per case and repetition
+    std::vector<Json> intervals;  // vtscope block's JSON lines
+    Json summary;                 // --summary-json
     std::string vtscope_stderr, java_stderr;
     int vtscope_exit = -1, java_exit = -1;
     std::string error;
@@ -80,8 +80,10 @@ BlockRun run_block(const std::vector<std::string>& jvm_options, int repetitions,
         run.error = "PinningCases did not become ready: " + read_file(dir.path("java.err"));
         return run;
     }
-    std::vector<std::string> block = {kVtscope, "block", "--pid", std::to_string(jvm.pid()), "--output",
-                                      dir.path("block.jsonl"), "--ready-file", dir.path("vtscope.ready"),
+    std::vector<std::string> block = {kVtscope,         "block",
+                                      "--pid",          std::to_string(jvm.pid()),
+                                      "--output",       dir.path("block.jsonl"),
+                                      "--ready-file",   dir.path("vtscope.ready"),
                                       "--summary-json", dir.path("summary.json")};
     block.insert(block.end(), block_options.begin(), block_options.end());
     Child tracer = Child::start(block, "", dir.path("vtscope.err"));
@@ -114,7 +116,7 @@ struct CaseTally {
     int expected = 0;
     int reported = 0;  // exactly one interval matched
     double min_ms = 1e18, max_ms = 0, worst_error_ms = 0;
-    int stalls = 0;  // further intervals of the same thread and trace in the window
+    int stalls = 0;        // further intervals of the same thread and trace in the window
     int did_not_wait = 0;  // clinit-wait: the initialiser was done before the waiter got there
 };
 
@@ -179,9 +181,10 @@ void check_run(const BlockRun& run, int repetitions, const std::string& label) {
         EXPECT_EQ(operation.size(), 1u) << what << ": " << operation.size() << " intervals";
         if (matches.size() > 1)
             for (size_t i : matches)
-                std::printf("[ block    ] %s: ts %+.1f ms from the start of the operation, %.1f ms, %s %s\n", what.c_str(),
-                            (num(run.intervals[i], "ts_ns") - t0) / 1e6, num(run.intervals[i], "duration_ns") / 1e6,
-                            str(run.intervals[i], "block_reason").c_str(), str(run.intervals[i], "syscall").c_str());
+                std::printf("[ block    ] %s: ts %+.1f ms from the start of the operation, %.1f ms, %s %s\n",
+                            what.c_str(), (num(run.intervals[i], "ts_ns") - t0) / 1e6,
+                            num(run.intervals[i], "duration_ns") / 1e6, str(run.intervals[i], "block_reason").c_str(),
+                            str(run.intervals[i], "syscall").c_str());
         if (operation.size() != 1) continue;
         matches = operation;
         const Json& iv = run.intervals[matches[0]];
@@ -224,9 +227,10 @@ void check_run(const BlockRun& run, int repetitions, const std::string& label) {
     }
     for (const std::string& kase : kBlockingCases) {
         const CaseTally& t = tally[kase];
-        std::printf("[ block    ] %s %-20s expected %2d reported %2d, %.1f-%.1f ms, worst error %.2f ms, %d further stalls%s\n",
-                    label.c_str(), kase.c_str(), t.expected, t.reported, t.min_ms, t.max_ms, t.worst_error_ms, t.stalls,
-                    t.did_not_wait ? (", " + std::to_string(t.did_not_wait) + " did not need to wait").c_str() : "");
+        std::printf(
+            "[ block    ] %s %-20s expected %2d reported %2d, %.1f-%.1f ms, worst error %.2f ms, %d further stalls%s\n",
+            label.c_str(), kase.c_str(), t.expected, t.reported, t.min_ms, t.max_ms, t.worst_error_ms, t.stalls,
+            t.did_not_wait ? (", " + std::to_string(t.did_not_wait) + " did not need to wait").c_str() : "");
         EXPECT_EQ(t.expected, repetitions) << kase;
     }
     for (const std::string& kase : kUnmountingCases)
@@ -339,9 +343,10 @@ TEST(Block, StressFourHundredBlockingDowncallsOnTwoCarriers) {
             extra++;
         }
     }
-    std::printf("[ block    ] stress: %d threads, %d correct, %d misattributed, %d extra, %d run-queue waits, "
-                "%d further stalls of the same threads\n",
-                kThreads, correct, misattributed, extra, preempted, stalls);
+    std::printf(
+        "[ block    ] stress: %d threads, %d correct, %d misattributed, %d extra, %d run-queue waits, "
+        "%d further stalls of the same threads\n",
+        kThreads, correct, misattributed, extra, preempted, stalls);
     EXPECT_EQ(correct, kThreads);
     EXPECT_EQ(misattributed, 0);
     EXPECT_EQ(extra, 0);
@@ -414,11 +419,22 @@ TEST(Block, JfrPinnedEventsJoinTheirIntervals) {
 TEST(Block, IntervalOpenAtTheEndIsClosedAndReported) {
     REQUIRE_BPF();
     TempDir dir;
-    std::vector<std::string> java = {java_bin(), "--enable-native-access=ALL-UNNAMED",
-                                     "-Djdk.virtualThreadScheduler.parallelism=2", "-cp", class_path(),
-                                     "io.vtscope.workloads.PinningCases", "--expected", dir.path("expected.jsonl"),
-                                     "--repetitions", "1", "--sleep-ms", "4000", "--ready-file", dir.path("java.ready"),
-                                     "--go-file", dir.path("go")};
+    std::vector<std::string> java = {java_bin(),
+                                     "--enable-native-access=ALL-UNNAMED",
+                                     "-Djdk.virtualThreadScheduler.parallelism=2",
+                                     "-cp",
+                                     class_path(),
+                                     "io.vtscope.workloads.PinningCases",
+                                     "--expected",
+                                     dir.path("expected.jsonl"),
+                                     "--repetitions",
+                                     "1",
+                                     "--sleep-ms",
+                                     "4000",
+                                     "--ready-file",
+                                     dir.path("java.ready"),
+                                     "--go-file",
+                                     dir.path("go")};
     Child jvm = Child::start(java, "", dir.path("java.err"));
     ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 120s)) << read_file(dir.path("java.err"));
     Child tracer = Child::start({kVtscope, "block", "--pid", std::to_string(jvm.pid()), "--threshold", "5",
@@ -453,15 +469,26 @@ TEST(Block, IntervalOpenAtTheEndIsClosedAndReported) {
 TEST(Block, TargetKilledMidIntervalLosesNothing) {
     REQUIRE_BPF();
     TempDir dir;
-    std::vector<std::string> java = {java_bin(), "--enable-native-access=ALL-UNNAMED",
-                                     "-Djdk.virtualThreadScheduler.parallelism=2", "-cp", class_path(),
-                                     "io.vtscope.workloads.PinningCases", "--expected", dir.path("expected.jsonl"),
-                                     "--repetitions", "1", "--sleep-ms", "4000", "--ready-file", dir.path("java.ready"),
-                                     "--go-file", dir.path("go")};
+    std::vector<std::string> java = {java_bin(),
+                                     "--enable-native-access=ALL-UNNAMED",
+                                     "-Djdk.virtualThreadScheduler.parallelism=2",
+                                     "-cp",
+                                     class_path(),
+                                     "io.vtscope.workloads.PinningCases",
+                                     "--expected",
+                                     dir.path("expected.jsonl"),
+                                     "--repetitions",
+                                     "1",
+                                     "--sleep-ms",
+                                     "4000",
+                                     "--ready-file",
+                                     dir.path("java.ready"),
+                                     "--go-file",
+                                     dir.path("go")};
     Child jvm = Child::start(java, "", dir.path("java.err"));
     ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 120s)) << read_file(dir.path("java.err"));
-    Child tracer = Child::start({kVtscope, "block", "--pid", std::to_string(jvm.pid()), "--threshold", "5",
-                                 "--output", dir.path("block.jsonl"), "--ready-file", dir.path("vtscope.ready")},
+    Child tracer = Child::start({kVtscope, "block", "--pid", std::to_string(jvm.pid()), "--threshold", "5", "--output",
+                                 dir.path("block.jsonl"), "--ready-file", dir.path("vtscope.ready")},
                                 "", dir.path("vtscope.err"));
     ASSERT_TRUE(wait_for_file(dir.path("vtscope.ready"), 30s)) << read_file(dir.path("vtscope.err"));
     if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);

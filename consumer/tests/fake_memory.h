@@ -18,7 +18,9 @@ public:
         bytes.assign(static_cast<const char*>(data), static_cast<const char*>(data) + size);
     }
     template <typename T>
-    void put_value(uint64_t address, const T& value) { put(address, &value, sizeof(T)); }
+    void put_value(uint64_t address, const T& value) {
+        put(address, &value, sizeof(T));
+    }
     void put_string(uint64_t address, const std::string& s) { put(address, s.c_str(), s.size() + 1); }
 
     bool read(uint64_t address, void* out, size_t size) const override {

@@ -116,9 +116,12 @@ int main(int argc, char** argv) {
     std::string expected, ready, go;
     for (int i = 1; i + 1 < argc; i += 2) {
         std::string name = argv[i];
-        if (name == "--expected") expected = argv[i + 1];
-        else if (name == "--ready-file") ready = argv[i + 1];
-        else if (name == "--go-file") go = argv[i + 1];
+        if (name == "--expected")
+            expected = argv[i + 1];
+        else if (name == "--ready-file")
+            ready = argv[i + 1];
+        else if (name == "--go-file")
+            go = argv[i + 1];
     }
     if (expected.empty() || ready.empty() || go.empty()) {
         std::fprintf(stderr, "usage: %s --expected FILE --ready-file FILE --go-file FILE\n", argv[0]);

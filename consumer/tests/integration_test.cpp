@@ -44,9 +44,7 @@ using vtscope::testing::java_bin;
 using vtscope::testing::kJavaDir;
 using vtscope::testing::kVtscope;
 
-vtscope::testing::HarnessPaths paths() {
-    return {kVtscope, java_bin(), class_path(), VTSCOPE_NATIVE_LIB};
-}
+vtscope::testing::HarnessPaths paths() { return {kVtscope, java_bin(), class_path(), VTSCOPE_NATIVE_LIB}; }
 
 TraceRun run_harness(const std::vector<std::string>& jvm_options, const std::vector<std::string>& harness_options,
                      const std::vector<std::string>& trace_options = {}) {
@@ -85,12 +83,13 @@ TEST_P(PaperHarness, EveryMarkerAttributedOnBothPlanes) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Modes, PaperHarness,
-    ::testing::Values(std::vector<std::string>{"--scope", "clean"},
-                      std::vector<std::string>{"--scope", "leaky-final"},
-                      std::vector<std::string>{"--mode", "concurrent", "--scope", "leaky-final", "--platform-threads", "2"},
-                      std::vector<std::string>{"--mode", "concurrent", "--nested", "--yields", "--platform-threads", "2"}));
+INSTANTIATE_TEST_SUITE_P(Modes, PaperHarness,
+                         ::testing::Values(std::vector<std::string>{"--scope", "clean"},
+                                           std::vector<std::string>{"--scope", "leaky-final"},
+                                           std::vector<std::string>{"--mode", "concurrent", "--scope", "leaky-final",
+                                                                    "--platform-threads", "2"},
+                                           std::vector<std::string>{"--mode", "concurrent", "--nested", "--yields",
+                                                                    "--platform-threads", "2"}));
 
 // Platform threads: their markers carry vthread null and their own context.
 TEST(PlatformThreads, MarkersCarryNullVthreadAndOwnContext) {
@@ -161,7 +160,8 @@ TEST_P(RegionWindow, RegionCreatedAfterAttachIsKnownBeforeAnyMarker) {
     EXPECT_TRUE(run.summary["region_found"].boolean) << run.vtscope_stderr;
 }
 
-INSTANTIATE_TEST_SUITE_P(Collectors, RegionWindow, ::testing::Values("-XX:+UseG1GC", "-XX:+UseParallelGC", "-XX:+UseZGC"),
+INSTANTIATE_TEST_SUITE_P(Collectors, RegionWindow,
+                         ::testing::Values("-XX:+UseG1GC", "-XX:+UseParallelGC", "-XX:+UseZGC"),
                          [](const ::testing::TestParamInfo<std::string>& param) {
                              return param.param.substr(param.param.find("Use") + 3);
                          });
@@ -171,10 +171,11 @@ INSTANTIATE_TEST_SUITE_P(Collectors, RegionWindow, ::testing::Values("-XX:+UseG1
 // read. Any mistake in the hand-over would show as a foreign context.
 TEST(Stress, SlotTakeOverUnderChurnIsSound) {
     REQUIRE_BPF();
-    TraceRun run = run_harness({"-XX:+UseG1GC", "-Xmx96m", "-Dvtscope.records.capacity=256",
-                                "-Djdk.virtualThreadScheduler.parallelism=2", "-Djdk.virtualThreadScheduler.maxPoolSize=2"},
-                               {"--mode", "concurrent", "--waves", "8", "--threads", "2000", "--markers", "6",
-                                "--nested", "--yields", "--gc-pressure", "--scope", "leaky-final"});
+    TraceRun run =
+        run_harness({"-XX:+UseG1GC", "-Xmx96m", "-Dvtscope.records.capacity=256",
+                     "-Djdk.virtualThreadScheduler.parallelism=2", "-Djdk.virtualThreadScheduler.maxPoolSize=2"},
+                    {"--mode", "concurrent", "--waves", "8", "--threads", "2000", "--markers", "6", "--nested",
+                     "--yields", "--gc-pressure", "--scope", "leaky-final"});
     expect_clean_run(run);
     CheckResult r = check_markers(run.expected, run.trace);
     std::printf("[ takeover ] %s\n", r.summary().c_str());
@@ -262,9 +263,9 @@ TEST(BadInput, NotAJvmUnknownSyscallOldJdkNoPrivilege) {
     expect_one_line_error({kVtscope, "trace", "--pid", pid, "--identity", "otep-tls"},
                           "needs the JVM started with -agentpath:libvtscope.so=otep");
     // Without CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (root keeps its uid, loses the capabilities).
-    expect_one_line_error({"setpriv", "--inh-caps=-all", "--bounding-set=-bpf,-perfmon,-sys_admin", kVtscope, "trace",
-                           "--pid", pid},
-                          "no BPF privilege");
+    expect_one_line_error(
+        {"setpriv", "--inh-caps=-all", "--bounding-set=-bpf,-perfmon,-sys_admin", kVtscope, "trace", "--pid", pid},
+        "no BPF privilege");
 
     const std::string old_java = "/usr/lib/jvm/java-17-openjdk-amd64/bin/java";
     if (!std::filesystem::exists(old_java)) {
@@ -274,8 +275,10 @@ TEST(BadInput, NotAJvmUnknownSyscallOldJdkNoPrivilege) {
     // A JDK 17 JVM that stays up: the source launcher runs a one-line program that sleeps.
     std::string source = dir.path("Wait.java");
     if (std::FILE* f = std::fopen(source.c_str(), "w")) {
-        std::fputs("class Wait { public static void main(String[] a) throws Exception {"
-                   " new java.io.File(a[0]).createNewFile(); Thread.sleep(60000); } }\n", f);
+        std::fputs(
+            "class Wait { public static void main(String[] a) throws Exception {"
+            " new java.io.File(a[0]).createNewFile(); Thread.sleep(60000); } }\n",
+            f);
         std::fclose(f);
     }
     Child old = Child::start({old_java, source, dir.path("old.ready")}, "", "");
@@ -299,16 +302,21 @@ JvmtiCounts count_jvmti_activity(const std::string& extra_jvm_option) {
     JvmtiCounts counts;
     std::string libjvm = env_or("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64") + "/lib/server/libjvm.so";
     std::string command = java_bin() + " --enable-native-access=ALL-UNNAMED " +
-                          (extra_jvm_option.empty() ? "" : extra_jvm_option + " ") + "-cp " +
-                          class_path() + " io.vtscope.workloads.MarkerHarness --expected " +
-                          dir.path("expected.jsonl") + " --mode concurrent --yields";
+                          (extra_jvm_option.empty() ? "" : extra_jvm_option + " ") + "-cp " + class_path() +
+                          " io.vtscope.workloads.MarkerHarness --expected " + dir.path("expected.jsonl") +
+                          " --mode concurrent --yields";
     std::string program =
         "BEGIN { @mounts = 0; @unmounts = 0; @environments = 0; }\n"
-        "uprobe:" + libjvm + ":_ZN27JvmtiVTMSTransitionDisabler18VTMS_vthread_mountEP8_jobjectb /pid == cpid/ { @mounts++; }\n"
-        "uprobe:" + libjvm + ":_ZN27JvmtiVTMSTransitionDisabler20VTMS_vthread_unmountEP8_jobjectb /pid == cpid/ { @unmounts++; }\n"
-        "uprobe:" + libjvm + ":_ZN8JvmtiEnv14create_a_jvmtiEi /pid == cpid/ { @environments++; }\n";
-    Child tracer = Child::start({"bpftrace", "-c", command, "-e", program}, dir.path("bpftrace.out"),
-                                dir.path("bpftrace.err"));
+        "uprobe:" +
+        libjvm +
+        ":_ZN27JvmtiVTMSTransitionDisabler18VTMS_vthread_mountEP8_jobjectb /pid == cpid/ { @mounts++; }\n"
+        "uprobe:" +
+        libjvm +
+        ":_ZN27JvmtiVTMSTransitionDisabler20VTMS_vthread_unmountEP8_jobjectb /pid == cpid/ { @unmounts++; }\n"
+        "uprobe:" +
+        libjvm + ":_ZN8JvmtiEnv14create_a_jvmtiEi /pid == cpid/ { @environments++; }\n";
+    Child tracer =
+        Child::start({"bpftrace", "-c", command, "-e", program}, dir.path("bpftrace.out"), dir.path("bpftrace.err"));
     EXPECT_EQ(tracer.wait(180s).value_or(-1), 0) << read_file(dir.path("bpftrace.err"));
     EXPECT_EQ(read_lines(dir.path("expected.jsonl")).size(), 128u) << "the workload did not run";
     std::string out = read_file(dir.path("bpftrace.out"));
@@ -336,7 +344,8 @@ TEST(WriterCost, NoJvmtiEnvironmentAndNoNotifyingTransitions) {
     EXPECT_EQ(writer.unmounts, 0);
     EXPECT_EQ(writer.environments, 0);
 
-    JvmtiCounts control = count_jvmti_activity("-agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0");
+    JvmtiCounts control =
+        count_jvmti_activity("-agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0");
     std::printf("[ jvmti    ] control, JDWP agent: %ld notifying mounts, %ld unmounts, %ld JVMTI environments\n",
                 control.mounts, control.unmounts, control.environments);
     EXPECT_GT(control.mounts, 100);
@@ -353,12 +362,13 @@ TEST(Trust, NoRegionIsContextUnknownAndTheSummarySaysWhy) {
     // A JVM with no vtscope writer at all: a virtual thread writing to a file in a loop.
     std::string source = dir.path("Plain.java");
     if (std::FILE* f = std::fopen(source.c_str(), "w")) {
-        std::fputs("class Plain { public static void main(String[] a) throws Exception {"
-                   " var out = new java.io.FileOutputStream(a[1]);"
-                   " Thread.ofVirtual().start(() -> { try { while (true) { out.write(1); Thread.sleep(2); } }"
-                   " catch (Exception e) { } });"
-                   " new java.io.File(a[0]).createNewFile(); Thread.sleep(60000); } }\n",
-                   f);
+        std::fputs(
+            "class Plain { public static void main(String[] a) throws Exception {"
+            " var out = new java.io.FileOutputStream(a[1]);"
+            " Thread.ofVirtual().start(() -> { try { while (true) { out.write(1); Thread.sleep(2); } }"
+            " catch (Exception e) { } });"
+            " new java.io.File(a[0]).createNewFile(); Thread.sleep(60000); } }\n",
+            f);
         std::fclose(f);
     }
     Child plain = Child::start({java_bin(), source, dir.path("plain.ready"), dir.path("plain.out")}, "", "");
@@ -390,8 +400,8 @@ TEST(Trust, NoRegionIsContextUnknownAndTheSummarySaysWhy) {
     // The writer on the class path, no context published yet (--late-region): say that instead.
     IdleJvm idle(java_bin(), {"--enable-native-access=ALL-UNNAMED"}, {"--late-region"});
     ASSERT_TRUE(wait_for_file(idle.dir.path("ready"), 60s));
-    ASSERT_EQ(run_command({kVtscope, "trace", "--pid", std::to_string(idle.child.pid()), "--duration", "0.3", "--output",
-                           "/dev/null"},
+    ASSERT_EQ(run_command({kVtscope, "trace", "--pid", std::to_string(idle.child.pid()), "--duration", "0.3",
+                           "--output", "/dev/null"},
                           &err, 60s),
               0)
         << err;
@@ -405,10 +415,11 @@ TEST(Trust, NoRegionIsContextUnknownAndTheSummarySaysWhy) {
 TEST(Trust, AttachingToABusyJvmIsCorrectFromTheFirstEvent) {
     REQUIRE_BPF();
     TempDir dir;
-    Child jvm = Child::start({java_bin(), "--enable-native-access=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2",
-                              "-cp", class_path(), "io.vtscope.workloads.ContextHolders", "--expected",
-                              dir.path("expected.jsonl"), "--ready-file", dir.path("java.ready"), "--seconds", "900"},
-                             "", dir.path("java.err"));
+    Child jvm =
+        Child::start({java_bin(), "--enable-native-access=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2",
+                      "-cp", class_path(), "io.vtscope.workloads.ContextHolders", "--expected",
+                      dir.path("expected.jsonl"), "--ready-file", dir.path("java.ready"), "--seconds", "900"},
+                     "", dir.path("java.err"));
     ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 60s)) << read_file(dir.path("java.err"));
     struct Truth {
         long long thread_id;
@@ -421,8 +432,8 @@ TEST(Trust, AttachingToABusyJvmIsCorrectFromTheFirstEvent) {
         std::string error;
         ASSERT_TRUE(vtscope::parse_json(line, &t, &error)) << line;
         by_count[static_cast<long long>(t["count"].number)] = {static_cast<long long>(t["thread_id"].number),
-                                                                t["virtual"].boolean, t["trace_id"].string,
-                                                                t["span_id"].string};
+                                                               t["virtual"].boolean, t["trace_id"].string,
+                                                               t["span_id"].string};
     }
     ASSERT_EQ(by_count.size(), 66u);
     Child load1 = Child::start({"sh", "-c", "while :; do :; done"}, "", "");
@@ -465,9 +476,9 @@ TEST(BadInput, TargetExitingDuringAttachIsOneLine) {
         IdleJvm jvm(java_bin());
         ASSERT_TRUE(wait_for_file(jvm.dir.path("ready"), 60s));
         TempDir dir;
-        Child tracer = Child::start({kVtscope, "trace", "--pid", std::to_string(jvm.child.pid()), "--output",
-                                     dir.path("out.jsonl")},
-                                    "", dir.path("err"));
+        Child tracer = Child::start(
+            {kVtscope, "trace", "--pid", std::to_string(jvm.child.pid()), "--output", dir.path("out.jsonl")}, "",
+            dir.path("err"));
         std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
         jvm.child.signal(SIGKILL);
         int code = tracer.wait(60s).value_or(-1);
@@ -494,10 +505,10 @@ TEST(BadInput, TargetExitingDuringAttachIsOneLine) {
 TEST(Trust, LostEventsAreCountedInTheFirstLineAndTheJson) {
     REQUIRE_BPF();
     TempDir dir;
-    Child jvm = Child::start({java_bin(), "--enable-native-access=ALL-UNNAMED", "-cp", class_path(),
-                              "io.vtscope.workloads.ContextHolders", "--expected", dir.path("expected.jsonl"),
-                              "--ready-file", dir.path("java.ready"), "--seconds", "60"},
-                             "", dir.path("java.err"));
+    Child jvm = Child::start(
+        {java_bin(), "--enable-native-access=ALL-UNNAMED", "-cp", class_path(), "io.vtscope.workloads.ContextHolders",
+         "--expected", dir.path("expected.jsonl"), "--ready-file", dir.path("java.ready"), "--seconds", "60"},
+        "", dir.path("java.err"));
     ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 60s)) << read_file(dir.path("java.err"));
     std::string fifo = dir.path("out.fifo");
     ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
@@ -528,7 +539,8 @@ TEST(Lifecycle, DurationAndSignalStopCleanly) {
     ASSERT_TRUE(wait_for_file(jvm.dir.path("ready"), 60s));
     std::string pid = std::to_string(jvm.child.pid());
     std::string err;
-    EXPECT_EQ(run_command({kVtscope, "trace", "--pid", pid, "--duration", "0.5", "--output", "/dev/null"}, &err, 60s), 0)
+    EXPECT_EQ(run_command({kVtscope, "trace", "--pid", pid, "--duration", "0.5", "--output", "/dev/null"}, &err, 60s),
+              0)
         << err;
     EXPECT_NE(err.find("duration reached"), std::string::npos) << err;
     EXPECT_NE(err.find("events "), std::string::npos) << err;
@@ -547,16 +559,16 @@ TEST(Lifecycle, DurationAndSignalStopCleanly) {
     EXPECT_EQ(summary["exit_code"].number, 0);
     EXPECT_EQ(summary["identity"].string, "vmstructs");
     EXPECT_TRUE(summary["threads"]["at_attach"].number > 0) << read_file(json_dir.path("s.json"));
-    EXPECT_EQ(run_command({kVtscope, "trace", "--pid", "99999999", "--summary-json", json_dir.path("e.json")}, &err, 60s),
-              1);
+    EXPECT_EQ(
+        run_command({kVtscope, "trace", "--pid", "99999999", "--summary-json", json_dir.path("e.json")}, &err, 60s), 1);
     ASSERT_TRUE(vtscope::parse_json(read_file(json_dir.path("e.json")), &summary, &error)) << error;
     EXPECT_EQ(summary["exit_code"].number, 1);
     EXPECT_EQ(summary["error"].string, "no process with pid 99999999");
 
     TempDir dir;
-    Child tracer = Child::start({kVtscope, "trace", "--pid", pid, "--output", dir.path("out.jsonl"), "--ready-file",
-                                 dir.path("ready")},
-                                "", dir.path("err"));
+    Child tracer = Child::start(
+        {kVtscope, "trace", "--pid", pid, "--output", dir.path("out.jsonl"), "--ready-file", dir.path("ready")}, "",
+        dir.path("err"));
     ASSERT_TRUE(wait_for_file(dir.path("ready"), 30s)) << read_file(dir.path("err"));
     tracer.signal(SIGINT);
     EXPECT_EQ(tracer.wait(30s).value_or(-1), 0) << read_file(dir.path("err"));
@@ -572,11 +584,22 @@ TEST(LifecycleProbes, CountsAndRecordAddressesMatchTheWorkload) {
     REQUIRE_BPF();
     TempDir dir;
     const std::string lib = VTSCOPE_NATIVE_LIB;
-    std::vector<std::string> java = {java_bin(), "-agentpath:" + lib + "=probes", "--enable-native-access=ALL-UNNAMED",
-                                     "-Djdk.virtualThreadScheduler.parallelism=2", "-cp", class_path(),
-                                     "io.vtscope.workloads.MarkerHarness", "--expected", dir.path("expected.jsonl"),
-                                     "--ready-file", dir.path("java.ready"), "--go-file", dir.path("go"), "--mode",
-                                     "concurrent", "--yields"};
+    std::vector<std::string> java = {java_bin(),
+                                     "-agentpath:" + lib + "=probes",
+                                     "--enable-native-access=ALL-UNNAMED",
+                                     "-Djdk.virtualThreadScheduler.parallelism=2",
+                                     "-cp",
+                                     class_path(),
+                                     "io.vtscope.workloads.MarkerHarness",
+                                     "--expected",
+                                     dir.path("expected.jsonl"),
+                                     "--ready-file",
+                                     dir.path("java.ready"),
+                                     "--go-file",
+                                     dir.path("go"),
+                                     "--mode",
+                                     "concurrent",
+                                     "--yields"};
     Child jvm = Child::start(java, "", dir.path("java.err"));
     ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 60s)) << read_file(dir.path("java.err"));
     // Dormant until a tracer attaches: the library keeps its JVMTI events off.
@@ -643,7 +666,8 @@ TEST(LifecycleProbes, CountsAndRecordAddressesMatchTheWorkload) {
         EXPECT_EQ(c.mounts, c.unmounts) << "thread " << vid;
         EXPECT_GE(c.unmounts, 7) << "thread " << vid << " parks between its 8 markers";
         EXPECT_NE(record, 0) << "thread " << vid;
-        EXPECT_EQ(c.records, std::set<long long>{record}) << "thread " << vid << ": every probe names the writer's record";
+        EXPECT_EQ(c.records, std::set<long long>{record})
+            << "thread " << vid << ": every probe names the writer's record";
     }
     EXPECT_EQ(senders, 16);
     long total_mounts = 0, total_unmounts = 0, threads = 0;
@@ -668,9 +692,9 @@ TEST(Stat, CountsEqualTheReportOfATraceOfTheSameRun) {
                                  dir.path("service.out"), dir.path("service.err"));
     ASSERT_TRUE(wait_for_file(dir.path("service.ready"), 60s)) << read_file(dir.path("service.err"));
     std::string pid = std::to_string(service.pid());
-    Child trace = Child::start({kVtscope, "trace", "--pid", pid, "--output", dir.path("trace.jsonl"), "--ready-file",
-                                dir.path("trace.ready")},
-                               "", dir.path("trace.err"));
+    Child trace = Child::start(
+        {kVtscope, "trace", "--pid", pid, "--output", dir.path("trace.jsonl"), "--ready-file", dir.path("trace.ready")},
+        "", dir.path("trace.err"));
     Child stat = Child::start({kVtscope, "stat", "--pid", pid, "--top", "1000", "--output", dir.path("stat.txt"),
                                "--ready-file", dir.path("stat.ready")},
                               "", dir.path("stat.err"));
@@ -698,32 +722,33 @@ TEST(LifecycleProbes, EventsAreOnOnlyWhileATracerIsAttached) {
     REQUIRE_BPF();
     TempDir dir;
     const std::string lib = VTSCOPE_NATIVE_LIB;
-    Child jvm = Child::start({java_bin(), "-agentpath:" + lib + "=probes", "--enable-native-access=ALL-UNNAMED", "-cp",
-                              class_path(), "io.vtscope.workloads.MarkerHarness", "--expected",
-                              dir.path("expected.jsonl"), "--ready-file", dir.path("java.ready"), "--go-file",
-                              dir.path("go")},
-                             "", dir.path("java.err"));
+    Child jvm =
+        Child::start({java_bin(), "-agentpath:" + lib + "=probes", "--enable-native-access=ALL-UNNAMED", "-cp",
+                      class_path(), "io.vtscope.workloads.MarkerHarness", "--expected", dir.path("expected.jsonl"),
+                      "--ready-file", dir.path("java.ready"), "--go-file", dir.path("go")},
+                     "", dir.path("java.err"));
     ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 60s)) << read_file(dir.path("java.err"));
     vtscope::ProcessMemory memory(jvm.pid());
     auto maps = vtscope::read_maps(jvm.pid());
     ASSERT_TRUE(static_cast<bool>(maps));
     EXPECT_FALSE(vtscope::wait_for_probe_events(jvm.pid(), *maps, lib, memory, 200ms)) << "on before any tracer";
 
-    Child tracer = Child::start({kVtscope, "trace", "--pid", std::to_string(jvm.pid()), "--identity", "lifecycle",
-                                 "--duration", "2", "--output", dir.path("out.jsonl"), "--ready-file",
-                                 dir.path("vtscope.ready")},
-                                "", dir.path("vtscope.err"));
+    Child tracer =
+        Child::start({kVtscope, "trace", "--pid", std::to_string(jvm.pid()), "--identity", "lifecycle", "--duration",
+                      "2", "--output", dir.path("out.jsonl"), "--ready-file", dir.path("vtscope.ready")},
+                     "", dir.path("vtscope.err"));
     ASSERT_TRUE(wait_for_file(dir.path("vtscope.ready"), 30s)) << read_file(dir.path("vtscope.err"));
     // vtscope waits for the library before it reports ready.
     EXPECT_TRUE(vtscope::wait_for_probe_events(jvm.pid(), *maps, lib, memory, 0ms)) << "off while traced";
-    EXPECT_EQ(read_file(dir.path("vtscope.err")).find("warning"), std::string::npos) << read_file(dir.path("vtscope.err"));
+    EXPECT_EQ(read_file(dir.path("vtscope.err")).find("warning"), std::string::npos)
+        << read_file(dir.path("vtscope.err"));
     ASSERT_EQ(tracer.wait(30s).value_or(-1), 0) << read_file(dir.path("vtscope.err"));
 
     // A second tracer right after the first: it finds the events on, and nothing went off under it.
-    Child second = Child::start({kVtscope, "trace", "--pid", std::to_string(jvm.pid()), "--identity", "lifecycle",
-                                 "--duration", "1", "--output", dir.path("out2.jsonl"), "--ready-file",
-                                 dir.path("vtscope2.ready")},
-                                "", dir.path("vtscope2.err"));
+    Child second =
+        Child::start({kVtscope, "trace", "--pid", std::to_string(jvm.pid()), "--identity", "lifecycle", "--duration",
+                      "1", "--output", dir.path("out2.jsonl"), "--ready-file", dir.path("vtscope2.ready")},
+                     "", dir.path("vtscope2.err"));
     ASSERT_TRUE(wait_for_file(dir.path("vtscope2.ready"), 30s)) << read_file(dir.path("vtscope2.err"));
     EXPECT_TRUE(vtscope::wait_for_probe_events(jvm.pid(), *maps, lib, memory, 0ms)) << "off under the second tracer";
     ASSERT_EQ(second.wait(30s).value_or(-1), 0) << read_file(dir.path("vtscope2.err"));
@@ -748,10 +773,9 @@ TEST(LifecycleProbes, EventsAreOnOnlyWhileATracerIsAttached) {
 TEST(OtepTls, ThirdPartyReaderFindsTheMountedThreadsContext) {
     REQUIRE_BPF();
     for (const char* scope : {"clean", "leaky-final"}) {
-        TraceRun run = run_harness({"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=otep",
-                                    "-Djdk.virtualThreadScheduler.parallelism=2"},
-                                   {"--mode", "concurrent", "--yields", "--nested", "--scope", scope},
-                                   {"--identity", "otep-tls"});
+        TraceRun run = run_harness(
+            {"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=otep", "-Djdk.virtualThreadScheduler.parallelism=2"},
+            {"--mode", "concurrent", "--yields", "--nested", "--scope", scope}, {"--identity", "otep-tls"});
         expect_clean_run(run);
         CheckResult r = check_markers(run.expected, run.trace);
         std::printf("[ otep-tls ] %s: %s\n", scope, r.summary().c_str());
@@ -765,10 +789,9 @@ TEST(OtepTls, ThirdPartyReaderFindsTheMountedThreadsContext) {
 // platform senders' contexts next to the virtual ones.
 TEST(OtepTls, ThirdPartyReaderFindsPlatformThreadsContext) {
     REQUIRE_BPF();
-    TraceRun run = run_harness({"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=otep",
-                                "-Djdk.virtualThreadScheduler.parallelism=2"},
-                               {"--mode", "concurrent", "--threads", "4", "--platform-threads", "4", "--nested"},
-                               {"--identity", "otep-tls"});
+    TraceRun run = run_harness(
+        {"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=otep", "-Djdk.virtualThreadScheduler.parallelism=2"},
+        {"--mode", "concurrent", "--threads", "4", "--platform-threads", "4", "--nested"}, {"--identity", "otep-tls"});
     expect_clean_run(run);
     CheckResult r = check_markers(run.expected, run.trace);
     std::printf("[ otep-tls ] platform + virtual: %s\n", r.summary().c_str());

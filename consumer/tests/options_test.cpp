@@ -6,8 +6,8 @@ using vtscope::Command;
 using vtscope::parse_options;
 
 TEST(Options, TraceWithAllOptions) {
-    auto o = parse_options({"trace", "--pid", "42", "--syscalls", "write,read,write", "--duration", "2.5",
-                            "--output", "/tmp/x.jsonl", "--ready-file=/tmp/ready"});
+    auto o = parse_options({"trace", "--pid", "42", "--syscalls", "write,read,write", "--duration", "2.5", "--output",
+                            "/tmp/x.jsonl", "--ready-file=/tmp/ready"});
     ASSERT_TRUE(o.ok()) << o.error().message;
     EXPECT_EQ(o->command, Command::kTrace);
     EXPECT_EQ(o->trace.pid, 42);

@@ -74,9 +74,10 @@ ProfileRun run_profiled(const TempDir& dir, const std::vector<std::string>& jvm_
     java.insert(java.end(), jvm_options.begin(), jvm_options.end());
     java.push_back("-cp");
     java.push_back(class_path());
-    for (const std::string& a : {std::string("io.vtscope.workloads.CpuBudgets"), std::string("--expected"),
-                                 dir.path("truth.jsonl"), std::string("--ready-file"), dir.path("java.ready"),
-                                 std::string("--go-file"), dir.path("go"), std::string("--hold-file"), dir.path("hold")})
+    for (const std::string& a :
+         {std::string("io.vtscope.workloads.CpuBudgets"), std::string("--expected"), dir.path("truth.jsonl"),
+          std::string("--ready-file"), dir.path("java.ready"), std::string("--go-file"), dir.path("go"),
+          std::string("--hold-file"), dir.path("hold")})
         java.push_back(a);
     Child jvm = Child::start(java, "", dir.path("java.err"));
     if (!wait_for_file(dir.path("java.ready"), 120s)) {
@@ -87,8 +88,10 @@ ProfileRun run_profiled(const TempDir& dir, const std::vector<std::string>& jvm_
     std::vector<Child> tracers;
     for (size_t i = 0; i < sessions.size(); i++) {
         std::string n = std::to_string(i);
-        std::vector<std::string> profile = {kVtscope, "profile", "--pid", std::to_string(jvm.pid()), "--output",
-                                            dir.path("report" + n + ".txt"), "--ready-file", dir.path("vtscope.ready" + n),
+        std::vector<std::string> profile = {kVtscope,         "profile",
+                                            "--pid",          std::to_string(jvm.pid()),
+                                            "--output",       dir.path("report" + n + ".txt"),
+                                            "--ready-file",   dir.path("vtscope.ready" + n),
                                             "--summary-json", dir.path("summary" + n + ".json")};
         profile.insert(profile.end(), sessions[i].begin(), sessions[i].end());
         tracers.push_back(Child::start(profile, "", dir.path("vtscope" + n + ".err")));
@@ -98,7 +101,8 @@ ProfileRun run_profiled(const TempDir& dir, const std::vector<std::string>& jvm_
         }
     }
     if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
-    if (!wait_for_file(dir.path("truth.jsonl"), 300s)) ADD_FAILURE() << "no ground truth: " << read_file(dir.path("java.err"));
+    if (!wait_for_file(dir.path("truth.jsonl"), 300s))
+        ADD_FAILURE() << "no ground truth: " << read_file(dir.path("java.err"));
     for (Child& tracer : tracers) tracer.signal(SIGINT);
     std::string error;
     for (size_t i = 0; i < tracers.size(); i++) {
@@ -144,7 +148,8 @@ const Json* find_trace(const Json& profile, const std::string& trace_id) {
 }
 
 // Samples of each trace's folded stacks, and how many of them contain a frame matching needle.
-std::map<std::string, std::pair<double, double>> frames_per_trace(const std::string& folded, const std::string& needle) {
+std::map<std::string, std::pair<double, double>> frames_per_trace(const std::string& folded,
+                                                                  const std::string& needle) {
     std::map<std::string, std::pair<double, double>> out;
     size_t pos = 0;
     while (pos < folded.size()) {
@@ -181,10 +186,11 @@ std::map<std::string, double> check_accuracy(const ProfileRun& run, const Json& 
         double error = t.cpu_ms > 0 ? 100.0 * (cpu_ms - t.cpu_ms) / t.cpu_ms : 0;
         auto [folded_samples, with_spin] = spin_frames[t.trace_id];
         double spin_share = folded_samples > 0 ? 100.0 * with_spin / folded_samples : 0;
-        std::printf("[ profile  ] %s: trace %s vthread #%lld budget %3d ms: %4.0f samples, %6.1f ms estimated, "
-                    "%6.1f ms ground truth (%+.1f%%), %d slices on %zu carriers",
-                    label.c_str(), t.trace_id.c_str(), static_cast<long long>(t.vthread), t.budget_ms, samples, cpu_ms,
-                    t.cpu_ms, error, t.slices, t.carriers);
+        std::printf(
+            "[ profile  ] %s: trace %s vthread #%lld budget %3d ms: %4.0f samples, %6.1f ms estimated, "
+            "%6.1f ms ground truth (%+.1f%%), %d slices on %zu carriers",
+            label.c_str(), t.trace_id.c_str(), static_cast<long long>(t.vthread), t.budget_ms, samples, cpu_ms,
+            t.cpu_ms, error, t.slices, t.carriers);
         if (!folded.empty()) std::printf("; spin frame in %.1f%%", spin_share);
         std::printf("\n");
         estimates[t.trace_id] = cpu_ms;
@@ -208,10 +214,11 @@ std::map<std::string, double> check_accuracy(const ProfileRun& run, const Json& 
         auto own = std::find_if(spinners.begin(), spinners.end(), [&](const Truth& t) { return t.vthread == id; });
         for (const auto& [trace, n] : v["traces"].object) {
             if (trace == "none") continue;  // no_context: before the first publish or after the clear
-            EXPECT_NE(own, spinners.end()) << label << ": samples of trace " << trace << " on unknown virtual thread #" << id;
+            EXPECT_NE(own, spinners.end())
+                << label << ": samples of trace " << trace << " on unknown virtual thread #" << id;
             if (own != spinners.end()) {
-                EXPECT_EQ(trace, own->trace_id) << label << ": " << n.number << " samples of virtual thread #" << id
-                                                << " under a foreign trace";
+                EXPECT_EQ(trace, own->trace_id)
+                    << label << ": " << n.number << " samples of virtual thread #" << id << " under a foreign trace";
             }
         }
     }
@@ -235,7 +242,8 @@ std::map<std::string, double> check_accuracy(const ProfileRun& run, const Json& 
         carrier_attributed += th["ok"].number + th["no_context"].number;
     }
     std::printf("[ profile  ] %s: carriers: %.0f of %.0f samples attributed (%.2f%%)\n", label.c_str(),
-                carrier_attributed, carrier_samples, carrier_samples > 0 ? 100.0 * carrier_attributed / carrier_samples : 0.0);
+                carrier_attributed, carrier_samples,
+                carrier_samples > 0 ? 100.0 * carrier_attributed / carrier_samples : 0.0);
     EXPECT_GT(carrier_samples, 0) << label;
     if (carrier_samples > 0) {
         EXPECT_GE(carrier_attributed / carrier_samples, min_carrier_share) << label;
@@ -252,10 +260,11 @@ TEST(Profile, CpuPerTraceMatchesGroundTruth) {
     REQUIRE_BPF();
     TempDir dir;
     // spin keeps its own frame only when C2 does not inline it into slice.
-    ProfileRun run = run_profiled(dir, {"-XX:+PreserveFramePointer", "-XX:CompileCommand=quiet",
-                                        "-XX:CompileCommand=dontinline,io.vtscope.workloads.CpuBudgets::spin"},
-                                  {{"--hz", "499", "--stacks", "--folded", dir.path("folded.txt"), "--flamegraph",
-                                    dir.path("flame.svg")}});
+    ProfileRun run = run_profiled(
+        dir,
+        {"-XX:+PreserveFramePointer", "-XX:CompileCommand=quiet",
+         "-XX:CompileCommand=dontinline,io.vtscope.workloads.CpuBudgets::spin"},
+        {{"--hz", "499", "--stacks", "--folded", dir.path("folded.txt"), "--flamegraph", dir.path("flame.svg")}});
     ASSERT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     ASSERT_EQ(run.java_exit, 0) << run.java_stderr;
     std::printf("%s", run.report.c_str());
@@ -277,10 +286,10 @@ TEST(Profile, CpuPerTraceMatchesGroundTruth) {
         return;
     }
     std::string dom_path = dir.path("dom.txt");
-    Child browser = Child::start({chromium, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
-                                  "--user-data-dir=" + dir.path("chromium"), "--dump-dom",
-                                  "file://" + run.svg_path + "#selftest"},
-                                 dom_path, dir.path("chromium.err"));
+    Child browser =
+        Child::start({chromium, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
+                      "--user-data-dir=" + dir.path("chromium"), "--dump-dom", "file://" + run.svg_path + "#selftest"},
+                     dom_path, dir.path("chromium.err"));
     ASSERT_EQ(browser.wait(180s).value_or(-1), 0) << read_file(dir.path("chromium.err"));
     std::string dom = read_file(dom_path);
     std::string log = read_file(dir.path("chromium.err"));
@@ -336,7 +345,8 @@ TEST(Profile, WarnsWithoutFramePointersAndResolvesNativeFrames) {
     EXPECT_NE(run.report.find("-XX:+PreserveFramePointer"), std::string::npos) << run.report;
     // Some frame named from an ELF symbol table (neither a bracketed placeholder nor kernel).
     size_t named = 0;
-    for (const std::string& frame : {std::string(";clock_gettime"), std::string(";JavaThread::"), std::string(";start_thread")})
+    for (const std::string& frame :
+         {std::string(";clock_gettime"), std::string(";JavaThread::"), std::string(";start_thread")})
         if (run.folded.find(frame) != std::string::npos) named++;
     EXPECT_GT(named, 0u) << run.folded.substr(0, 2000);
 }

@@ -31,8 +31,7 @@ std::vector<ProfileRow> sample_rows() {
     const std::string a(32, 'a'), b(32, 'b');
     std::vector<ProfileRow> rows = {virtual_row(10, 31, a, 200, {"thread_native_entry", "A.slice", "A.spin"}),
                                     virtual_row(11, 31, a, 50, {"thread_native_entry", "A.slice"}),
-                                    virtual_row(11, 32, b, 100, {"A.slice", "A.spin"}),
-                                    virtual_row(10, 33, "", 4)};
+                                    virtual_row(11, 32, b, 100, {"A.slice", "A.spin"}), virtual_row(10, 33, "", 4)};
     ProfileRow gc;
     gc.tid = 20;
     gc.status = VTSCOPE_STATUS_UNMAPPED;
@@ -80,7 +79,8 @@ TEST(ProfileOptions, DefaultsAndAll) {
     EXPECT_EQ(o->profile.top, 3);
     EXPECT_EQ(o->profile.identity, IdentityChannel::kLifecycle);
     EXPECT_NE(usage().find("--flamegraph FILE.svg"), std::string::npos);
-    for (auto args : std::vector<std::vector<std::string>>{{"profile"}, {"profile", "--pid", "1", "--hz", "10001"},
+    for (auto args : std::vector<std::vector<std::string>>{{"profile"},
+                                                           {"profile", "--pid", "1", "--hz", "10001"},
                                                            {"profile", "--pid", "1", "--by", "x"},
                                                            {"profile", "--pid", "1", "--folded"},
                                                            {"profile", "--pid", "1", "--duration", "-1"}})
@@ -100,7 +100,9 @@ TEST(ProfileReport, TextGroupsVirtualNonVirtualAndUnattributed) {
 
 TEST(ProfileReport, JsonCountsPerTraceThreadAndStatus) {
     std::string json = render_profile_json(sample_rows(), sample_info());
-    EXPECT_NE(json.find("{\"trace_id\":\"" + std::string(32, 'a') + "\",\"samples\":250,\"cpu_ms\":500"), std::string::npos) << json;
+    EXPECT_NE(json.find("{\"trace_id\":\"" + std::string(32, 'a') + "\",\"samples\":250,\"cpu_ms\":500"),
+              std::string::npos)
+        << json;
     EXPECT_NE(json.find("\"tid\":20,\"name\":\"GC Thread#0\",\"samples\":7"), std::string::npos) << json;
     EXPECT_NE(json.find("{\"status\":\"invalid\",\"reason\":\"torn_record\",\"samples\":1"), std::string::npos) << json;
     EXPECT_NE(json.find("\"truncated_samples\":100"), std::string::npos) << json;
@@ -109,8 +111,11 @@ TEST(ProfileReport, JsonCountsPerTraceThreadAndStatus) {
 TEST(ProfileReport, FoldedHasOneRootPerTraceAndMarksTruncation) {
     auto folded = fold_stacks(sample_rows(), sample_info());
     std::string text = render_folded(folded);
-    EXPECT_NE(text.find("trace " + std::string(32, 'a') + ";thread_native_entry;A.slice;A.spin 200\n"), std::string::npos) << text;
-    EXPECT_NE(text.find("trace " + std::string(32, 'b') + ";[truncated];A.slice;A.spin 100\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("trace " + std::string(32, 'a') + ";thread_native_entry;A.slice;A.spin 200\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("trace " + std::string(32, 'b') + ";[truncated];A.slice;A.spin 100\n"), std::string::npos)
+        << text;
     EXPECT_NE(text.find("[non-virtual] GC Thread#0;[no stack] 7\n"), std::string::npos) << text;
     EXPECT_NE(text.find("[unattributed invalid/torn_record];[no stack] 1\n"), std::string::npos) << text;
     ProfileInfo by_vthread = sample_info();
@@ -120,7 +125,8 @@ TEST(ProfileReport, FoldedHasOneRootPerTraceAndMarksTruncation) {
 }
 
 TEST(Flamegraph, OneTowerPerRootFrameAndEscapedNames) {
-    std::vector<FoldedStack> stacks = {{{"trace a", "x<y>&\"z\"", "leaf"}, 3}, {{"trace b", "leaf"}, 1}, {{"trace a", "w"}, 1}};
+    std::vector<FoldedStack> stacks = {
+        {{"trace a", "x<y>&\"z\"", "leaf"}, 3}, {{"trace b", "leaf"}, 1}, {{"trace a", "w"}, 1}};
     std::string svg = render_flamegraph_svg(stacks, "t");
     size_t towers = 0;
     for (size_t at = 0; (at = svg.find("data-d=\"1\"", at)) != std::string::npos; at++) towers++;
@@ -134,11 +140,12 @@ TEST(Flamegraph, OneTowerPerRootFrameAndEscapedNames) {
 
 TEST(StackSymbolizer, PerfMapAndSymbolTable) {
     SymbolTable table;
-    parse_perf_map("7f0000001000 100 long io.x.A.spin(long, int)\n"
-                   "7f0000002000 40 Interpreter\n"
-                   "garbage line\n"
-                   "7f0000003000 10 StubRoutines (1)\n",
-                   table);
+    parse_perf_map(
+        "7f0000001000 100 long io.x.A.spin(long, int)\n"
+        "7f0000002000 40 Interpreter\n"
+        "garbage line\n"
+        "7f0000003000 10 StubRoutines (1)\n",
+        table);
     ASSERT_EQ(table.size(), 3u);
     ASSERT_NE(table.find(0x7f0000001010), nullptr);
     EXPECT_EQ(*table.find(0x7f0000001010), "io.x.A.spin");

@@ -35,7 +35,7 @@ inline constexpr const char* kNoPrivilege =
         GTEST_SKIP() << "SKIPPED: " << reason_;                             \
     } while (0)
 
-#define REQUIRE_BPF()                                                                           \
-    do {                                                                                        \
-        if (!vtscope::have_bpf_privilege()) SKIP_LOUDLY(vtscope::testing::kNoPrivilege);        \
+#define REQUIRE_BPF()                                                                    \
+    do {                                                                                 \
+        if (!vtscope::have_bpf_privilege()) SKIP_LOUDLY(vtscope::testing::kNoPrivilege); \
     } while (0)

@@ -21,9 +21,9 @@ extern "C" {
 #endif
 
 /* Feature bits for vtscope_native_init. */
-#define VTSCOPE_FEATURE_VTT 1u     /* Virtual Thread Time: mounted time and mount counts */
-#define VTSCOPE_FEATURE_PROBES 2u  /* USDT lifecycle probes, provider "vtscope" */
-#define VTSCOPE_FEATURE_OTEP 4u    /* OTEP 4947: otel_thread_ctx_v1 follows mounts */
+#define VTSCOPE_FEATURE_VTT 1u    /* Virtual Thread Time: mounted time and mount counts */
+#define VTSCOPE_FEATURE_PROBES 2u /* USDT lifecycle probes, provider "vtscope" */
+#define VTSCOPE_FEATURE_OTEP 4u   /* OTEP 4947: otel_thread_ctx_v1 follows mounts */
 
 /* Result codes. */
 #define VTSCOPE_OK 0
@@ -44,12 +44,12 @@ extern "C" {
  * of System.nanoTime() on Linux.
  */
 struct vtscope_vtt_block {
-	uint64_t mounted_ns;     /* mounted time of completed mount intervals since registration */
-	uint64_t mount_start_ns; /* start of the current mount interval */
-	uint64_t mounts;         /* mount transitions since registration */
-	uint64_t unmounts;       /* unmount transitions since registration */
-	int64_t thread_id;       /* Thread.threadId() of the owner */
-	uint64_t reserved[3];
+    uint64_t mounted_ns;     /* mounted time of completed mount intervals since registration */
+    uint64_t mount_start_ns; /* start of the current mount interval */
+    uint64_t mounts;         /* mount transitions since registration */
+    uint64_t unmounts;       /* unmount transitions since registration */
+    int64_t thread_id;       /* Thread.threadId() of the owner */
+    uint64_t reserved[3];
 };
 
 /*

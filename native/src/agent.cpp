@@ -151,8 +151,8 @@ bool find_extension_events(jvmtiEnv* jvmti, jint* mount_index, jint* unmount_ind
 }
 
 // Called with g_init_mutex held. in_onload: from Agent_OnLoad (no JNI yet).
-int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, uint64_t region_size,
-                          uint32_t capacity, bool in_onload) {
+int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, uint64_t region_size, uint32_t capacity,
+                          bool in_onload) {
     g_rt.vm = vm;
     jvmtiEnv* jvmti = nullptr;
     if (vm->GetEnv(reinterpret_cast<void**>(&jvmti), JVMTI_VERSION_21) != JNI_OK || !jvmti)
@@ -193,12 +193,13 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
     callbacks.VMInit = on_vm_init;
     callbacks.VMDeath = on_vm_death;
     if (jvmti->SetEventCallbacks(&callbacks, sizeof(callbacks)) != JVMTI_ERROR_NONE ||
-        jvmti->SetExtensionEventCallback(mount_index, reinterpret_cast<jvmtiExtensionEvent>(on_mount)) != JVMTI_ERROR_NONE ||
-        jvmti->SetExtensionEventCallback(unmount_index, reinterpret_cast<jvmtiExtensionEvent>(on_unmount)) != JVMTI_ERROR_NONE)
+        jvmti->SetExtensionEventCallback(mount_index, reinterpret_cast<jvmtiExtensionEvent>(on_mount)) !=
+            JVMTI_ERROR_NONE ||
+        jvmti->SetExtensionEventCallback(unmount_index, reinterpret_cast<jvmtiExtensionEvent>(on_unmount)) !=
+            JVMTI_ERROR_NONE)
         return fail(VTSCOPE_ERR_JVMTI, "setting the JVMTI callbacks failed");
 
-    if (in_onload && !set_event(JVMTI_EVENT_VM_INIT, true))
-        return fail(VTSCOPE_ERR_JVMTI, "enabling VMInit failed");
+    if (in_onload && !set_event(JVMTI_EVENT_VM_INIT, true)) return fail(VTSCOPE_ERR_JVMTI, "enabling VMInit failed");
     if (needs_probe_watcher() && !set_event(JVMTI_EVENT_VM_DEATH, true))
         return fail(VTSCOPE_ERR_JVMTI, "enabling VMDeath failed");
     // OTEP readers cannot be detected, so OTEP keeps the records and events on from here. The
@@ -220,8 +221,10 @@ int32_t initialize(JavaVM* vm, uint32_t features, uint64_t region_base, uint64_t
     std::lock_guard<std::mutex> lock(g_init_mutex);
     if (g_init_done) {
         if (g_init_result == VTSCOPE_OK && (features & ~g_rt.features) != 0)
-            return fail(VTSCOPE_ERR_FEATURES, "features " + feature_names(features) + " requested, but the library was "
-                                              "initialised with " + feature_names(g_rt.features));
+            return fail(VTSCOPE_ERR_FEATURES, "features " + feature_names(features) +
+                                                  " requested, but the library was "
+                                                  "initialised with " +
+                                                  feature_names(g_rt.features));
         return g_init_result;
     }
     g_init_result = initialize_locked(vm, features, region_base, region_size, capacity, in_onload);

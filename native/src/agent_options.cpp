@@ -17,7 +17,8 @@ bool parse_agent_options(std::string_view text, AgentOptions* options, std::stri
     size_t start = 0;
     while (start <= text.size()) {
         size_t comma = text.find(',', start);
-        std::string_view item = text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+        std::string_view item =
+            text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
         if (item == "vtt") {
             result.features |= VTSCOPE_FEATURE_VTT;
         } else if (item == "probes") {
@@ -38,7 +39,8 @@ bool parse_agent_options(std::string_view text, AgentOptions* options, std::stri
             }
             result.capacity = value;
         } else {
-            *error = "unknown option '" + std::string(item) + "' (expected vtt, probes, otep, capacity=N, paper-release)";
+            *error =
+                "unknown option '" + std::string(item) + "' (expected vtt, probes, otep, capacity=N, paper-release)";
             return false;
         }
         if (comma == std::string_view::npos) break;

@@ -9,8 +9,8 @@
 namespace vtscope::native {
 
 struct AgentOptions {
-    uint32_t features = 0;       // VTSCOPE_FEATURE_* bits
-    uint32_t capacity = 0;       // record-region slots, 0 = default
+    uint32_t features = 0;  // VTSCOPE_FEATURE_* bits
+    uint32_t capacity = 0;  // record-region slots, 0 = default
     // Release a thread's slot at its end without clearing its record, as the paper's JVM frees
     // its buffers. Only for the two-probe ablation: a stale cached address then shows the dead
     // thread's last context (the paper's silent content misattribution under leaky-final).

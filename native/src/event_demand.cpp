@@ -36,7 +36,11 @@ bool apply_event_demand_locked() {
     }
     if (records || vtt || g_start_claims.load() > 0) wanted |= kEnd;
 
-    struct Step { uint32_t bit; jvmtiEvent events[2]; int count; };
+    struct Step {
+        uint32_t bit;
+        jvmtiEvent events[2];
+        int count;
+    };
     const Step steps[] = {
         {kEnd, {JVMTI_EVENT_VIRTUAL_THREAD_END}, 1},
         {kMountUnmount, {static_cast<jvmtiEvent>(g_mount_index), static_cast<jvmtiEvent>(g_unmount_index)}, 2},

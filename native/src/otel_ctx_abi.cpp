@@ -10,7 +10,7 @@
 #include "vtscope_native.h"
 
 extern "C" __attribute__((visibility("default"))) int32_t vtscope_process_context_set_resource(const uint8_t* entries,
-                                                                                                uint64_t size) {
+                                                                                               uint64_t size) {
     using namespace vtscope::native;
     if (!entries && size) return VTSCOPE_ERR_REGION;
     std::vector<ContextAttribute> resource;

@@ -52,7 +52,8 @@ void* watch_probe_tracers(void*) {
         // A tracer that attached while the events were being switched off must not wait a period.
         if (ok && !attached && probe_tracer_attached()) ok = switch_events_attached(true);
         if (!ok && !reported && vm_is_live()) {
-            std::fprintf(stderr, "vtscope: switching the virtual-thread events failed; lifecycle probes may miss events\n");
+            std::fprintf(stderr,
+                         "vtscope: switching the virtual-thread events failed; lifecycle probes may miss events\n");
             reported = true;
         }
     }

@@ -15,7 +15,9 @@ namespace {
 // Slot words shared with other threads (and the Java writer) are accessed atomically through
 // std::atomic_ref; the record bytes are written only by the owner (or the releaser after the
 // owner ended) and published with release fences, as the OTEP 4947 protocol prescribes.
-std::atomic_ref<int64_t> owner_word(uint64_t slot) { return std::atomic_ref<int64_t>(*reinterpret_cast<int64_t*>(slot)); }
+std::atomic_ref<int64_t> owner_word(uint64_t slot) {
+    return std::atomic_ref<int64_t>(*reinterpret_cast<int64_t*>(slot));
+}
 
 vtscope_slot* slot_ptr(uint64_t slot) { return reinterpret_cast<vtscope_slot*>(slot); }
 
@@ -125,7 +127,8 @@ bool RecordTable::release(int64_t tid, bool keep_record) {
     if (!record) return false;
     uint64_t slot = record - VTSCOPE_RECORD_OFFSET;
     int64_t expected = tid;
-    if (!owner_word(slot).compare_exchange_strong(expected, VTSCOPE_OWNER_BUSY, std::memory_order_acq_rel)) return false;
+    if (!owner_word(slot).compare_exchange_strong(expected, VTSCOPE_OWNER_BUSY, std::memory_order_acq_rel))
+        return false;
     if (!keep_record) clear_record(&slot_ptr(slot)->record);
     bool claimed_at_start = slot_ptr(slot)->head.claimed_at_start != 0;
     slot_ptr(slot)->head.kind = 0;

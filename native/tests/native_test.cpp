@@ -184,7 +184,6 @@ TEST(SlotAddress, ProbesLinearlyFromTheHomeSlotAndWraps) {
     EXPECT_EQ(vtscope_slot_address(kBase, kMask, 64 + 5, VTSCOPE_MAX_PROBE - 1), slot(5 + VTSCOPE_MAX_PROBE - 1));
 }
 
-
 // The payload's structure is checked by a real decoder in process_context_test.cpp; this is a
 // byte-level pin of its layout: ProcessContext.attributes (field 2, tag 0x12) first when there is
 // no resource.

@@ -116,7 +116,8 @@ const pb::KeyValue* find(const google::protobuf::RepeatedPtrField<pb::KeyValue>&
 
 TEST(ProcessContextJvm, ReadFromOutsideWithTheApplicationsResource) {
     if (!std::filesystem::exists(VTSCOPE_JAVA_DIR "/vtscope-workloads.jar")) {
-        std::fprintf(stderr, "\n*** SKIPPED: no %s/vtscope-workloads.jar (make java builds it) ***\n\n", VTSCOPE_JAVA_DIR);
+        std::fprintf(stderr, "\n*** SKIPPED: no %s/vtscope-workloads.jar (make java builds it) ***\n\n",
+                     VTSCOPE_JAVA_DIR);
         GTEST_SKIP() << "SKIPPED: no Java jars";
     }
     uint64_t started = boottime_ns();

@@ -42,7 +42,8 @@ void expect_no_unknown_fields(const google::protobuf::Message& m, const std::str
         if (f->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) continue;
         if (f->is_repeated()) {
             for (int i = 0; i < r->FieldSize(m, f); i++)
-                expect_no_unknown_fields(r->GetRepeatedMessage(m, f, i), path + "." + f->name() + "[" + std::to_string(i) + "]");
+                expect_no_unknown_fields(r->GetRepeatedMessage(m, f, i),
+                                         path + "." + f->name() + "[" + std::to_string(i) + "]");
         } else {
             expect_no_unknown_fields(r->GetMessage(m, f), path + "." + f->name());
         }
@@ -190,8 +191,8 @@ TEST(ProcessContextPayload, OversizedAttributesAreLeftOutAndTheRestStaysDecodabl
 
 TEST(ProcessContextPayload, ResourceEntriesFromTheCAbi) {
     // u8 kind, u16 key length, key, then u32 length + bytes (string) or 8 bytes (int64), LE.
-    const uint8_t entries[] = {0, 12, 0, 's', 'e', 'r', 'v', 'i', 'c', 'e', '.', 'n', 'a', 'm', 'e', 3, 0, 0, 0, 'a', 'b', 'c',
-                               1, 3, 0, 'p', 'i', 'd', 0x92, 0x10, 0, 0, 0, 0, 0, 0};
+    const uint8_t entries[] = {0, 12,  0,   's', 'e', 'r', 'v', 'i', 'c', 'e', '.',  'n',  'a', 'm', 'e', 3, 0, 0,
+                               0, 'a', 'b', 'c', 1,   3,   0,   'p', 'i', 'd', 0x92, 0x10, 0,   0,   0,   0, 0, 0};
     std::vector<ContextAttribute> r;
     ASSERT_TRUE(decode_resource_entries(entries, sizeof(entries), &r));
     ASSERT_EQ(r.size(), 2u);
@@ -246,7 +247,8 @@ TEST(ProcessContextPublication, HeaderClockWriteOrderAndMapping) {
     EXPECT_EQ(g_steps.back().field, "monotonic_published_at_ns");
     for (size_t i = 0; i + 1 < g_steps.size(); i++) {
         EXPECT_NE(g_steps[i].field, "monotonic_published_at_ns") << "step " << i;
-        EXPECT_EQ(g_steps[i].header.monotonic_published_at_ns, 0u) << "the timestamp is set before " << g_steps[i].field;
+        EXPECT_EQ(g_steps[i].header.monotonic_published_at_ns, 0u)
+            << "the timestamp is set before " << g_steps[i].field;
     }
     const ProcessContextHeader& last_before = g_steps[g_steps.size() - 2].header;
     EXPECT_EQ(std::memcmp(last_before.signature, "OTEL_CTX", 8), 0);
