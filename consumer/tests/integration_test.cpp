@@ -443,7 +443,7 @@ TEST(Trust, AttachingToABusyJvmIsCorrectFromTheFirstEvent) {
         std::string out = dir.path("trace" + std::to_string(attach) + ".jsonl");
         std::string err;
         ASSERT_EQ(run_command({kVtscope, "trace", "--pid", std::to_string(jvm.pid()), "--syscalls", "write",
-                               "--duration", "0.3", "--output", out},
+                               "--duration", "0.2", "--output", out},
                               &err, 60s),
                   0)
             << err;

@@ -13,8 +13,9 @@ import java.util.List;
 /**
  * Threads that hold a context for their whole life, for attaching to a JVM that is already busy:
  * N virtual threads (and P platform threads), thread k publishes trace id 0x5000+k / span id
- * 0x6000+k and then writes k+2 bytes to /dev/null in a loop, yielding every 16 writes and sleeping 1 ms every 64 so virtual
- * threads move between carriers. Ground truth, one JSON line per thread in --expected:
+ * 0x6000+k and then writes k+2 bytes to /dev/null in a loop, yielding every 2 writes (so virtual
+ * threads move between carriers) and sleeping 1 ms every 4 (at most a few hundred thousand events a
+ * second, so a sanitized test can check every one). Ground truth, one JSON line per thread in --expected:
  * {@code {"k":K,"thread_id":ID,"virtual":true,"trace_id":"...","span_id":"...","count":K+2}}.
  * A write of k+2 bytes is thread k's, so every such event of a trace has one right answer.
  *
@@ -53,10 +54,10 @@ public final class ContextHolders {
                 try (FileOutputStream out = new FileOutputStream("/dev/null")) {
                     for (long n = 0; System.nanoTime() < deadline; n++) {
                         out.write(bytes);
-                        if (n % 16 == 0) {
+                        if (n % 2 == 0) {
                             Thread.yield();
                         }
-                        if (n % 64 == 0) {
+                        if (n % 4 == 0) {
                             Thread.sleep(1);
                         }
                     }
