@@ -27,7 +27,8 @@ constexpr int kBatchFull = -EINPROGRESS;
 int RingBufferReader::on_record(void* ctx, void* data, size_t size) {
     auto* self = static_cast<RingBufferReader*>(ctx);
     self->handler_({static_cast<const uint8_t*>(data), size});
-    return ++self->batch_ >= kBatch ? kBatchFull : 0;
+    self->batch_ += size;
+    return self->batch_ >= kBatchBytes ? kBatchFull : 0;
 }
 
 Status RingBufferReader::consume_batch() {
@@ -42,7 +43,7 @@ Status RingBufferReader::poll(std::chrono::milliseconds timeout) {
     int n = ring_buffer__poll(ring_, static_cast<int>(timeout.count()));
     if (n < 0 && n != kBatchFull && n != -EINTR)
         return make_error(std::string("reading the ring buffer failed: ") + std::strerror(-n));
-    if (batch_ < kBatch) return consume_batch();
+    if (batch_ < kBatchBytes) return consume_batch();
     return ok_status();
 }
 

@@ -18,12 +18,13 @@ namespace vtscope {
 
 class RingBufferReader {
 public:
-    static constexpr size_t kBatch = 65536;
+    // Bytes consumed per poll at most: about 47,000 syscall events (records hold up to eight).
+    static constexpr size_t kBatchBytes = 4 << 20;
     using Handler = std::function<void(std::span<const uint8_t> record)>;
     static Expected<std::unique_ptr<RingBufferReader>> open(bpf_map* ring, Handler handler);
     ~RingBufferReader();
 
-    // Waits at most timeout for a wake-up, then consumes what is pending, at most kBatch records,
+    // Waits at most timeout for a wake-up, then consumes what is pending, at most kBatchBytes,
     // so that writers faster than the reader cannot keep it from checking its stop conditions.
     // The BPF side wakes the reader only once data piles up, so a poll that times out still drains.
     Status poll(std::chrono::milliseconds timeout);
