@@ -34,9 +34,14 @@ void usage() {
         "usage: vtscope-bench [--quick] [--out DIR] [--forks N] [--wi N] [--w TIME] [--i N] [--r TIME]\n"
         "                     [--configs a,b,...] [--workloads a,b,...] [--no-storm] [--no-memory]\n"
         "                     [--storm-seconds N] [--java-home DIR] [--jar FILE]\n"
+        "                     [--no-matrix] [--no-profile] [--profile-rounds N] [--demo-requests N]\n"
+        "                     [--compare-hz N] [--async-profiler FILE]\n"
         "Runs the benchmark matrix (workload x configuration) as root (the consumer configurations attach\n"
         "build/bin/vtscope). Defaults: 4 forks, 3 x 1s warm-up, 5 x 1s measurement. --quick: 1 fork,\n"
-        "2 x 0.4s warm-up, 3 x 0.4s measurement, shorter storm, one memory run.\n"
+        "2 x 0.4s warm-up, 3 x 0.4s measurement, shorter storm, one memory run, 2 profile rounds.\n"
+        "--no-matrix skips the matrix; --no-profile the vtscope profile part (Transition under vtscope profile\n"
+        "at 99 and 999 Hz with and without --stacks, the demo service in --profile-rounds rounds of\n"
+        "--demo-requests requests, and vtscope, async-profiler and JFR on CpuBudgets at --compare-hz).\n"
         "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep\n"
         "workloads: transition parkunpark churn ctx-platform ctx-distinct ctx-virtual vtt-nanotime vtt-pair "
         "vtt-transition\n"
@@ -67,6 +72,8 @@ bool parse_options(int argc, char** argv, Options* o) {
             o->iteration_time = "400ms";
             o->storm_seconds = 2;
             o->storm_warmup_ms = 2000;
+            o->profile_rounds = 2;
+            o->demo_requests = 500;
         } else if (a == "--out")
             o->out = next();
         else if (a == "--forks")
@@ -87,6 +94,18 @@ bool parse_options(int argc, char** argv, Options* o) {
             o->storm = false;
         else if (a == "--no-memory")
             o->memory = false;
+        else if (a == "--no-matrix")
+            o->matrix = false;
+        else if (a == "--no-profile")
+            o->profile = false;
+        else if (a == "--profile-rounds")
+            o->profile_rounds = std::atoi(next().c_str());
+        else if (a == "--demo-requests")
+            o->demo_requests = std::atoi(next().c_str());
+        else if (a == "--compare-hz")
+            o->compare_hz = std::atoi(next().c_str());
+        else if (a == "--async-profiler")
+            o->async_profiler = next();
         else if (a == "--storm-seconds")
             o->storm_seconds = std::atoi(next().c_str());
         else if (a == "--java-home")
@@ -98,8 +117,11 @@ bool parse_options(int argc, char** argv, Options* o) {
             return false;
         }
     }
-    if (o->forks < 1 || o->iterations < 2 || o->warmup_iterations < 1) {
-        std::fprintf(stderr, "vtscope-bench: need --forks >= 1, --i >= 2, --wi >= 1\n");
+    if (o->forks < 1 || o->iterations < 2 || o->warmup_iterations < 1 || o->profile_rounds < 2 ||
+        o->demo_requests < 1 || o->compare_hz < 1) {
+        std::fprintf(stderr,
+                     "vtscope-bench: need --forks >= 1, --i >= 2, --wi >= 1, --profile-rounds >= 2, "
+                     "--demo-requests >= 1, --compare-hz >= 1\n");
         return false;
     }
     return true;

@@ -18,8 +18,13 @@ struct Options {
     bool quick = false;
     std::vector<std::string> configs;    // empty: all
     std::vector<std::string> workloads;  // empty: all
+    bool matrix = true;
     bool storm = true;
     bool memory = true;
+    bool profile = true;     // the vtscope profile part (issue 12)
+    int profile_rounds = 5;  // JVMs per configuration of its demo-service and CpuBudgets runs
+    int demo_requests = 2000;
+    int compare_hz = 499;  // the sampling rate of every tool on CpuBudgets
     int storm_seconds = 4;
     int storm_warmup_ms = 4000;
     std::string java_home = VTSCOPE_DEFAULT_JAVA_HOME;
@@ -28,6 +33,7 @@ struct Options {
     std::string vtscope = VTSCOPE_BIN;
     std::string native_lib = VTSCOPE_NATIVE_LIB;
     std::string control_agent = VTSCOPE_BENCH_AGENT;
+    std::string async_profiler = VTSCOPE_ASYNC_PROFILER;  // libasyncProfiler.so (make async-profiler)
     std::string heap = "1g";
 };
 

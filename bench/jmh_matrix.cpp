@@ -96,11 +96,17 @@ const std::vector<Workload>& all_workloads() {
     return workloads;
 }
 
-bool has_consumer(const std::string& config) { return config == "writer+trace" || config == "probes+consumer"; }
+bool has_consumer(const std::string& config) {
+    return config == "writer+trace" || config == "probes+consumer" || profile_config(config);
+}
+
+// The configuration as the JVM sees it: a profile configuration is a baseline JVM with `vtscope
+// profile` attached from outside (io.vtscope.bench.Matrix checks the baseline's claim).
+std::string in_jvm_config(const std::string& config) { return profile_config(config) ? "baseline" : config; }
 
 std::vector<std::string> jvm_options(const Options& o, const std::string& config) {
     std::vector<std::string> opts = {"-Xms" + o.heap, "-Xmx" + o.heap, "--enable-native-access=ALL-UNNAMED",
-                                     "-Dvtscope.bench.config=" + config};
+                                     "-Dvtscope.bench.config=" + in_jvm_config(config)};
     if (config == "jvmti") opts.push_back("-agentpath:" + o.control_agent);
     if (config == "lib" || config == "vtt") opts.push_back("-Dvtscope.library.path=" + o.native_lib);
     if (config == "probes" || config == "probes+consumer") opts.push_back("-agentpath:" + o.native_lib + "=probes");
@@ -121,6 +127,7 @@ void run_fork(const Options& o, Cell* cell, int fork) {
     std::string json = stem + ".json", out = stem + ".out", err = stem + ".err";
     std::vector<std::string> argv = {o.java_home + "/bin/java"};
     for (auto& opt : jvm_options(o, cell->config)) argv.push_back(opt);
+    for (auto& opt : cell->workload->jvm_options) argv.push_back(opt);
     std::vector<std::string> jmh = {"-jar",
                                     o.jar,
                                     "-f",
@@ -140,7 +147,7 @@ void run_fork(const Options& o, Cell* cell, int fork) {
                                     "-foe",
                                     "true",
                                     "-p",
-                                    "config=" + cell->config,
+                                    "config=" + in_jvm_config(cell->config),
                                     "^" + cell->workload->benchmark + "$"};
     argv.insert(argv.end(), jmh.begin(), jmh.end());
     fs::remove(json);
@@ -164,17 +171,28 @@ void run_fork(const Options& o, Cell* cell, int fork) {
                 // A measurement line "Iteration   1:" (not "# Warmup Iteration") means it was late.
                 ts.late = read_file(out).find("\nIteration   1:") != std::string::npos;
             } else {
-                cell->errors.push_back(fork_name + ": vtscope trace never became ready");
+                cell->errors.push_back(fork_name + ": the consumer never became ready");
             }
         } else {
             cell->errors.push_back(fork_name + ": JMH never started its warm-up");
         }
     }
+    // The consumer's CPU over the measured interval: from the first measurement iteration (JMH
+    // prints "Iteration   1:" as it begins) to the JVM's exit, while the consumer still runs.
+    double cpu0 = NAN;
+    Clock::time_point t0;
+    if (tracer.pid() > 0 && wait_for_text(out, "\nIteration   1:", 600s, {&jvm})) {
+        cpu0 = process_cpu_seconds(tracer.pid());
+        t0 = Clock::now();
+    }
     int jvm_status = jvm.wait();
     if (tracer.pid() > 0) {
+        if (!std::isnan(cpu0))
+            ts.cpu_share =
+                (process_cpu_seconds(tracer.pid()) - cpu0) / std::chrono::duration<double>(Clock::now() - t0).count();
         std::string summary_error = finish_tracer(tracer, stem, &ts);
         if (ts.exit_status != 0)
-            cell->errors.push_back(fork_name + ": vtscope trace exited " + std::to_string(ts.exit_status));
+            cell->errors.push_back(fork_name + ": the consumer exited " + std::to_string(ts.exit_status));
         else if (!summary_error.empty())
             cell->errors.push_back(fork_name + ": " + summary_error);
         if (ts.late) cell->errors.push_back(fork_name + ": consumer ready after measurement began");

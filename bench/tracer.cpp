@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <regex>
 #include <vector>
 
 #include "json.h"
@@ -19,6 +20,16 @@ std::string summary_json_file(const std::string& stem) { return stem + ".tracer.
 
 std::vector<std::string> tracer_argv(const Options& o, const std::string& config, pid_t pid, const std::string& stem,
                                      const std::string& command) {
+    if (auto profile = profile_config(config)) {
+        std::vector<std::string> argv = {o.vtscope,        "profile",
+                                         "--pid",          std::to_string(pid),
+                                         "--hz",           std::to_string(profile->hz),
+                                         "--output",       "/dev/null",
+                                         "--ready-file",   tracer_ready_file(stem),
+                                         "--summary-json", summary_json_file(stem)};
+        if (profile->stacks) argv.push_back("--stacks");
+        return argv;
+    }
     std::vector<std::string> argv = {
         o.vtscope,  command,     "--pid",        std::to_string(pid),     "--syscalls",     "write",
         "--output", "/dev/null", "--ready-file", tracer_ready_file(stem), "--summary-json", summary_json_file(stem)};
@@ -40,7 +51,8 @@ std::string read_summary_json(const std::string& path, TracerSummary* t) {
     std::string error;
     if (!parse_json(testing::read_file(path), &root, &error) || root.type != Json::Type::Object)
         return "unreadable summary " + path + ": " + error;
-    t->events = count(root["events"]);
+    const Json& profile = root["profile"];  // render_profile_json in consumer/src/profile_report.cpp
+    t->events = profile.type == Json::Type::Object ? count(profile["samples"]) : count(root["events"]);
     t->ok = count(root["delivered"]["ok"]);
     t->lost = count(root["lost"]);
     t->inserted = count(root["mappings"]["inserted"]);  // mappings is null without a lifecycle channel
@@ -49,6 +61,13 @@ std::string read_summary_json(const std::string& path, TracerSummary* t) {
 }
 
 }  // namespace
+
+std::optional<ProfileConfig> profile_config(const std::string& config) {
+    static const std::regex name(R"(profile-(\d+)(-stacks)?)");
+    std::smatch m;
+    if (!std::regex_match(config, m, name)) return std::nullopt;
+    return ProfileConfig{std::stoi(m[1]), m[2].matched};
+}
 
 std::string tracer_ready_file(const std::string& stem) { return stem + ".ready"; }
 

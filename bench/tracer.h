@@ -19,21 +19,31 @@ struct TracerSummary {
     double attach_ms = NAN;  // child start -> ready file
     bool late = false;       // ready only after the measurement had started
     double cpu_seconds = 0;
+    // Its utime+stime per wall second over the measured interval (from JMH's first measurement
+    // iteration to the JVM's exit); NaN when not measured.
+    double cpu_share = NAN;
     unsigned long long events = 0, ok = 0, lost = 0, inserted = 0, deleted = 0;
     std::string summary;  // its stderr lines
 };
+
+// The `vtscope profile` configurations of the bench: "profile-HZ" and "profile-HZ-stacks".
+struct ProfileConfig {
+    int hz = 0;
+    bool stacks = false;
+};
+std::optional<ProfileConfig> profile_config(const std::string& config);
 
 // The tracer's files: STEM.ready, STEM.tracer.out, STEM.tracer.err, STEM.tracer.summary.json.
 std::string tracer_ready_file(const std::string& stem);
 
 // Starts `vtscope COMMAND --pid PID --syscalls write` for the configuration (command: "trace",
-// or "stat", the same attribution counted in the kernel), after removing its old ready and
-// summary files; cpu pins it.
+// or "stat", the same attribution counted in the kernel), or `vtscope profile --hz HZ [--stacks]`
+// for a profile configuration, after removing its old ready and summary files; cpu pins it.
 testing::Child start_tracer(const Options& o, const std::string& config, pid_t pid, const std::string& stem,
                             const std::string& command = "trace", std::optional<int> cpu = std::nullopt);
 
 // Stops a tracer whose target has exited (it stops by itself) or not, and fills *t with its exit,
-// CPU time, stderr text and the counters of its summary JSON. Returns an error if that summary is
+// CPU time, stderr text and the counters of its summary JSON (for profile: events = samples). Returns an error if that summary is
 // missing or unreadable (the counters stay 0).
 std::string finish_tracer(testing::Child& tracer, const std::string& stem, TracerSummary* t);
 
