@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <regex>
 
 #include "json.h"
@@ -160,6 +161,8 @@ void run_fork(const Options& o, Cell* cell, int fork) {
     }
     Child tracer;  // started (pid > 0) only once JMH has begun its warm-up
     TracerSummary ts;
+    std::optional<ProgramCost> cost;  // the sampler's run time, for the profile configurations
+    if (profile_config(cell->config)) cost.emplace();
     if (has_consumer(cell->config)) {
         ts.present = true;
         // Attach once the benchmark's setup is done (JMH prints the first warm-up iteration), so
@@ -184,8 +187,10 @@ void run_fork(const Options& o, Cell* cell, int fork) {
     if (tracer.pid() > 0 && wait_for_text(out, "\nIteration   1:", 600s, {&jvm})) {
         cpu0 = process_cpu_seconds(tracer.pid());
         t0 = Clock::now();
+        if (cost) cost->start(tracer.pid(), process_cpu_seconds(jvm.pid()));
     }
     int jvm_status = jvm.wait();
+    if (cost && tracer.pid() > 0) cost->stop(jvm.cpu_seconds(), &ts);
     if (tracer.pid() > 0) {
         if (!std::isnan(cpu0))
             ts.cpu_share =

@@ -26,6 +26,8 @@ struct RoundSeries {
     std::vector<double> scores;              // requests/s of the demo service, one per round (NaN: failed)
     std::vector<double> consumer_cpu_share;  // vtscope's utime+stime per wall second, measured interval
     std::vector<double> samples;             // vtscope's samples per round
+    // Its sampling program's run time per run, and as a share of the target's CPU (bpf_stats).
+    std::vector<double> program_ns_per_sample, program_share;
     std::vector<std::string> errors;
     Summary summary;  // of the scores of the rounds that did not fail
 };
@@ -48,11 +50,13 @@ struct CompareRun {
     double spins_per_cpu_ms = NAN;            // spin() calls per ms of the spinners' CPU
     double total_ms = 0;                      // all the tool's samples, as CPU ms
     std::map<std::string, double> thread_ms;  // the tool's CPU by the thread it named
-    double carrier_ms = 0;          // CPU on the carriers the tool left on a carrier (named no virtual thread)
-    double virtual_ms = 0;          // CPU it gave a virtual thread
-    bool idle_trace_named = false;  // the parked thread's trace got samples
-    double lost_samples = NAN;      // samples the tool itself says it lost (JFR)
-    double consumer_cpu_s = NAN;    // vtscope's utime+stime over the run
+    double carrier_ms = 0;               // CPU on the carriers the tool left on a carrier (named no virtual thread)
+    double virtual_ms = 0;               // CPU it gave a virtual thread
+    bool idle_trace_named = false;       // the parked thread's trace got samples
+    double lost_samples = NAN;           // samples the tool itself says it lost (JFR)
+    double consumer_cpu_s = NAN;         // vtscope's utime+stime over the run
+    double program_ns_per_sample = NAN;  // vtscope's sampling program (bpf_stats), go to ground truth
+    double program_share = NAN;          // its run time / the target's CPU over the same interval
     std::string error;
 };
 

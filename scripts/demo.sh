@@ -13,9 +13,10 @@ out="$build/demo"
 mkdir -p "$out"
 rm -f "$out"/{service.ready,go,vtscope.ready,trace.jsonl,service.out,service.err,vtscope.err,profile.txt,profile.svg}
 case "$mode" in
-  trace) jvm_flags=(); requests=300 ;;
-  # Java frames in the stacks need frame pointers; more requests give the sampler more to see.
-  profile) jvm_flags=(-XX:+PreserveFramePointer); requests=2000 ;;
+  trace) jvm_flags=(); service_flags=(); requests=300 ;;
+  # Java frames in the stacks need frame pointers; a long warm-up leaves less JIT compilation in
+  # the profile, and few requests keep the flame graph (one tower per request's trace) small.
+  profile) jvm_flags=(-XX:+PreserveFramePointer); service_flags=(--warm-up-requests 4000); requests=${REQUESTS:-45} ;;
   *) echo "demo: unknown mode '$mode' (trace or profile)" >&2; exit 2 ;;
 esac
 
@@ -35,7 +36,7 @@ wait_for() {  # file, seconds, what
 
 echo "demo: starting the sample service (virtual thread per request, OpenTelemetry span per request)"
 "$java" --enable-native-access=ALL-UNNAMED "${jvm_flags[@]}" -cp "$build/java/*:$build/java/lib/*" \
-  io.vtscope.workloads.DemoService --requests "$requests" --concurrency 8 \
+  io.vtscope.workloads.DemoService --requests "$requests" --concurrency 8 "${service_flags[@]}" \
   --ready-file "$out/service.ready" --go-file "$out/go" >"$out/service.out" 2>"$out/service.err" &
 service_pid=$!
 wait_for "$out/service.ready" 60 "the sample service"

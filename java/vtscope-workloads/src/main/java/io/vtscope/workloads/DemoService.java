@@ -41,8 +41,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class DemoService {
     private static final String NAME = "DemoService";
-    private static final String USAGE = "[--requests N] [--concurrency C] [--ready-file PATH] [--go-file PATH]";
-    private static final int WARM_UP_REQUESTS = 20;
+    private static final String USAGE = "[--requests N] [--concurrency C] [--warm-up-requests N] [--ready-file PATH]"
+            + " [--go-file PATH]";
 
     private final Tracer tracer;
     private final Path dataDir;
@@ -56,9 +56,11 @@ public final class DemoService {
 
     public static void main(String[] args) throws Exception {
         Options o = Options.parse(NAME, USAGE, args, Map.of("requests", "300", "concurrency", "8",
-                "ready-file", "", "go-file", ""), Set.of());
+                "warm-up-requests", "20", "ready-file", "", "go-file", ""), Set.of());
         int requests = o.getInt("requests", 1, 100_000);
         int concurrency = o.getInt("concurrency", 1, 1024);
+        // Before the ready signal; more of them leave less JIT compilation inside the measured load.
+        int warmUp = o.getInt("warm-up-requests", 1, 100_000);
         Workloads.checkVtScope(NAME);
         // Everything is bounded: a stuck run must not hang the caller's test.
         Thread.ofPlatform().daemon().start(() -> {
@@ -86,7 +88,7 @@ public final class DemoService {
             URI base = URI.create("http://" + loopback.getHostAddress() + ":" + server.getAddress().getPort());
             try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                     .connectTimeout(Duration.ofSeconds(10)).build()) {
-                load(client, base, WARM_UP_REQUESTS, concurrency);
+                load(client, base, warmUp, concurrency);
                 Workloads.signalReady(o.get("ready-file"));
                 Workloads.awaitGo(NAME, o.get("go-file"));
                 long started = System.nanoTime();
