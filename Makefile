@@ -81,9 +81,11 @@ harness: all
 	  --scopes leaky-final --threads 10000 --markers 10 --gc-pressure --gcs G1,Z --runs 1 --check \
 	  --json $(BUILD)/harness/large.json
 
-# The benchmark matrix (issue 5): workload x configuration, the write storm and native memory;
-# writes $(BUILD)/bench/results.{md,json} and figure.{svg,png}. Root (the consumer configurations).
-# bench: 4 forks, 3 x 1 s warm-up, 5 x 1 s measurement (about 23 minutes on 2 cores).
+# The benchmark matrix (issue 5): workload x configuration, the write storm and native memory,
+# then the vtscope profile part (issue 12, see bench-profile); writes $(BUILD)/bench/results.{md,json}
+# and figure.{svg,png}. Root (the consumer configurations).
+# bench: 4 forks, 3 x 1 s warm-up, 5 x 1 s measurement (about 23 minutes on 2 cores, plus about
+# 15 for the profile part).
 # bench-quick: 1 fork, short iterations (a sanity run of about 2-3 minutes, numbers are noise).
 bench: all async-profiler
 	$(BUILD)/bin/vtscope-bench --out $(BUILD)/bench
@@ -92,7 +94,8 @@ bench-quick: all async-profiler
 	$(BUILD)/bin/vtscope-bench --quick --out $(BUILD)/bench-quick
 
 # Only the vtscope profile part (issue 12): its overhead on Transition and the demo service, and
-# vtscope beside async-profiler and JFR on CpuBudgets (about 15 minutes on 2 cores).
+# vtscope beside async-profiler and JFR on CpuBudgets (about 15 minutes on 2 cores; 18 with
+# --profile-rounds 8, as in bench/RESULTS.md).
 bench-profile: all async-profiler
 	$(BUILD)/bin/vtscope-bench --no-matrix --no-storm --no-memory --out $(BUILD)/bench-profile
 

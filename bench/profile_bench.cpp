@@ -32,7 +32,8 @@ const std::string kFramePointers = "-XX:+PreserveFramePointer";
 // How the sampler's own cost is measured, for the report.
 constexpr const char* kProgramCostText =
     "Sampler: the kernel's run-time statistics of vtscope's sampling program (`bpf_enable_stats`, "
-    "run_time_ns / run_cnt of its busiest program over the same interval, two clock reads per run included), "
+    "the run time of all the programs the vtscope process holds over the same interval, per run of the busiest "
+    "of them, the sampler; two clock reads per run included), "
     "per sample and as a share of the target JVM's utime+stime: the CPU the sampling takes from the target "
     "itself, which the throughput figures cannot resolve on this machine.";
 const std::vector<std::string> kProfileConfigs = {"profile-99", "profile-99-stacks", "profile-999",

@@ -16,7 +16,7 @@ case "$mode" in
   trace) jvm_flags=(); service_flags=(); requests=300 ;;
   # Java frames in the stacks need frame pointers; a long warm-up leaves less JIT compilation in
   # the profile, and few requests keep the flame graph (one tower per request's trace) small.
-  profile) jvm_flags=(-XX:+PreserveFramePointer); service_flags=(--warm-up-requests 4000); requests=${REQUESTS:-45} ;;
+  profile) jvm_flags=(-XX:+PreserveFramePointer); service_flags=(--warm-up-requests 4000); requests=${REQUESTS:-35} ;;
   *) echo "demo: unknown mode '$mode' (trace or profile)" >&2; exit 2 ;;
 esac
 
