@@ -21,6 +21,7 @@ struct Runtime {
     jfieldID tid_field = nullptr;
     uint32_t features = 0;
     bool paper_release = false;       // AgentOptions::paper_release
+    bool otep_jvmti = false;          // AgentOptions::otep_jvmti
     bool count_start_claims = false;  // the probe watcher may switch VirtualThreadEnd off
     RecordTable table;
 };
