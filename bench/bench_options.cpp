@@ -37,7 +37,7 @@ void usage() {
         "Runs the benchmark matrix (workload x configuration) as root (the consumer configurations attach\n"
         "build/bin/vtscope). Defaults: 4 forks, 3 x 1s warm-up, 5 x 1s measurement. --quick: 1 fork,\n"
         "2 x 0.4s warm-up, 3 x 0.4s measurement, shorter storm, one memory run.\n"
-        "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep\n"
+        "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep otep-jvmti\n"
         "workloads: transition parkunpark churn ctx-platform ctx-distinct ctx-virtual vtt-nanotime vtt-pair "
         "vtt-transition\n"
         "           vtt-parkunpark\n");
