@@ -766,21 +766,38 @@ TEST(LifecycleProbes, EventsAreOnOnlyWhileATracerIsAttached) {
     ASSERT_EQ(jvm.wait(120s).value_or(-1), 0) << read_file(dir.path("java.err"));
 }
 
+// How the library keeps otel_thread_ctx_v1 current: the VirtualThread mount hook (agent option
+// otep) or the JVMTI mount/unmount events (otep-jvmti, the fallback). Each test runs both and
+// checks, in the JVM's log, that the path it meant is the one that ran.
+struct OtepPath {
+    const char* option;
+    const char* log_line;
+};
+constexpr OtepPath kOtepPaths[] = {
+    {"otep", "vtscope: otep: otel_thread_ctx_v1 follows mounts through the VirtualThread mount hook\n"},
+    {"otep-jvmti",
+     "vtscope: otep: otel_thread_ctx_v1 follows mounts through the JVMTI mount events (otep-jvmti requested)\n"},
+};
+
 // OTEP 4947 from outside: with -agentpath:libvtscope.so=otep the carriers' otel_thread_ctx_v1
 // follows mounts. vtscope --identity otep-tls reads it as a third-party reader would (the
 // exported TLS symbol, its TLSDESC descriptor, the thread pointer) at every marker write, and
 // must find the mounted virtual thread's record: its owner and its context.
 TEST(OtepTls, ThirdPartyReaderFindsTheMountedThreadsContext) {
     REQUIRE_BPF();
-    for (const char* scope : {"clean", "leaky-final"}) {
-        TraceRun run = run_harness(
-            {"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=otep", "-Djdk.virtualThreadScheduler.parallelism=2"},
-            {"--mode", "concurrent", "--yields", "--nested", "--scope", scope}, {"--identity", "otep-tls"});
-        expect_clean_run(run);
-        CheckResult r = check_markers(run.expected, run.trace);
-        std::printf("[ otep-tls ] %s: %s\n", scope, r.summary().c_str());
-        EXPECT_EQ(r.expected, 128);
-        EXPECT_EQ(r.correct, r.expected) << r.summary();
+    for (const OtepPath& path : kOtepPaths) {
+        for (const char* scope : {"clean", "leaky-final"}) {
+            TraceRun run = run_harness({"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=" + path.option,
+                                        "-Djdk.virtualThreadScheduler.parallelism=2"},
+                                       {"--mode", "concurrent", "--yields", "--nested", "--scope", scope},
+                                       {"--identity", "otep-tls"});
+            expect_clean_run(run);
+            EXPECT_NE(run.java_stderr.find(path.log_line), std::string::npos) << run.java_stderr;
+            CheckResult r = check_markers(run.expected, run.trace);
+            std::printf("[ otep-tls ] %s %s: %s\n", path.option, scope, r.summary().c_str());
+            EXPECT_EQ(r.expected, 128);
+            EXPECT_EQ(r.correct, r.expected) << path.option << " " << scope << ": " << r.summary();
+        }
     }
 }
 
@@ -789,14 +806,18 @@ TEST(OtepTls, ThirdPartyReaderFindsTheMountedThreadsContext) {
 // platform senders' contexts next to the virtual ones.
 TEST(OtepTls, ThirdPartyReaderFindsPlatformThreadsContext) {
     REQUIRE_BPF();
-    TraceRun run = run_harness(
-        {"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=otep", "-Djdk.virtualThreadScheduler.parallelism=2"},
-        {"--mode", "concurrent", "--threads", "4", "--platform-threads", "4", "--nested"}, {"--identity", "otep-tls"});
-    expect_clean_run(run);
-    CheckResult r = check_markers(run.expected, run.trace);
-    std::printf("[ otep-tls ] platform + virtual: %s\n", r.summary().c_str());
-    EXPECT_EQ(r.expected, 64);
-    EXPECT_EQ(r.correct, r.expected) << r.summary();
+    for (const OtepPath& path : kOtepPaths) {
+        TraceRun run = run_harness({"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=" + path.option,
+                                    "-Djdk.virtualThreadScheduler.parallelism=2"},
+                                   {"--mode", "concurrent", "--threads", "4", "--platform-threads", "4", "--nested"},
+                                   {"--identity", "otep-tls"});
+        expect_clean_run(run);
+        EXPECT_NE(run.java_stderr.find(path.log_line), std::string::npos) << run.java_stderr;
+        CheckResult r = check_markers(run.expected, run.trace);
+        std::printf("[ otep-tls ] %s platform + virtual: %s\n", path.option, r.summary().c_str());
+        EXPECT_EQ(r.expected, 64);
+        EXPECT_EQ(r.correct, r.expected) << path.option << ": " << r.summary();
+    }
 }
 
 // OTEP 4719: with the otep feature the library announces the thread-local schema in a process
