@@ -159,6 +159,7 @@ int32_t start_thread_context(jvmtiEnv* jvmti, JNIEnv* jni) {
     std::fprintf(stderr, "vtscope: otep: otel_thread_ctx_v1 follows mounts through the JVMTI mount events (%s)\n",
                  why.c_str());
     if (int32_t taken = take_virtual_thread_events(jvmti); taken != VTSCOPE_OK) return taken;
+    g_rt.otep_events = true;  // the probe watcher must not switch them off (needs_probe_watcher)
     if (!set_records_wanted(true)) {
         abandon_event_demand();
         return fail(VTSCOPE_ERR_JVMTI, "enabling the virtual-thread events failed");
@@ -225,7 +226,11 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
     if (features & (VTSCOPE_FEATURE_VTT | VTSCOPE_FEATURE_PROBES))
         if (int32_t taken = take_virtual_thread_events(jvmti); taken != VTSCOPE_OK) return taken;
     g_rt.features = features;
-    g_rt.count_start_claims = needs_probe_watcher();
+    // The probe watcher runs unless OTEP keeps the events on for good, which is known only once
+    // OTEP has started (VMInit with -agentpath); what it needs before is taken for the probes
+    // either way (counting start claims and VMDeath are harmless without it).
+    bool probes = (features & VTSCOPE_FEATURE_PROBES) != 0;
+    g_rt.count_start_claims = probes;
 
     jvmtiEventCallbacks callbacks{};
     callbacks.VirtualThreadStart = on_vthread_start;
@@ -237,8 +242,7 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
         return fail(VTSCOPE_ERR_JVMTI, "setting the JVMTI callbacks failed");
 
     if (in_onload && !set_event(JVMTI_EVENT_VM_INIT, true)) return fail(VTSCOPE_ERR_JVMTI, "enabling VMInit failed");
-    if (needs_probe_watcher() && !set_event(JVMTI_EVENT_VM_DEATH, true))
-        return fail(VTSCOPE_ERR_JVMTI, "enabling VMDeath failed");
+    if (probes && !set_event(JVMTI_EVENT_VM_DEATH, true)) return fail(VTSCOPE_ERR_JVMTI, "enabling VMDeath failed");
     // OTEP readers cannot be detected, so OTEP keeps otel_thread_ctx_v1 current from here (from
     // VMInit with -agentpath). The probes and Virtual Thread Time switch the events on when first
     // needed.
@@ -254,10 +258,8 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
         g_rt.features = 0;
         return fail(VTSCOPE_ERR_JVMTI, "enabling the virtual-thread events failed");
     }
-    if (needs_probe_watcher()) {
-        pin_library();
-        if (!in_onload) start_probe_watcher();  // -agentpath: from VMInit
-    }
+    if (probes) pin_library();
+    if (!in_onload && needs_probe_watcher()) start_probe_watcher();  // -agentpath: from VMInit
     return VTSCOPE_OK;
 }
 
