@@ -820,6 +820,23 @@ TEST(OtepTls, ThirdPartyReaderFindsPlatformThreadsContext) {
     }
 }
 
+// probes and otep in one JVM: with the mount hook OTEP needs no JVMTI event, so the probe watcher
+// must still switch the lifecycle probes' events on for a tracer; both channels stay sound.
+TEST(OtepTls, MountHookAndLifecycleProbesTogether) {
+    REQUIRE_BPF();
+    const std::vector<std::string> jvm = {"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=probes,otep",
+                                          "-Djdk.virtualThreadScheduler.parallelism=2"};
+    for (const char* identity : {"lifecycle", "otep-tls"}) {
+        TraceRun run = run_harness(jvm, {"--mode", "concurrent", "--yields"}, {"--identity", identity});
+        expect_clean_run(run);
+        EXPECT_NE(run.java_stderr.find(kOtepPaths[0].log_line), std::string::npos) << run.java_stderr;
+        CheckResult r = check_markers(run.expected, run.trace);
+        std::printf("[ probes,otep ] %s: %s\n", identity, r.summary().c_str());
+        EXPECT_EQ(r.expected, 128);
+        EXPECT_EQ(r.correct, r.expected) << identity << ": " << r.summary();
+    }
+}
+
 // OTEP 4719: with the otep feature the library announces the thread-local schema in a process
 // context mapping that readers find in /proc/PID/maps (memfd "OTEL_CTX", signature written last).
 TEST(OtepTls, ProcessContextAnnouncesTheSchema) {
