@@ -237,7 +237,7 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
     callbacks.VirtualThreadEnd = on_vthread_end;
     callbacks.VMInit = on_vm_init;
     callbacks.VMDeath = on_vm_death;
-    callbacks.ClassFileLoadHook = on_class_file_load;  // enabled only while the mount hook installs
+    callbacks.ClassFileLoadHook = on_class_file_load;  // enabled by the mount hook, for good
     if (jvmti->SetEventCallbacks(&callbacks, sizeof(callbacks)) != JVMTI_ERROR_NONE)
         return fail(VTSCOPE_ERR_JVMTI, "setting the JVMTI callbacks failed");
 
