@@ -837,6 +837,60 @@ TEST(OtepTls, MountHookAndLifecycleProbesTogether) {
     }
 }
 
+// The mount hook survives another agent's retransformation of VirtualThread: RetransformClasses
+// starts from the original class file, so without libvtscope.so's ClassFileLoadHook still
+// taking part the calls would be gone and every carrier's otel_thread_ctx_v1 would keep
+// whatever it held last. A Java agent (built here with the JDK's javac and jar) retransforms
+// VirtualThread with a no-op transformer in its premain, which runs after the library's VMInit
+// (-agentpath comes first: JVMTI posts VMInit to the environments in their creation order); the
+// outside reader must still find every marker's thread and context.
+TEST(OtepTls, MountHookSurvivesAnotherAgentsRetransformation) {
+    REQUIRE_BPF();
+    TempDir dir;
+    std::string bin = java_bin().substr(0, java_bin().size() - 4);  // .../bin/
+    if (std::FILE* f = std::fopen(dir.path("RetransformVirtualThread.java").c_str(), "w")) {
+        std::fputs(
+            "public final class RetransformVirtualThread {\n"
+            "  public static void premain(String a, java.lang.instrument.Instrumentation inst) throws Exception {\n"
+            "    java.lang.instrument.ClassFileTransformer noop = new java.lang.instrument.ClassFileTransformer() {};\n"
+            "    inst.addTransformer(noop, true);\n"
+            "    inst.retransformClasses(Class.forName(\"java.lang.VirtualThread\"));\n"
+            "    inst.removeTransformer(noop);\n"
+            "    System.err.println(\"retransformed java.lang.VirtualThread\");\n"
+            "  }\n"
+            "}\n",
+            f);
+        std::fclose(f);
+    }
+    if (std::FILE* f = std::fopen(dir.path("manifest.txt").c_str(), "w")) {
+        std::fputs("Premain-Class: RetransformVirtualThread\nCan-Retransform-Classes: true\n", f);
+        std::fclose(f);
+    }
+    std::string err;
+    ASSERT_EQ(
+        run_command({bin + "javac", "-d", dir.path("classes"), dir.path("RetransformVirtualThread.java")}, &err, 120s),
+        0)
+        << err;
+    ASSERT_EQ(run_command({bin + "jar", "--create", "--file", dir.path("agent.jar"), "--manifest",
+                           dir.path("manifest.txt"), "-C", dir.path("classes"), "."},
+                          &err, 60s),
+              0)
+        << err;
+    TraceRun run = run_harness({"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=otep",
+                                "-javaagent:" + dir.path("agent.jar"), "-Djdk.virtualThreadScheduler.parallelism=2"},
+                               {"--mode", "concurrent", "--yields", "--nested"}, {"--identity", "otep-tls"});
+    expect_clean_run(run);
+    size_t hooked = run.java_stderr.find(kOtepPaths[0].log_line);
+    size_t retransformed = run.java_stderr.find("retransformed java.lang.VirtualThread");
+    ASSERT_NE(hooked, std::string::npos) << run.java_stderr;
+    ASSERT_NE(retransformed, std::string::npos) << run.java_stderr;
+    EXPECT_LT(hooked, retransformed) << "the retransformation must come after the hook: " << run.java_stderr;
+    CheckResult r = check_markers(run.expected, run.trace);
+    std::printf("[ otep-tls ] after another agent's retransformation: %s\n", r.summary().c_str());
+    EXPECT_EQ(r.expected, 128);
+    EXPECT_EQ(r.correct, r.expected) << r.summary();
+}
+
 // OTEP 4719: with the otep feature the library announces the thread-local schema in a process
 // context mapping that readers find in /proc/PID/maps (memfd "OTEL_CTX", signature written last).
 TEST(OtepTls, ProcessContextAnnouncesTheSchema) {
