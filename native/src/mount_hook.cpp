@@ -23,8 +23,8 @@ jmethodID g_transform = nullptr;         // VirtualThreadTransformer.transform([
 std::atomic<bool> g_transformed{false};  // the hook handed back rewritten bytes
 const char* g_transform_error = nullptr;
 
-// ---- MountHook's natives: run on the carrier in VirtualThread's mount path; no allocation, no
-// locks, no JNI call, nothing thrown ----
+// ---- MountHook's natives: called from VirtualThread's mount, unmount, run and afterDone (see
+// VirtualThreadTransformer); no allocation, no locks, no JNI call, nothing thrown ----
 
 void JNICALL hook_mounted(JNIEnv*, jclass, jlong tid) { set_thread_context(g_rt.table.find(tid)); }
 
@@ -51,8 +51,6 @@ bool fail(std::string* error, const char* message) {
 }
 
 }  // namespace
-
-bool mount_hook_installed() { return g_installed.load(std::memory_order_acquire); }
 
 bool install_mount_hook(jvmtiEnv* jvmti, JNIEnv* jni, std::string* error) {
     // 1. The classes, in the boot loader: VirtualThread's loader must resolve MountHook by name.

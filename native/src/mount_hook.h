@@ -31,9 +31,6 @@ namespace vtscope::native {
 // environment's callbacks. Called at most once per process.
 bool install_mount_hook(jvmtiEnv* jvmti, JNIEnv* jni, std::string* error);
 
-// Whether the hook is installed (from then on for good).
-bool mount_hook_installed();
-
 // The environment's ClassFileLoadHook (enabled by install_mount_hook, for good): rewrites every
 // redefinition of java/lang/VirtualThread, install_mount_hook's and any other agent's later
 // ones; every other class load returns at once.
