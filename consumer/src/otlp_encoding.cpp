@@ -1,11 +1,16 @@
 #include "otlp_encoding.h"
 
+#include <time.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 
+#include "block_source.h"
 #include "event_format.h"
 #include "json.h"
+#include "syscall_names.h"
 
 namespace vtscope {
 
@@ -237,11 +242,93 @@ const char* kScope = "{\"scope\":{\"name\":\"vtscope\"},";
 
 }  // namespace
 
-std::string encode_logs_request(const std::vector<OtlpAttribute>& resource,
-                                std::span<const vtscope_syscall_event> events,
+namespace {
+
+// The attributes every log record starts with: the process, the Java thread when its identity
+// is known (thread.id: the semantic conventions' thread identifier; for a Java thread that is
+// Thread.threadId()), and the OS thread.
+void append_thread_attributes(std::string& out, uint32_t pid, uint32_t tid, const vtscope_attribution& a) {
+    out += "\"attributes\":[{\"key\":\"process.pid\",\"value\":{\"intValue\":\"";
+    out += std::to_string(pid);
+    out += "\"}}";
+    bool identity = a.status == VTSCOPE_STATUS_OK || a.status == VTSCOPE_STATUS_NO_CONTEXT ||
+                    a.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN || (a.status == VTSCOPE_STATUS_INVALID && a.java_id > 0);
+    if (identity) {
+        append_int_attribute(out, "thread.id", a.java_id);
+        out += ",{\"key\":\"vtscope.thread.virtual\",\"value\":{\"boolValue\":";
+        out += a.mounted_virtual ? "true" : "false";
+        out += "}}";
+    }
+    append_int_attribute(out, "vtscope.os_thread.id", tid);
+}
+
+// The attribution status (and its reason), closing the attribute list, then the trace context
+// as the record's own fields when there is one.
+void append_status_and_context(std::string& out, const vtscope_attribution& a) {
+    append_string_attribute(out, "vtscope.status", status_name(a.status));
+    if (const char* reason = reason_name(a.reason)) append_string_attribute(out, "vtscope.reason", reason);
+    out += "]";
+    if (a.status == VTSCOPE_STATUS_OK) {
+        out += ",\"traceId\":\"";
+        out += hex_string(a.trace_id, sizeof(a.trace_id));
+        out += "\",\"spanId\":\"";
+        out += hex_string(a.span_id, sizeof(a.span_id));
+        out += "\",\"flags\":";
+        out += std::to_string(a.trace_flags);  // W3C trace flags in the low byte
+    }
+}
+
+void append_record_head(std::string& out, uint64_t ts_ns, int64_t realtime_offset_ns, const std::string& observed,
+                        const char* event_name, std::string_view body) {
+    out += "{\"timeUnixNano\":\"";
+    out += std::to_string(static_cast<uint64_t>(static_cast<int64_t>(ts_ns) + realtime_offset_ns));
+    out += "\",\"observedTimeUnixNano\":\"";
+    out += observed;
+    out += "\",\"severityNumber\":9,\"severityText\":\"INFO\",\"eventName\":\"";
+    out += event_name;
+    out += "\",\"body\":{\"stringValue\":\"";
+    out += body;  // names of vtscope's own: [a-z0-9_:], nothing to escape
+    out += "\"},";
+}
+
+void append_syscall_record(std::string& out, const vtscope_syscall_event& e,
+                           const std::vector<std::string>& syscall_names, int64_t realtime_offset_ns,
+                           const std::string& observed) {
+    static const std::string unknown = "?";
+    const std::string& syscall = e.syscall_index < syscall_names.size() ? syscall_names[e.syscall_index] : unknown;
+    append_record_head(out, e.ts_ns, realtime_offset_ns, observed, "vtscope.syscall", syscall);
+    append_thread_attributes(out, e.pid, e.tid, e.attribution);
+    append_string_attribute(out, "vtscope.syscall", syscall);
+    if (e.nargs > 0 && syscall_has_fd(syscall))
+        append_int_attribute(out, "vtscope.fd", static_cast<int32_t>(static_cast<uint32_t>(e.args[0])));
+    if (e.nargs > 2 && syscall_has_count(syscall))
+        append_int_attribute(out, "vtscope.bytes", static_cast<int64_t>(e.args[2]));
+    append_status_and_context(out, e.attribution);
+    out += "}";
+}
+
+void append_block_record(std::string& out, const BlockLogEvent& b, int64_t realtime_offset_ns,
+                         const std::string& observed) {
+    const vtscope_block_event& e = b.event;
+    const char* reason = block_reason_name(e.block_reason);
+    const char* syscall = e.block_reason == VTSCOPE_BLOCK_SYSCALL ? syscall_name(e.syscall_nr) : nullptr;
+    std::string body = syscall ? std::string(reason) + ":" + syscall : std::string(reason);
+    append_record_head(out, e.ts_ns, realtime_offset_ns, observed, "vtscope.block", body);
+    append_thread_attributes(out, e.pid, e.tid, e.attribution);
+    append_string_attribute(out, "vtscope.block.reason", reason);
+    if (syscall) append_string_attribute(out, "vtscope.syscall", syscall);
+    append_int_attribute(out, "vtscope.block.duration_ns", static_cast<int64_t>(e.duration_ns));
+    out += b.open ? ",{\"key\":\"vtscope.block.open\",\"value\":{\"boolValue\":true}}"
+                  : ",{\"key\":\"vtscope.block.open\",\"value\":{\"boolValue\":false}}";
+    append_status_and_context(out, e.attribution);
+    out += "}";
+}
+
+}  // namespace
+
+std::string encode_logs_request(const std::vector<OtlpAttribute>& resource, std::span<const OtlpLogEvent> events,
                                 const std::vector<std::string>& syscall_names, int64_t realtime_offset_ns,
                                 uint64_t observed_ns) {
-    static const std::string unknown = "?";
     std::string out;
     out.reserve(256 + events.size() * 720);
     out += "{\"resourceLogs\":[";
@@ -251,54 +338,68 @@ std::string encode_logs_request(const std::vector<OtlpAttribute>& resource,
     out += "\"logRecords\":[";
     const std::string observed = std::to_string(observed_ns);
     for (size_t i = 0; i < events.size(); i++) {
-        const vtscope_syscall_event& e = events[i];
-        const vtscope_attribution& a = e.attribution;
-        const std::string& syscall = e.syscall_index < syscall_names.size() ? syscall_names[e.syscall_index] : unknown;
         if (i) out.push_back(',');
-        out += "{\"timeUnixNano\":\"";
-        out += std::to_string(static_cast<uint64_t>(static_cast<int64_t>(e.ts_ns) + realtime_offset_ns));
-        out += "\",\"observedTimeUnixNano\":\"";
-        out += observed;
-        out +=
-            "\",\"severityNumber\":9,\"severityText\":\"INFO\",\"eventName\":\"vtscope.syscall\",\"body\":{"
-            "\"stringValue\":\"";
-        out += syscall;
-        out += "\"},\"attributes\":[{\"key\":\"process.pid\",\"value\":{\"intValue\":\"";
-        out += std::to_string(e.pid);
-        out += "\"}}";
-        bool identity = a.status == VTSCOPE_STATUS_OK || a.status == VTSCOPE_STATUS_NO_CONTEXT ||
-                        a.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN ||
-                        (a.status == VTSCOPE_STATUS_INVALID && a.java_id > 0);
-        if (identity) {
-            append_int_attribute(out, "thread.id", a.java_id);
-            out += ",{\"key\":\"vtscope.thread.virtual\",\"value\":{\"boolValue\":";
-            out += a.mounted_virtual ? "true" : "false";
-            out += "}}";
-        }
-        append_int_attribute(out, "vtscope.os_thread.id", e.tid);
-        append_string_attribute(out, "vtscope.syscall", syscall);
-        if (e.nargs > 0 && syscall_has_fd(syscall))
-            append_int_attribute(out, "vtscope.fd", static_cast<int32_t>(static_cast<uint32_t>(e.args[0])));
-        if (e.nargs > 2 && syscall_has_count(syscall))
-            append_int_attribute(out, "vtscope.bytes", static_cast<int64_t>(e.args[2]));
-        append_string_attribute(out, "vtscope.status", status_name(a.status));
-        if (const char* reason = reason_name(a.reason)) append_string_attribute(out, "vtscope.reason", reason);
-        out += "]";
-        if (a.status == VTSCOPE_STATUS_OK) {
-            out += ",\"traceId\":\"";
-            out += hex_string(a.trace_id, sizeof(a.trace_id));
-            out += "\",\"spanId\":\"";
-            out += hex_string(a.span_id, sizeof(a.span_id));
-            out += "\",\"flags\":";
-            out += std::to_string(a.trace_flags);  // W3C trace flags in the low byte
-        }
-        out += "}";
+        if (const auto* syscall = std::get_if<vtscope_syscall_event>(&events[i]))
+            append_syscall_record(out, *syscall, syscall_names, realtime_offset_ns, observed);
+        else
+            append_block_record(out, std::get<BlockLogEvent>(events[i]), realtime_offset_ns, observed);
     }
     out += "]}]}]}";
     return out;
 }
 
-std::string encode_metrics_request(const std::vector<OtlpAttribute>& resource, std::span<const SyscallTotals> points,
+uint64_t unix_now_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+void ExemplarReservoir::add(const TraceId& trace, const std::optional<SpanId>& span, double value,
+                            uint64_t time_unix_ns) {
+    OtlpExemplar& e = by_context_[{trace, span.value_or(SpanId{})}];
+    e.trace_id = trace;
+    e.span_id = span;
+    e.value += value;
+    e.time_unix_ns = time_unix_ns;
+}
+
+std::vector<OtlpExemplar> ExemplarReservoir::take(size_t k) {
+    std::vector<OtlpExemplar> all;
+    all.reserve(by_context_.size());
+    for (auto& [context, e] : by_context_) all.push_back(e);
+    by_context_.clear();
+    size_t n = std::min(k, all.size());
+    std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n), all.end(),
+                      [](const OtlpExemplar& a, const OtlpExemplar& b) { return a.value > b.value; });
+    all.resize(n);
+    return all;
+}
+
+namespace {
+
+std::string format_double(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.17g", v);
+    return buf;
+}
+
+void append_exemplars(std::string& out, const std::vector<OtlpExemplar>& exemplars) {
+    if (exemplars.empty()) return;
+    out += ",\"exemplars\":[";
+    for (size_t i = 0; i < exemplars.size(); i++) {
+        const OtlpExemplar& e = exemplars[i];
+        if (i) out.push_back(',');
+        out += "{\"timeUnixNano\":\"" + std::to_string(e.time_unix_ns) + "\",\"asDouble\":" + format_double(e.value);
+        out += ",\"traceId\":\"" + hex_string(e.trace_id.data(), e.trace_id.size()) + "\"";
+        if (e.span_id) out += ",\"spanId\":\"" + hex_string(e.span_id->data(), e.span_id->size()) + "\"";
+        out += "}";
+    }
+    out += "]";
+}
+
+}  // namespace
+
+std::string encode_metrics_request(const std::vector<OtlpAttribute>& resource, std::span<const OtlpMetric> metrics,
                                    uint64_t start_ns, uint64_t now_ns) {
     std::string out;
     out += "{\"resourceMetrics\":[";
@@ -306,37 +407,69 @@ std::string encode_metrics_request(const std::vector<OtlpAttribute>& resource, s
     out += ",\"scopeMetrics\":[";
     out += kScope;
     out += "\"metrics\":[";
-    const std::string start = std::to_string(start_ns);
-    const std::string now = std::to_string(now_ns);
-    auto metric = [&](const char* name, const char* unit, const char* description, bool bytes) {
-        out += "{\"name\":\"";
-        out += name;
-        out += "\",\"unit\":\"";
-        out += unit;
-        out += "\",\"description\":\"";
-        out += description;
-        out += "\",\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,\"dataPoints\":[";
-        bool first = true;
-        for (const SyscallTotals& p : points) {
-            if (bytes && !p.bytes) continue;
-            if (!first) out.push_back(',');
-            first = false;
-            out += "{\"attributes\":[{\"key\":\"vtscope.syscall\",\"value\":{\"stringValue\":";
-            out += json_quote(p.syscall);
-            out += "}}";
-            append_string_attribute(out, "vtscope.status", p.status);
-            out += "],\"startTimeUnixNano\":\"" + start + "\",\"timeUnixNano\":\"" + now + "\",\"asInt\":\"";
-            out += std::to_string(bytes ? *p.bytes : p.calls);
-            out += "\"}";
+    const std::string times = "\"startTimeUnixNano\":\"" + std::to_string(start_ns) + "\",\"timeUnixNano\":\"" +
+                              std::to_string(now_ns) + "\"";
+    for (size_t m = 0; m < metrics.size(); m++) {
+        const OtlpMetric& metric = metrics[m];
+        const bool histogram = metric.kind == OtlpMetric::Kind::kHistogram;
+        if (m) out.push_back(',');
+        out += "{\"name\":" + json_quote(metric.name) + ",\"unit\":" + json_quote(metric.unit) +
+               ",\"description\":" + json_quote(metric.description);
+        // AGGREGATION_TEMPORALITY_CUMULATIVE = 2 (opentelemetry/proto/metrics/v1/metrics.proto)
+        out += histogram ? ",\"histogram\":{\"aggregationTemporality\":2,\"dataPoints\":["
+                         : ",\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,\"dataPoints\":[";
+        for (size_t i = 0; i < metric.points.size(); i++) {
+            const OtlpDataPoint& p = metric.points[i];
+            if (i) out.push_back(',');
+            out += "{\"attributes\":[";
+            for (size_t j = 0; j < p.attributes.size(); j++) {
+                if (j) out.push_back(',');
+                append_attribute(out, p.attributes[j]);
+            }
+            out += "]," + times;
+            if (histogram) {
+                out += ",\"count\":\"" + std::to_string(p.count) + "\",\"sum\":" + format_double(p.sum) +
+                       ",\"bucketCounts\":[";
+                for (size_t j = 0; j < p.bucket_counts.size(); j++)
+                    out += (j ? ",\"" : "\"") + std::to_string(p.bucket_counts[j]) + "\"";
+                out += "],\"explicitBounds\":[";
+                for (size_t j = 0; j < metric.bounds.size(); j++)
+                    out += (j ? "," : "") + format_double(metric.bounds[j]);
+                out += "]";
+            } else if (metric.kind == OtlpMetric::Kind::kIntSum) {
+                out += ",\"asInt\":\"" + std::to_string(p.as_int) + "\"";
+            } else {
+                out += ",\"asDouble\":" + format_double(p.as_double);
+            }
+            append_exemplars(out, p.exemplars);
+            out += "}";
         }
         out += "]}}";
-    };
-    metric("vtscope.syscall.calls", "{call}", "syscall entries of the target, by syscall and attribution status",
-           false);
-    out.push_back(',');
-    metric("vtscope.syscall.bytes", "By", "bytes requested by read/write-like syscalls (third argument)", true);
+    }
     out += "]}]}]}";
     return out;
+}
+
+std::vector<OtlpMetric> syscall_metrics(std::span<const SyscallTotals> points) {
+    OtlpMetric calls{"vtscope.syscall.calls", "{call}",
+                     "syscall entries of the target, by syscall and attribution status", OtlpMetric::Kind::kIntSum};
+    OtlpMetric bytes{"vtscope.syscall.bytes", "By", "bytes requested by read/write-like syscalls (third argument)",
+                     OtlpMetric::Kind::kIntSum};
+    for (const SyscallTotals& t : points) {
+        OtlpDataPoint p;
+        p.attributes = {OtlpAttribute::string("vtscope.syscall", t.syscall),
+                        OtlpAttribute::string("vtscope.status", t.status)};
+        p.as_int = t.calls;
+        p.exemplars = t.exemplars;
+        if (t.bytes) {
+            OtlpDataPoint b = p;
+            b.as_int = *t.bytes;
+            b.exemplars.clear();  // an exemplar's value is calls: it belongs to the calls point
+            bytes.points.push_back(std::move(b));
+        }
+        calls.points.push_back(std::move(p));
+    }
+    return {std::move(calls), std::move(bytes)};
 }
 
 uint64_t rejected_in_response(const std::string& body) {

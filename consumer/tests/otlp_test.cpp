@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -438,6 +439,167 @@ TEST(OtlpExport, TwoJvmsSeparatedByResource) {
     EXPECT_EQ(instances.size(), 2u);
 }
 
+namespace {
+
+// The 32-digit lowercase hex tokens of text: the trace ids a run's output names.
+std::set<std::string> trace_ids_in(const std::string& text) {
+    std::set<std::string> ids;
+    auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
+    for (size_t i = 0; i < text.size();) {
+        size_t j = i;
+        while (j < text.size() && hex(text[j])) j++;
+        if (j - i == 32) ids.insert(text.substr(i, 32));
+        i = j > i ? j : i + 1;
+    }
+    return ids;
+}
+
+// What the Collector's metric exports hold: every exemplar's trace id, and every point's
+// attribute keys and values (to show no trace id is a label).
+struct CollectorMetrics {
+    size_t exports = 0;
+    size_t points = 0;
+    std::vector<std::string> exemplar_traces;
+    std::vector<std::string> attribute_keys, attribute_values;
+    const Json* last = nullptr;  // the last export request
+    std::vector<Json> requests;
+};
+
+CollectorMetrics collector_metrics(const std::vector<std::string>& lines) {
+    CollectorMetrics m;
+    for (const std::string& line : lines) {
+        Json j = parse(line);
+        if (j["resourceMetrics"].type != Json::Type::Array) continue;
+        m.requests.push_back(j);
+    }
+    for (const Json& j : m.requests) {
+        m.exports++;
+        for (const Json& rm : j["resourceMetrics"].array)
+            for (const Json& sm : rm["scopeMetrics"].array)
+                for (const Json& metric : sm["metrics"].array)
+                    for (const char* kind : {"sum", "histogram"})
+                        for (const Json& p : metric[kind]["dataPoints"].array) {
+                            m.points++;
+                            for (const Json& a : p["attributes"].array) {
+                                m.attribute_keys.push_back(a["key"].string);
+                                m.attribute_values.push_back(a["value"]["stringValue"].string);
+                            }
+                            for (const Json& x : p["exemplars"].array) m.exemplar_traces.push_back(x["traceId"].string);
+                        }
+    }
+    if (!m.requests.empty()) m.last = &m.requests.back();
+    return m;
+}
+
+// Exemplars are there, each names a trace of the run, and no trace id (nor a key about one) is
+// an attribute of a point.
+void expect_exemplars_not_labels(const CollectorMetrics& m, const std::set<std::string>& run_traces) {
+    std::printf("metric exports %zu, points %zu, exemplars %zu, run traces %zu\n", m.exports, m.points,
+                m.exemplar_traces.size(), run_traces.size());
+    EXPECT_GT(m.exemplar_traces.size(), 0u) << "no exemplar";
+    for (const std::string& t : m.exemplar_traces) EXPECT_TRUE(run_traces.count(t)) << "exemplar trace " << t;
+    for (const std::string& k : m.attribute_keys) EXPECT_EQ(k.find("trace"), std::string::npos) << k;
+    for (const std::string& v : m.attribute_values) EXPECT_TRUE(trace_ids_in(v).empty()) << v;
+}
+
+// The points of the named metric in an export request.
+std::vector<const Json*> points_of(const Json& request, const std::string& name, const char* kind) {
+    std::vector<const Json*> out;
+    for (const Json& rm : request["resourceMetrics"].array)
+        for (const Json& sm : rm["scopeMetrics"].array)
+            for (const Json& metric : sm["metrics"].array)
+                if (metric["name"].string == name)
+                    for (const Json& p : metric[kind]["dataPoints"].array) out.push_back(&p);
+    return out;
+}
+
+}  // namespace
+
+// block --otlp: one log record per reported interval, the same (trace id, span id, duration) as
+// the JSON lines; the blocked-time histogram counts those intervals, with exemplars from them.
+TEST(OtlpExport, BlockRecordsMatchLinesAndHistogramHasExemplars) {
+    REQUIRE_BPF_AND_COLLECTOR();
+    TempDir dir;
+    int port = free_port();
+    Collector collector = start_collector(dir, "collector", port);
+    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
+    DemoRun run =
+        run_demo(dir, "block", 4,
+                 {"--threshold", "0.1", "--otlp", "127.0.0.1:" + std::to_string(port), "--service", "blk"}, [] {});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    std::vector<std::string> out = collector.finish();
+    using Interval = std::tuple<std::string, std::string, std::string>;  // trace id, span id, duration
+    std::multiset<Interval> local, exported;
+    std::set<std::string> run_traces;
+    for (const std::string& line : run.lines) {
+        Json j = parse(line);
+        auto text = [](const Json& v) { return v.type == Json::Type::String ? v.string : std::string(); };
+        local.insert(
+            {text(j["trace_id"]), text(j["span_id"]), std::to_string(static_cast<uint64_t>(num(j["duration_ns"])))});
+        if (j["trace_id"].type == Json::Type::String) run_traces.insert(j["trace_id"].string);
+    }
+    for (const std::string& line : out) {
+        Json j = parse(line);
+        for (const Json& rl : j["resourceLogs"].array) {
+            EXPECT_EQ(attribute(rl["resource"]["attributes"], "service.name")["stringValue"].string, "blk");
+            for (const Json& sl : rl["scopeLogs"].array)
+                for (const Json& r : sl["logRecords"].array) {
+                    EXPECT_EQ(r["eventName"].string, "vtscope.block");
+                    exported.insert({r["traceId"].string, r["spanId"].string,
+                                     attribute(r["attributes"], "vtscope.block.duration_ns")["intValue"].string});
+                }
+        }
+    }
+    const Json& logs = run.summary["otlp_signals"]["logs"];
+    std::printf("block lines %zu (%zu with a trace), Collector log records %zu, delivered %.0f, dropped %.0f\n",
+                run.lines.size(), run_traces.size(), exported.size(), num(logs["delivered"]), num(logs["dropped"]));
+    EXPECT_GT(run_traces.size(), 0u) << "no interval with a trace context: the test shows nothing";
+    EXPECT_EQ(num(logs["dropped"]), 0);
+    EXPECT_EQ(num(logs["records"]), static_cast<double>(run.lines.size()));
+    EXPECT_EQ(exported, local);
+    // The last histogram export counts every reported interval.
+    CollectorMetrics m = collector_metrics(out);
+    ASSERT_NE(m.last, nullptr) << "no metric export";
+    double counted = 0;
+    for (const Json* p : points_of(*m.last, "vtscope.block.duration", "histogram")) {
+        counted += std::stod((*p)["count"].string);
+        double in_buckets = 0;
+        for (const Json& b : (*p)["bucketCounts"].array) in_buckets += std::stod(b.string);
+        EXPECT_EQ(in_buckets, std::stod((*p)["count"].string));
+    }
+    EXPECT_EQ(counted, static_cast<double>(run.lines.size()));
+    expect_exemplars_not_labels(m, run_traces);
+    EXPECT_EQ(num(run.summary["otlp_signals"]["metrics"]["dropped"]), 0);
+}
+
+// profile --otlp: CPU time by status, the last export equal to the session's total, with the
+// traces that used it as exemplars.
+TEST(OtlpExport, ProfileCpuTimeWithExemplars) {
+    REQUIRE_BPF_AND_COLLECTOR();
+    TempDir dir;
+    int port = free_port();
+    Collector collector = start_collector(dir, "collector", port);
+    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
+    DemoRun run =
+        run_demo(dir, "profile", 4, {"--otlp", "127.0.0.1:" + std::to_string(port), "--top", "1000000"}, [] {});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    CollectorMetrics m = collector_metrics(collector.finish());
+    ASSERT_NE(m.last, nullptr) << "no metric export";
+    double cpu_s = 0;
+    for (const Json* p : points_of(*m.last, "vtscope.cpu.time", "sum")) cpu_s += num((*p)["asDouble"]);
+    std::string report;
+    for (const std::string& line : run.lines) report += line + "\n";
+    std::printf("CPU time in the last export %.3f s, in the summary %.3f s\n", cpu_s,
+                num(run.summary["profile"]["cpu_ms"]) / 1000);
+    const double summary_ms = num(run.summary["profile"]["cpu_ms"]);  // printed with 6 significant digits
+    EXPECT_GT(summary_ms, 0);
+    EXPECT_NEAR(cpu_s * 1000, summary_ms, std::max(0.01, summary_ms * 1e-5));
+    expect_exemplars_not_labels(m, trace_ids_in(report + vtscope::testing::read_file(dir.path("summary.json"))));
+    EXPECT_EQ(num(run.summary["otlp"]["dropped"]), 0);
+}
+
 // stat --otlp: cumulative sums by syscall and status; the last export's calls add up to every
 // event the session counted, and no data point carries a label beyond syscall and status.
 TEST(OtlpExport, StatSumsEqualCountedEvents) {
@@ -446,7 +608,7 @@ TEST(OtlpExport, StatSumsEqualCountedEvents) {
     int port = free_port();
     Collector collector = start_collector(dir, "collector", port);
     ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
-    DemoRun run = run_demo(dir, "stat", 4, {"--otlp", "127.0.0.1:" + std::to_string(port)}, [] {});
+    DemoRun run = run_demo(dir, "stat", 4, {"--otlp", "127.0.0.1:" + std::to_string(port), "--top", "1000000"}, [] {});
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     std::vector<std::string> lines = collector.finish();
@@ -454,17 +616,18 @@ TEST(OtlpExport, StatSumsEqualCountedEvents) {
     double calls = 0;
     size_t points = 0;
     Json last = parse(lines.back());
-    for (const Json& rm : last["resourceMetrics"].array)
-        for (const Json& sm : rm["scopeMetrics"].array)
-            for (const Json& m : sm["metrics"].array)
-                for (const Json& p : m["sum"]["dataPoints"].array) {
-                    EXPECT_EQ(p["attributes"].array.size(), 2u);
-                    points++;
-                    if (m["name"].string == "vtscope.syscall.calls") calls += std::stod(p["asInt"].string);
-                }
+    for (const Json* p : points_of(last, "vtscope.syscall.calls", "sum")) {
+        EXPECT_EQ((*p)["attributes"].array.size(), 2u);
+        points++;
+        calls += std::stod((*p)["asInt"].string);
+    }
     std::printf("metric exports in the Collector %zu, points in the last %zu, calls %.0f, events %.0f\n", lines.size(),
                 points, calls, num(run.summary["events"]));
     EXPECT_GT(calls, 0);
     EXPECT_EQ(calls, num(run.summary["events"]));
     EXPECT_EQ(num(run.summary["otlp"]["dropped"]), 0);
+    // The report lists every trace (--top 1000000): each exemplar names one of them.
+    std::string report;
+    for (const std::string& line : run.lines) report += line + "\n";
+    expect_exemplars_not_labels(collector_metrics(lines), trace_ids_in(report));
 }
