@@ -146,37 +146,51 @@ Expected<std::vector<OtlpAttribute>> parse_resource_attributes(const std::string
 }
 
 Expected<std::vector<OtlpAttribute>> make_resource(const std::string& service_option, const EnvLookup& env, int64_t pid,
-                                                   const std::string& host_name, const std::string& instance_id) {
+                                                   const std::string& host_name, const std::string& instance_id,
+                                                   const std::vector<OtlpAttribute>& process_context) {
     std::vector<OtlpAttribute> from_env;
     if (const char* text = env("OTEL_RESOURCE_ATTRIBUTES")) {
         auto parsed = parse_resource_attributes(text);
         if (!parsed) return parsed.error();
         from_env = std::move(*parsed);
     }
-    auto env_value = [&](const std::string& key) -> std::optional<std::string> {
-        for (const auto& a : from_env)
-            if (a.key == key) return a.text;
+    auto find = [](const std::vector<OtlpAttribute>& list, const std::string& key) -> const OtlpAttribute* {
+        for (const auto& a : list)
+            if (a.key == key) return &a;
+        return nullptr;
+    };
+    // A string attribute of the process context, else of the environment.
+    auto text_of = [&](const std::string& key) -> std::optional<std::string> {
+        if (const OtlpAttribute* a = find(process_context, key); a && a->kind == OtlpAttribute::Kind::kString)
+            return a->text;
+        if (const OtlpAttribute* a = find(from_env, key)) return a->text;
         return std::nullopt;
     };
     std::string service = "unknown_service";
+    const OtlpAttribute* context_service = find(process_context, "service.name");
     if (!service_option.empty()) {
         service = service_option;
+    } else if (context_service && context_service->kind == OtlpAttribute::Kind::kString &&
+               !context_service->text.empty()) {
+        service = context_service->text;
     } else if (const char* s = env("OTEL_SERVICE_NAME"); s && *s) {
         service = s;
-    } else if (auto from_attributes = env_value("service.name")) {
-        service = *from_attributes;
+    } else if (const OtlpAttribute* from_attributes = find(from_env, "service.name")) {
+        service = from_attributes->text;
     }
     std::vector<OtlpAttribute> resource;
     resource.push_back(OtlpAttribute::string("service.name", service));
     resource.push_back(
-        OtlpAttribute::string("service.instance.id", env_value("service.instance.id").value_or(instance_id)));
+        OtlpAttribute::string("service.instance.id", text_of("service.instance.id").value_or(instance_id)));
     resource.push_back(OtlpAttribute::integer("process.pid", pid));
-    resource.push_back(OtlpAttribute::string("host.name", env_value("host.name").value_or(host_name)));
-    for (auto& a : from_env) {
-        if (a.key == "service.name" || a.key == "service.instance.id" || a.key == "host.name" || a.key == "process.pid")
-            continue;
-        resource.push_back(std::move(a));
-    }
+    resource.push_back(OtlpAttribute::string("host.name", text_of("host.name").value_or(host_name)));
+    auto own = [](const std::string& key) {
+        return key == "service.name" || key == "service.instance.id" || key == "host.name" || key == "process.pid";
+    };
+    for (const auto& a : process_context)
+        if (!own(a.key)) resource.push_back(a);
+    for (auto& a : from_env)
+        if (!own(a.key) && !find(process_context, a.key)) resource.push_back(std::move(a));
     return resource;
 }
 

@@ -53,12 +53,16 @@ struct OtlpAttribute {
 // OTEL_RESOURCE_ATTRIBUTES: key=value pairs, comma-separated, values percent-decoded.
 Expected<std::vector<OtlpAttribute>> parse_resource_attributes(const std::string& text);
 
-// The resource of every export: service.name (--service, else OTEL_SERVICE_NAME, else
-// service.name in OTEL_RESOURCE_ATTRIBUTES, else "unknown_service"), process.pid (the target),
-// host.name, service.instance.id (instance_id unless OTEL_RESOURCE_ATTRIBUTES names one) and
-// the other OTEL_RESOURCE_ATTRIBUTES pairs.
+// The resource of every export. service.name: --service, else the target's process context
+// (OTEP 4719: the resource its own SDK reports its telemetry under), else OTEL_SERVICE_NAME,
+// else service.name in OTEL_RESOURCE_ATTRIBUTES, else "unknown_service". service.instance.id and
+// host.name: the process context's, else OTEL_RESOURCE_ATTRIBUTES', else instance_id and
+// host_name. process.pid: the target. Then the process context's other attributes, and those
+// of OTEL_RESOURCE_ATTRIBUTES it does not name. Why the application's own resource comes before
+// vtscope's environment: README, "The resource".
 Expected<std::vector<OtlpAttribute>> make_resource(const std::string& service_option, const EnvLookup& env, int64_t pid,
-                                                   const std::string& host_name, const std::string& instance_id);
+                                                   const std::string& host_name, const std::string& instance_id,
+                                                   const std::vector<OtlpAttribute>& process_context = {});
 // A random UUID (version 4) for service.instance.id.
 std::string random_uuid();
 

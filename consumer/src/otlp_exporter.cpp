@@ -7,13 +7,14 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <mutex>
 #include <optional>
 #include <thread>
 
-#include <cstdio>
+#include "process_context.h"
 
 namespace vtscope {
 namespace {
@@ -283,7 +284,17 @@ Expected<std::unique_ptr<OtlpSession>> OtlpSession::start(const OtlpOptions& opt
     if (!*endpoints) return std::unique_ptr<OtlpSession>();
     char host[256] = {};
     if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
-    auto resource = make_resource(options.service, env, pid, host, random_uuid());
+    // The application's own resource, when it publishes an OTEP 4719 process context. One that
+    // cannot be read is not fatal: the export goes on under the options' and environment's
+    // resource, and says why once.
+    std::vector<OtlpAttribute> context;
+    if (auto published = target_process_context(pid); !published) {
+        std::fprintf(stderr, "vtscope: warning: otlp: the target's process context is not used: %s\n",
+                     published.error().message.c_str());
+    } else if (*published) {
+        context = std::move(**published);
+    }
+    auto resource = make_resource(options.service, env, pid, host, random_uuid(), context);
     if (!resource) return resource.error();
     std::unique_ptr<OtlpSession> session(new OtlpSession(options));
     auto start_signal = [&](const char* signal, const std::string& endpoint) {

@@ -380,6 +380,43 @@ TEST(OtlpExport, CollectorKilledFinishesWithOneErrorLine) {
     EXPECT_TRUE(subset(logs.keys, local_keys(run.lines)));
 }
 
+// A JVM whose OpenTelemetry SDK is configured (-Dotel.service.name, -Dotel.resource.attributes)
+// and publishes its resource in an OTEP 4719 process context (libvtscope's "otep" option):
+// vtscope, given no --service and another name in its own environment, exports under the
+// application's resource.
+TEST(OtlpExport, ServiceNameFromTheTargetsProcessContext) {
+    REQUIRE_BPF_AND_COLLECTOR();
+    TempDir dir;
+    int port = free_port();
+    Collector collector = start_collector(dir, "collector", port);
+    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
+    vtscope::testing::HarnessPaths paths{kVtscope, java_bin(), class_path(), VTSCOPE_NATIVE_LIB};
+    setenv("OTEL_SERVICE_NAME", "from-vtscope-environment", 1);  // the process context comes first
+    auto run = vtscope::testing::run_traced_harness(
+        paths,
+        {std::string("-agentpath:") + VTSCOPE_NATIVE_LIB + "=otep", "-Dotel.service.name=process-context-e2e",
+         "-Dotel.resource.attributes=deployment.environment.name=e2e"},
+        {"--threads", "4", "--markers", "8"}, {"--otlp", "http://127.0.0.1:" + std::to_string(port)});
+    unsetenv("OTEL_SERVICE_NAME");
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    EXPECT_EQ(run.vtscope_stderr.find("process context is not used"), std::string::npos) << run.vtscope_stderr;
+    CollectorLogs logs = collector_logs(collector.finish());
+    ASSERT_FALSE(logs.resources.empty());
+    EXPECT_EQ(logs.keys, local_keys(run.trace));
+    for (const Json& r : logs.resources) {
+        const Json& attrs = r["attributes"];
+        std::printf("resource: service.name %s, deployment.environment.name %s, service.instance.id %s\n",
+                    attribute(attrs, "service.name")["stringValue"].string.c_str(),
+                    attribute(attrs, "deployment.environment.name")["stringValue"].string.c_str(),
+                    attribute(attrs, "service.instance.id")["stringValue"].string.c_str());
+        EXPECT_EQ(attribute(attrs, "service.name")["stringValue"].string, "process-context-e2e");
+        EXPECT_EQ(attribute(attrs, "deployment.environment.name")["stringValue"].string, "e2e");
+        EXPECT_FALSE(attribute(attrs, "telemetry.sdk.language")["stringValue"].string.empty())
+            << "the SDK's own resource attributes come with it";
+    }
+}
+
 // Two JVMs traced by two vtscopes into one Collector: each one's records come out under its own
 // resource (process.pid, service.instance.id, service.name), and each resource holds exactly
 // the records of that vtscope's own lines.
