@@ -43,7 +43,8 @@ const char* kStatSignals =
     "trace ids as exemplars";
 const char* kProfileSignals =
     "profile: CPU time by status (URL/v1/metrics), trace ids as\n"
-    "exemplars";
+    "exemplars; with --otlp-profiles also the stacks as an OTLP\n"
+    "profile (URL/v1development/profiles)";
 
 std::string trace_help() {
     return R"(  trace --pid PID [options]   trace syscall entries of a running JVM, one JSON object per line
@@ -82,6 +83,9 @@ std::string profile_help() {
       --folded FILE           folded stacks, one root frame per trace (implies --stacks)
       --flamegraph FILE.svg   an interactive SVG flame graph, one tower per trace (implies
                               --stacks)
+      --otlp-profiles         with --otlp: the samples, their stacks and trace links as one
+                              OTLP profile at the end (the development-stage profiles signal,
+                              as Collector v0.165.0 takes it; implies --stacks)
 )" + otlp_options_help(kProfileSignals, 6) +
            session_options();
 }

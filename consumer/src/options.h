@@ -55,6 +55,7 @@ struct ProfileOptions {
     bool per_cpu = false;      // one event per CPU (system-wide) instead of one per target thread
     int top = 10;
     OtlpOptions otlp;
+    bool otlp_profiles = false;  // also the samples as an OTLP profile (implies stacks)
 };
 
 struct Options {

@@ -6,10 +6,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <tuple>
 
 #include "block_source.h"
 #include "event_format.h"
 #include "json.h"
+#include "profile_report.h"
 #include "syscall_names.h"
 
 namespace vtscope {
@@ -73,14 +75,16 @@ Expected<std::optional<OtlpEndpoints>> resolve_otlp_endpoints(const std::string&
     auto from_base = [](const std::string& base) -> Expected<std::optional<OtlpEndpoints>> {
         auto b = normalize_otlp_base(base);
         if (!b) return b.error();
-        return std::optional<OtlpEndpoints>(OtlpEndpoints{*b + "/v1/logs", *b + "/v1/metrics"});
+        return std::optional<OtlpEndpoints>(
+            OtlpEndpoints{*b + "/v1/logs", *b + "/v1/metrics", *b + "/v1development/profiles"});
     };
     if (!option.empty()) return from_base(option);
     const char* base = env("OTEL_EXPORTER_OTLP_ENDPOINT");
     const char* logs = env("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT");
     const char* metrics = env("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT");
+    const char* profiles = env("OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT");
     auto set = [](const char* v) { return v != nullptr && *v != '\0'; };
-    if (!set(base) && !set(logs) && !set(metrics)) return std::optional<OtlpEndpoints>();
+    if (!set(base) && !set(logs) && !set(metrics) && !set(profiles)) return std::optional<OtlpEndpoints>();
     OtlpEndpoints endpoints;
     if (set(base)) {
         auto e = from_base(base);
@@ -90,6 +94,7 @@ Expected<std::optional<OtlpEndpoints>> resolve_otlp_endpoints(const std::string&
     // Signal-specific endpoints are full URLs, used as given (OTLP exporter specification).
     if (set(logs)) endpoints.logs = logs;
     if (set(metrics)) endpoints.metrics = metrics;
+    if (set(profiles)) endpoints.profiles = profiles;
     return std::optional<OtlpEndpoints>(endpoints);
 }
 
@@ -486,12 +491,137 @@ std::vector<OtlpMetric> syscall_metrics(std::span<const SyscallTotals> points) {
     return {std::move(calls), std::move(bytes)};
 }
 
+namespace {
+
+// A table of the profiles dictionary: values interned to their index, entry 0 reserved.
+template <typename Key>
+class Table {
+public:
+    explicit Table(Key zero) { index(zero); }
+    int32_t index(const Key& key) {
+        auto [it, fresh] = indices_.try_emplace(key, static_cast<int32_t>(keys_.size()));
+        if (fresh) keys_.push_back(key);
+        return it->second;
+    }
+    const std::vector<Key>& keys() const { return keys_; }
+
+private:
+    std::map<Key, int32_t> indices_;
+    std::vector<Key> keys_;
+};
+
+template <typename Key, typename Write>
+void append_table(std::string& out, const char* name, const Table<Key>& table, Write write) {
+    out += ",\"";
+    out += name;
+    out += "\":[";
+    for (size_t i = 0; i < table.keys().size(); i++) {
+        if (i) out.push_back(',');
+        if (i == 0) {
+            out += "{}";  // the reserved empty entry
+        } else {
+            write(table.keys()[i]);
+        }
+    }
+    out += "]";
+}
+
+}  // namespace
+
+std::string encode_profiles_request(const std::vector<OtlpAttribute>& resource, std::span<const ProfileRow> rows,
+                                    uint64_t period_ns, uint64_t start_ns, uint64_t now_ns,
+                                    const std::string& profile_id_hex) {
+    Table<std::string> strings{""};
+    Table<int32_t> functions{0};             // by name's string index
+    Table<int32_t> locations{0};             // by function index (one line each)
+    Table<std::vector<int32_t>> stacks{{}};  // location indices, leaf first
+    Table<std::pair<std::string, std::string>> links{{"", ""}};
+    // (key string index, kind, value): kind 0 string (value's string), 1 int, 2 bool.
+    Table<std::tuple<int32_t, int, std::string>> attributes{{0, 0, ""}};
+    struct Sample {
+        int32_t stack, link;
+        std::vector<int32_t> attributes;
+        uint64_t cpu_ns;
+    };
+    std::vector<Sample> samples;
+    const int32_t cpu = strings.index("cpu"), nanoseconds = strings.index("nanoseconds");
+    for (const ProfileRow& row : rows) {
+        std::vector<int32_t> stack;
+        for (auto frame = row.frames.rbegin(); frame != row.frames.rend(); ++frame)
+            stack.push_back(locations.index(functions.index(strings.index(*frame))));
+        Sample sample{stacks.index(stack), 0, {}, row.cpu_ns};
+        if (row.status == VTSCOPE_STATUS_OK) sample.link = links.index({row.trace_id, row.span_id});
+        auto attribute = [&](const char* key, int kind, std::string value) {
+            sample.attributes.push_back(attributes.index({strings.index(key), kind, std::move(value)}));
+        };
+        bool identity = row.status == VTSCOPE_STATUS_OK || row.status == VTSCOPE_STATUS_NO_CONTEXT ||
+                        row.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN;
+        if (identity && row.java_id > 0) {
+            attribute("thread.id", 1, std::to_string(row.java_id));
+            attribute("vtscope.thread.virtual", 2, row.mounted_virtual ? "true" : "false");
+        }
+        attribute("vtscope.os_thread.id", 1, std::to_string(row.tid));
+        attribute("vtscope.status", 0, status_name(row.status));
+        samples.push_back(std::move(sample));
+    }
+    std::string out;
+    out += "{\"resourceProfiles\":[";
+    append_resource(out, resource);
+    out += ",\"scopeProfiles\":[";
+    out += kScope;
+    out += "\"profiles\":[{\"sampleType\":{\"typeStrindex\":" + std::to_string(cpu) +
+           ",\"unitStrindex\":" + std::to_string(nanoseconds) +
+           "},\"periodType\":{\"typeStrindex\":" + std::to_string(cpu) +
+           ",\"unitStrindex\":" + std::to_string(nanoseconds) + "},\"period\":\"" + std::to_string(period_ns) +
+           "\",\"timeUnixNano\":\"" + std::to_string(start_ns) + "\",\"durationNano\":\"" +
+           std::to_string(now_ns > start_ns ? now_ns - start_ns : 0) + "\",\"profileId\":\"" + profile_id_hex +
+           "\",\"samples\":[";
+    for (size_t i = 0; i < samples.size(); i++) {
+        const Sample& sample = samples[i];
+        if (i) out.push_back(',');
+        out += "{\"stackIndex\":" + std::to_string(sample.stack) + ",\"values\":[\"" + std::to_string(sample.cpu_ns) +
+               "\"],\"attributeIndices\":[";
+        for (size_t j = 0; j < sample.attributes.size(); j++)
+            out += (j ? "," : "") + std::to_string(sample.attributes[j]);
+        out += "]";
+        if (sample.link) out += ",\"linkIndex\":" + std::to_string(sample.link);
+        out += "}";
+    }
+    out += "]}]}]}]";
+    out += ",\"dictionary\":{\"stringTable\":[";
+    for (size_t i = 0; i < strings.keys().size(); i++) out += (i ? "," : "") + json_quote(strings.keys()[i]);
+    out += "]";
+    append_table(out, "functionTable", functions,
+                 [&](int32_t name) { out += "{\"nameStrindex\":" + std::to_string(name) + "}"; });
+    append_table(out, "locationTable", locations, [&](int32_t function) {
+        out += "{\"lines\":[{\"functionIndex\":" + std::to_string(function) + "}]}";
+    });
+    append_table(out, "stackTable", stacks, [&](const std::vector<int32_t>& stack) {
+        out += "{\"locationIndices\":[";
+        for (size_t j = 0; j < stack.size(); j++) out += (j ? "," : "") + std::to_string(stack[j]);
+        out += "]}";
+    });
+    append_table(out, "linkTable", links, [&](const std::pair<std::string, std::string>& link) {
+        out += "{\"traceId\":\"" + link.first + "\",\"spanId\":\"" + link.second + "\"}";
+    });
+    append_table(out, "attributeTable", attributes, [&](const std::tuple<int32_t, int, std::string>& a) {
+        const auto& [key, kind, value] = a;
+        out += "{\"keyStrindex\":" + std::to_string(key) + ",\"value\":{";
+        if (kind == 0) out += "\"stringValue\":" + json_quote(value);
+        if (kind == 1) out += "\"intValue\":\"" + value + "\"";
+        if (kind == 2) out += "\"boolValue\":" + value;
+        out += "}}";
+    });
+    out += "}}";
+    return out;
+}
+
 uint64_t rejected_in_response(const std::string& body) {
     Json json;
     std::string error;
     if (body.empty() || !parse_json(body, &json, &error)) return 0;
     const Json& partial = json["partialSuccess"];
-    for (const char* key : {"rejectedLogRecords", "rejectedDataPoints"}) {
+    for (const char* key : {"rejectedLogRecords", "rejectedDataPoints", "rejectedProfiles"}) {
         const Json& v = partial[key];
         if (v.is_number()) return static_cast<uint64_t>(v.number);
         if (v.type == Json::Type::String) return std::strtoull(v.string.c_str(), nullptr, 10);

@@ -27,13 +27,15 @@ namespace vtscope {
 using EnvLookup = std::function<const char*(const char*)>;
 
 struct OtlpEndpoints {
-    std::string logs;     // full URL of the logs signal (BASE/v1/logs)
-    std::string metrics;  // BASE/v1/metrics
+    std::string logs;      // full URL of the logs signal (BASE/v1/logs)
+    std::string metrics;   // BASE/v1/metrics
+    std::string profiles;  // BASE/v1development/profiles (the otlp receiver's path for it)
 };
 
 // The endpoints from --otlp (a base URL: http[s]://HOST[:PORT][/PATH], scheme http and port 4318
-// when left out), else from OTEL_EXPORTER_OTLP_LOGS_ENDPOINT / _METRICS_ENDPOINT (used as given)
-// and OTEL_EXPORTER_OTLP_ENDPOINT (a base URL). nullopt: no export asked for.
+// when left out), else from OTEL_EXPORTER_OTLP_LOGS_ENDPOINT / _METRICS_ENDPOINT /
+// _PROFILES_ENDPOINT (used as given) and OTEL_EXPORTER_OTLP_ENDPOINT (a base URL). nullopt: no
+// export asked for.
 Expected<std::optional<OtlpEndpoints>> resolve_otlp_endpoints(const std::string& option, const EnvLookup& env);
 // A base URL made complete: scheme, default port, no trailing slash.
 Expected<std::string> normalize_otlp_base(const std::string& url);
@@ -160,7 +162,21 @@ struct SyscallTotals {
 // only (bounded: trace ids are exemplars, never labels).
 std::vector<OtlpMetric> syscall_metrics(std::span<const SyscallTotals> points);
 
-// partialSuccess.rejectedLogRecords / rejectedDataPoints of a response body (0 when absent).
+struct ProfileRow;  // profile_report.h
+
+// ExportProfilesServiceRequest of the development-stage profiles signal, as the pdata of the
+// pinned Collector (v0.165.0, pdata v1.71.0: internal/generated_proto_*.go, profiles
+// development version 1) decodes it: one Profile of the session's CPU samples, its tables in
+// the request's dictionary, entry 0 of each table the empty value the format reserves. A row
+// is one sample: its stack (leaf first), its CPU time in nanoseconds (sample type and period
+// type cpu/nanoseconds, period period_ns), its thread and attribution as attributes, and its
+// trace context as a link. The profile spans [start_ns, now_ns] (Unix times).
+std::string encode_profiles_request(const std::vector<OtlpAttribute>& resource, std::span<const ProfileRow> rows,
+                                    uint64_t period_ns, uint64_t start_ns, uint64_t now_ns,
+                                    const std::string& profile_id_hex);
+
+// partialSuccess.rejectedLogRecords / rejectedDataPoints / rejectedProfiles of a response body
+// (0 when absent).
 uint64_t rejected_in_response(const std::string& body);
 
 }  // namespace vtscope

@@ -55,8 +55,8 @@ struct OtlpExporter::State {
 
     std::mutex mu;
     std::condition_variable cv;
-    std::deque<OtlpLogEvent> queue;                   // logs
-    std::optional<std::vector<OtlpMetric>> snapshot;  // metrics, the newest not yet taken
+    std::deque<OtlpLogEvent> queue;        // logs
+    std::optional<OtlpSnapshot> snapshot;  // metrics, profiles: the newest not yet taken
     Clock::time_point first_queued;
     ExportCounts counts;
     std::atomic<bool> stopping{false};
@@ -163,7 +163,7 @@ struct OtlpExporter::State {
             queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(n));
             if (!queue.empty()) first_queued = Clock::now();
             const bool have_totals = snapshot.has_value();
-            std::vector<OtlpMetric> totals;
+            OtlpSnapshot totals;
             if (have_totals) totals = std::move(*snapshot);
             snapshot.reset();
             if (batch.empty() && !have_totals) {
@@ -181,7 +181,7 @@ struct OtlpExporter::State {
                 lock.unlock();
             }
             if (have_totals) {
-                std::string body = encode_metrics_request(config.resource, totals, start_unix_ns, now_unix);
+                std::string body = totals(config.resource, start_unix_ns, now_unix);
                 std::optional<Reply> reply = send(body, true);
                 lock.lock();
                 if (reply) account(*reply, 1);  // superseded: the newer snapshot carries its totals
@@ -213,6 +213,7 @@ Expected<std::unique_ptr<OtlpExporter>> OtlpExporter::start(OtlpExporterConfig c
     state->curl = curl_easy_init();
     if (!state->curl) return make_error("otlp: cannot create a libcurl handle");
     state->headers = curl_slist_append(nullptr, "Content-Type: application/json");
+    for (const std::string& header : config.headers) state->headers = curl_slist_append(state->headers, header.c_str());
     CURL* c = state->curl;
     curl_easy_setopt(c, CURLOPT_URL, config.endpoint.c_str());
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, state->headers);
@@ -252,9 +253,16 @@ void OtlpExporter::offer(const OtlpLogEvent& event) {
 }
 
 void OtlpExporter::publish(std::vector<OtlpMetric> metrics) {
+    publish([metrics = std::move(metrics)](const std::vector<OtlpAttribute>& resource, uint64_t start_unix_ns,
+                                           uint64_t now_unix_ns) {
+        return encode_metrics_request(resource, metrics, start_unix_ns, now_unix_ns);
+    });
+}
+
+void OtlpExporter::publish(OtlpSnapshot snapshot) {
     State& s = *state_;
     std::lock_guard lock(s.mu);
-    s.snapshot = std::move(metrics);
+    s.snapshot = std::move(snapshot);
     s.cv.notify_one();
 }
 
@@ -297,9 +305,10 @@ Expected<std::unique_ptr<OtlpSession>> OtlpSession::start(const OtlpOptions& opt
     auto resource = make_resource(options.service, env, pid, host, random_uuid(), context);
     if (!resource) return resource.error();
     std::unique_ptr<OtlpSession> session(new OtlpSession(options));
-    auto start_signal = [&](const char* signal, const std::string& endpoint) {
+    auto start_signal = [&](const char* signal, const std::string& endpoint, std::vector<std::string> headers) {
         OtlpExporterConfig config;
         config.signal = signal;
+        config.headers = std::move(headers);
         config.endpoint = endpoint;
         config.resource = *resource;
         config.syscall_names = syscall_names;
@@ -308,14 +317,21 @@ Expected<std::unique_ptr<OtlpSession>> OtlpSession::start(const OtlpOptions& opt
         return OtlpExporter::start(std::move(config));
     };
     if (signals.logs) {
-        auto exporter = start_signal("logs", (*endpoints)->logs);
+        auto exporter = start_signal("logs", (*endpoints)->logs, {});
         if (!exporter) return exporter.error();
         session->logs_ = std::move(*exporter);
     }
     if (signals.metrics) {
-        auto exporter = start_signal("metrics", (*endpoints)->metrics);
+        auto exporter = start_signal("metrics", (*endpoints)->metrics, {});
         if (!exporter) return exporter.error();
         session->metrics_ = std::move(*exporter);
+    }
+    if (signals.profiles) {
+        // The version of the development-stage profiles schema this encoding follows: the
+        // receiver rejects any other (pdata v1.71.0 internal/otlp/profiles_version.go).
+        auto exporter = start_signal("profiles", (*endpoints)->profiles, {"otlp-profiles-development-version: 1"});
+        if (!exporter) return exporter.error();
+        session->profiles_ = std::move(*exporter);
     }
     return session;
 }
@@ -323,13 +339,13 @@ Expected<std::unique_ptr<OtlpSession>> OtlpSession::start(const OtlpOptions& opt
 void OtlpSession::shutdown() {
     // One after the other: the final flushes could overlap, but each is bounded by the timeout
     // and the logs (the larger one) go first.
-    for (OtlpExporter* e : {logs_.get(), metrics_.get()})
+    for (OtlpExporter* e : {logs_.get(), metrics_.get(), profiles_.get()})
         if (e) e->shutdown();
 }
 
 void OtlpSession::summarise(Summary& summary) const {
     std::string failures;
-    for (OtlpExporter* exporter : {logs_.get(), metrics_.get()}) {
+    for (OtlpExporter* exporter : {logs_.get(), metrics_.get(), profiles_.get()}) {
         if (!exporter) continue;
         summary.otlp.push_back(exporter->counts());
         const ExportCounts& e = summary.otlp.back();
@@ -338,8 +354,9 @@ void OtlpSession::summarise(Summary& summary) const {
         if (e.flush_timed_out)
             std::snprintf(within, sizeof(within), " within the final flush's %g s", options_.timeout_seconds);
         failures += (failures.empty() ? "" : "; ") + std::to_string(e.dropped_failed) +
-                    (e.signal == "logs" ? " log records" : " metric exports") + " not delivered to " + e.endpoint +
-                    within + " (last failure: " + (e.last_error.empty() ? std::string("none") : e.last_error) + ")";
+                    (e.signal == "logs" ? " log records" : " " + e.signal.substr(0, e.signal.size() - 1) + " exports") +
+                    " not delivered to " + e.endpoint + within +
+                    " (last failure: " + (e.last_error.empty() ? std::string("none") : e.last_error) + ")";
     }
     if (!failures.empty() && summary.error.empty()) summary.error = "otlp: " + failures;
 }

@@ -38,6 +38,10 @@ Expected<Options> parse_profile_options(const std::vector<std::string>& args) {
             p.per_cpu = true;
             continue;
         }
+        if (arg == "--otlp-profiles") {
+            p.otlp_profiles = true;
+            continue;
+        }
         std::string name = arg;
         std::string value;
         if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
@@ -93,7 +97,7 @@ Expected<Options> parse_profile_options(const std::vector<std::string>& args) {
         }
     }
     if (!have_pid) return make_error("profile needs --pid PID");
-    if (!p.folded.empty() || !p.flamegraph.empty()) p.stacks = true;
+    if (!p.folded.empty() || !p.flamegraph.empty() || p.otlp_profiles) p.stacks = true;
     return options;
 }
 

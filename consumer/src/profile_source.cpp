@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <tuple>
@@ -172,11 +173,12 @@ public:
             refresh_perf_map();
         }
         if (options_.stacks && !symbolizer_.have_perf_map()) symbolizer_.load_perf_map();  // -XX:+DumpPerfMapAtExit
+        if (otlp_) publish_cpu_time();
+        build_rows();
         if (otlp_) {
-            publish_cpu_time();
+            if (otlp_->profiles()) publish_profile();
             otlp_->shutdown();  // sends what is queued, for at most --otlp-timeout
         }
-        build_rows();
         output_.write(render_profile_text(rows_, info()));
         output_.flush();
         if (!options_.folded.empty() || !options_.flamegraph.empty()) {
@@ -203,6 +205,17 @@ public:
     }
 
 private:
+    // profile --otlp-profiles: every row (attribution and symbolised stack) as one sample.
+    void publish_profile() {
+        const uint64_t period_ns = static_cast<uint64_t>(1e9 / options_.hz);
+        std::string id = random_uuid();
+        id.erase(std::remove(id.begin(), id.end(), '-'), id.end());  // 16 random bytes as hex
+        otlp_->profiles()->publish([rows = rows_, period_ns, id](const std::vector<OtlpAttribute>& resource,
+                                                                 uint64_t start_ns, uint64_t now_ns) {
+            return encode_profiles_request(resource, rows, period_ns, start_ns, now_ns, id);
+        });
+    }
+
     // The CPU time of samples: cpu-clock counts nanoseconds, so the periods are the CPU time;
     // cycles are not, so there each sample stands for 1/hz of it.
     uint64_t cpu_ns(uint64_t samples, uint64_t period_sum) const {
@@ -441,8 +454,11 @@ Expected<std::unique_ptr<EventSource>> open_profile_source(const ProfileOptions&
                                                            const AttributionCore& core, OutputFile& output) {
     OtlpSession::Signals signals;
     signals.metrics = true;
+    signals.profiles = options.otlp_profiles;
     auto otlp = OtlpSession::start(options.otlp, target.pid, signals);
     if (!otlp) return otlp.error();
+    if (options.otlp_profiles && !*otlp)
+        return make_error("--otlp-profiles: no OTLP endpoint (--otlp URL or OTEL_EXPORTER_OTLP_ENDPOINT)");
     auto source = std::make_unique<ProfileSource>(options, target, output, std::move(*otlp));
     if (auto status = source->open(core); !status) return status.error();
     return std::unique_ptr<EventSource>(std::move(source));

@@ -165,6 +165,10 @@ TEST(Options, OtlpExportOptionsOnBlockAndProfile) {
     EXPECT_EQ(p->profile.otlp.queue, 7u);
     EXPECT_EQ(p->profile.otlp.timeout_seconds, 3);
     EXPECT_EQ(p->profile.hz, 49);
+    auto profiles = vtscope::parse_options({"profile", "--pid", "1", "--otlp-profiles"});
+    ASSERT_TRUE(profiles);
+    EXPECT_TRUE(profiles->profile.otlp_profiles);
+    EXPECT_TRUE(profiles->profile.stacks);  // a profile without stacks would say nothing
     EXPECT_FALSE(vtscope::parse_options({"block", "--pid", "1", "--otlp-queue", "0"}));
     EXPECT_FALSE(vtscope::parse_options({"profile", "--pid", "1", "--otlp-timeout", "x"}));
     EXPECT_FALSE(vtscope::parse_options({"profile", "--pid", "1", "--otlp"}));

@@ -6,6 +6,7 @@
 
 #include "json.h"
 #include "otlp_encoding.h"
+#include "profile_report.h"
 
 namespace vtscope {
 namespace {
@@ -296,6 +297,69 @@ TEST(OtlpMetrics, ReservoirKeepsTheLargestContextsAndEmpties) {
     EXPECT_EQ(top[1].time_unix_ns, 12u);
     EXPECT_TRUE(r.empty());
     EXPECT_TRUE(r.take(4).empty());
+}
+
+TEST(OtlpProfiles, DictionaryTablesLeafFirstStacksAndLinks) {
+    ProfileRow a;
+    a.tid = 5;
+    a.java_id = 40;
+    a.mounted_virtual = true;
+    a.status = VTSCOPE_STATUS_OK;
+    a.trace_id = "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf";
+    a.span_id = "1011121314151617";
+    a.frames = {"root", "mid", "leaf"};
+    a.samples = 3;
+    a.cpu_ns = 30000000;
+    ProfileRow b = a;  // the same stack, no trace context
+    b.status = VTSCOPE_STATUS_NO_CONTEXT;
+    b.trace_id.clear();
+    b.span_id.clear();
+    b.cpu_ns = 10000000;
+    ProfileRow rows[2] = {a, b};
+    Json json = parse(encode_profiles_request({OtlpAttribute::string("service.name", "svc")}, rows, 10101010, 100, 400,
+                                              "00112233445566778899aabbccddeeff"));
+    const Json& d = json["dictionary"];
+    const auto& strings = d["stringTable"].array;
+    ASSERT_GE(strings.size(), 4u);
+    EXPECT_EQ(strings[0].string, "");
+    for (const char* table : {"functionTable", "locationTable", "stackTable", "linkTable", "attributeTable"}) {
+        ASSERT_FALSE(d[table].array.empty()) << table;
+        EXPECT_TRUE(d[table].array[0].object.empty()) << table << ": entry 0 is the empty value";
+    }
+    const Json& profile = json["resourceProfiles"].array.at(0)["scopeProfiles"].array.at(0)["profiles"].array.at(0);
+    EXPECT_EQ(profile["period"].string, "10101010");
+    EXPECT_EQ(profile["timeUnixNano"].string, "100");
+    EXPECT_EQ(profile["durationNano"].string, "300");
+    EXPECT_EQ(profile["profileId"].string, "00112233445566778899aabbccddeeff");
+    EXPECT_EQ(strings.at(static_cast<size_t>(profile["sampleType"]["typeStrindex"].number)).string, "cpu");
+    const auto& samples = profile["samples"].array;
+    ASSERT_EQ(samples.size(), 2u);
+    EXPECT_EQ(samples[0]["stackIndex"].number, samples[1]["stackIndex"].number);  // one stack, interned
+    EXPECT_EQ(samples[0]["values"].array.at(0).string, "30000000");
+    const Json& link = d["linkTable"].array.at(static_cast<size_t>(samples[0]["linkIndex"].number));
+    EXPECT_EQ(link["traceId"].string, "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf");
+    EXPECT_EQ(link["spanId"].string, "1011121314151617");
+    EXPECT_EQ(samples[1]["linkIndex"].type, Json::Type::Null);  // 0, the empty link: left out
+    // The stack is leaf first: location -> function -> name.
+    const Json& stack = d["stackTable"].array.at(static_cast<size_t>(samples[0]["stackIndex"].number));
+    std::vector<std::string> names;
+    for (const Json& l : stack["locationIndices"].array) {
+        const Json& line = d["locationTable"].array.at(static_cast<size_t>(l.number))["lines"].array.at(0);
+        const Json& f = d["functionTable"].array.at(static_cast<size_t>(line["functionIndex"].number));
+        names.push_back(strings.at(static_cast<size_t>(f["nameStrindex"].number)).string);
+    }
+    EXPECT_EQ(names, (std::vector<std::string>{"leaf", "mid", "root"}));
+    // The sample's attributes, through the attribute table.
+    std::map<std::string, std::string> attrs;
+    for (const Json& i : samples[0]["attributeIndices"].array) {
+        const Json& kv = d["attributeTable"].array.at(static_cast<size_t>(i.number));
+        const Json& v = kv["value"];
+        attrs[strings.at(static_cast<size_t>(kv["keyStrindex"].number)).string] =
+            v["stringValue"].type == Json::Type::String ? v["stringValue"].string : v["intValue"].string;
+    }
+    EXPECT_EQ(attrs["thread.id"], "40");
+    EXPECT_EQ(attrs["vtscope.os_thread.id"], "5");
+    EXPECT_EQ(attrs["vtscope.status"], "ok");
 }
 
 TEST(OtlpResponse, PartialSuccessRejections) {

@@ -124,14 +124,18 @@ struct Collector {
     }
 };
 
-Collector start_collector(const TempDir& dir, const std::string& name, int port) {
+// config: a file of consumer/tests/collector/; extra: more Collector arguments.
+Collector start_collector(const TempDir& dir, const std::string& name, int port,
+                          const std::string& config = "config.yaml", const std::vector<std::string>& extra = {}) {
     Collector c;
     c.out = dir.path(name + ".jsonl");
     c.err = dir.path(name + ".err");
     setenv("VTSCOPE_OTLP_PORT", std::to_string(port).c_str(), 1);
     setenv("VTSCOPE_COLLECTOR_OUT", c.out.c_str(), 1);
-    c.child = Child::start({collector_binary().first, "--config", kSourceDir + "/consumer/tests/collector/config.yaml"},
-                           "", c.err);
+    std::vector<std::string> argv = {collector_binary().first, "--config",
+                                     kSourceDir + "/consumer/tests/collector/" + config};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    c.child = Child::start(argv, "", c.err);
     auto deadline = std::chrono::steady_clock::now() + 30s;
     while (!port_open(port) && c.child.running() && std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(50ms);
@@ -635,6 +639,96 @@ TEST(OtlpExport, ProfileCpuTimeWithExemplars) {
     EXPECT_NEAR(cpu_s * 1000, summary_ms, std::max(0.01, summary_ms * 1e-5));
     expect_exemplars_not_labels(m, trace_ids_in(report + vtscope::testing::read_file(dir.path("summary.json"))));
     EXPECT_EQ(num(run.summary["otlp"]["dropped"]), 0);
+}
+
+// profile --otlp-profiles: the samples as one OTLP profile (development stage) that the pinned
+// Collector takes with profiles enabled: its CPU time equals the session's, its links name the
+// run's traces, its stacks are symbolised frames through the dictionary.
+TEST(OtlpExport, ProfileStacksAsOtlpProfile) {
+    REQUIRE_BPF_AND_COLLECTOR();
+    TempDir dir;
+    int port = free_port();
+    Collector collector =
+        start_collector(dir, "collector", port, "config-profiles.yaml", {"--feature-gates=service.profilesSupport"});
+    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
+    DemoRun run = run_demo(
+        dir, "profile", 4,
+        {"--otlp", "127.0.0.1:" + std::to_string(port), "--otlp-profiles", "--service", "prof", "--top", "1000000"},
+        [] {});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    std::vector<std::string> out = collector.finish();
+    const Json& exported = run.summary["otlp_signals"]["profiles"];
+    EXPECT_EQ(num(exported["delivered"]), 1) << run.vtscope_stderr << vtscope::testing::read_file(collector.err);
+    EXPECT_EQ(num(exported["dropped"]), 0);
+    std::vector<Json> requests;
+    for (const std::string& line : out) {
+        Json j = parse(line);
+        if (j["resourceProfiles"].type == Json::Type::Array) requests.push_back(j);
+    }
+    ASSERT_EQ(requests.size(), 1u) << "profile requests in the Collector's output";
+    const Json& request = requests[0];
+    const Json& dictionary = request["dictionary"];
+    const auto& strings = dictionary["stringTable"].array;
+    ASSERT_FALSE(strings.empty());
+    auto index = [](const Json& v) { return v.type == Json::Type::Number ? static_cast<size_t>(v.number) : 0; };
+    EXPECT_EQ(strings[0].string, "");
+    std::string report;
+    for (const std::string& line : run.lines) report += line + "\n";
+    std::set<std::string> run_traces = trace_ids_in(report + vtscope::testing::read_file(dir.path("summary.json")));
+    double cpu_ns = 0;
+    size_t samples = 0, linked = 0, with_frames = 0, bad_links = 0;
+    // The Collector's pdata moves the resource's strings into the string table when it writes a
+    // profile (keyStrindex, stringValueStrindex): resolve them there.
+    auto resource_string = [&](const Json& attributes, const std::string& key) {
+        for (const Json& a : attributes.array) {
+            std::string k =
+                a["key"].type == Json::Type::String ? a["key"].string : strings.at(index(a["keyStrindex"])).string;
+            if (k != key) continue;
+            const Json& v = a["value"];
+            return v["stringValue"].type == Json::Type::String ? v["stringValue"].string
+                                                               : strings.at(index(v["stringValueStrindex"])).string;
+        }
+        return std::string();
+    };
+    for (const Json& rp : request["resourceProfiles"].array) {
+        EXPECT_EQ(resource_string(rp["resource"]["attributes"], "service.name"), "prof");
+        EXPECT_EQ(resource_string(rp["resource"]["attributes"], "service.instance.id").size(), 36u);
+        for (const Json& sp : rp["scopeProfiles"].array)
+            for (const Json& profile : sp["profiles"].array) {
+                EXPECT_EQ(strings.at(index(profile["sampleType"]["typeStrindex"])).string, "cpu");
+                EXPECT_EQ(strings.at(index(profile["sampleType"]["unitStrindex"])).string, "nanoseconds");
+                for (const Json& sample : profile["samples"].array) {
+                    samples++;
+                    for (const Json& v : sample["values"].array) cpu_ns += std::stod(v.string);
+                    if (size_t link = index(sample["linkIndex"])) {
+                        linked++;
+                        const std::string trace = dictionary["linkTable"].array.at(link)["traceId"].string;
+                        if (!run_traces.count(trace)) bad_links++;
+                    }
+                    const Json& stack = dictionary["stackTable"].array.at(index(sample["stackIndex"]));
+                    bool named = false;
+                    for (const Json& l : stack["locationIndices"].array) {
+                        const Json& location = dictionary["locationTable"].array.at(index(l));
+                        for (const Json& line : location["lines"].array) {
+                            const Json& function = dictionary["functionTable"].array.at(index(line["functionIndex"]));
+                            named = named || !strings.at(index(function["nameStrindex"])).string.empty();
+                        }
+                    }
+                    if (named) with_frames++;
+                }
+            }
+    }
+    const double summary_ms = num(run.summary["profile"]["cpu_ms"]);
+    std::printf(
+        "profile samples %zu (%zu with a trace link, %zu with named frames), CPU %.3f ms, summary %.3f ms, "
+        "strings %zu, stacks %zu\n",
+        samples, linked, with_frames, cpu_ns / 1e6, summary_ms, strings.size(), dictionary["stackTable"].array.size());
+    EXPECT_GT(samples, 0u);
+    EXPECT_GT(linked, 0u) << "no sample links a trace";
+    EXPECT_EQ(bad_links, 0u) << "links to traces the run did not see";
+    EXPECT_GT(with_frames, 0u) << "no symbolised stack";
+    EXPECT_NEAR(cpu_ns / 1e6, summary_ms, std::max(0.01, summary_ms * 1e-5));
 }
 
 // stat --otlp: cumulative sums by syscall and status; the last export's calls add up to every
