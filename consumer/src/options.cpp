@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 
@@ -135,6 +136,18 @@ Commands:
 )" + footer();
 }
 
+Expected<double> parse_seconds(const std::string& text, const std::string& what, double max) {
+    errno = 0;
+    char* end = nullptr;
+    double d = std::strtod(text.c_str(), &end);
+    if (text.empty() || errno != 0 || *end != '\0' || !std::isfinite(d) || d <= 0 || d > max) {
+        char limit[32];
+        std::snprintf(limit, sizeof(limit), "%g", max);
+        return make_error("invalid " + what + ": '" + text + "' (seconds, > 0 and at most " + limit + ")");
+    }
+    return d;
+}
+
 bool otlp_option_takes_value(const std::string& name) {
     return name == "--otlp" || name == "--service" || name == "--otlp-queue" || name == "--otlp-timeout";
 }
@@ -151,12 +164,9 @@ Expected<bool> parse_otlp_option(const std::string& name, const std::string& val
         if (!n) return n.error();
         o.queue = static_cast<size_t>(*n);
     } else if (name == "--otlp-timeout") {
-        errno = 0;
-        char* end = nullptr;
-        double d = std::strtod(value.c_str(), &end);
-        if (value.empty() || errno != 0 || *end != '\0' || !std::isfinite(d) || d <= 0 || d > 3600)
-            return make_error("invalid --otlp-timeout: '" + value + "' (seconds, > 0 and at most 3600)");
-        o.timeout_seconds = d;
+        auto seconds = parse_seconds(value, "--otlp-timeout", 3600);
+        if (!seconds) return seconds.error();
+        o.timeout_seconds = *seconds;
     } else {
         return false;
     }

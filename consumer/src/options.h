@@ -71,6 +71,8 @@ const std::vector<std::string>& default_syscalls();
 Expected<Options> parse_options(const std::vector<std::string>& args);  // args without argv[0]
 // A decimal integer option value in [min, max]; the error names `what` and the text.
 Expected<long> parse_int(const std::string& text, const std::string& what, long min, long max);
+// A number of seconds in (0, max]; the error names `what`, the text and the range.
+Expected<double> parse_seconds(const std::string& text, const std::string& what, double max);
 
 // `vtscope profile` options (profile_options.cpp); args after the command name.
 Expected<Options> parse_profile_options(const std::vector<std::string>& args);

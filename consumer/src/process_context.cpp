@@ -11,6 +11,11 @@ namespace {
 // (field number << 3 | wire type); VARINT 0, I64 1, LEN 2, SGROUP 3, EGROUP 4, I32 5.
 enum WireType : uint32_t { kVarint = 0, kI64 = 1, kLen = 2, kStartGroup = 3, kEndGroup = 4, kI32 = 5 };
 
+template <typename T>
+Status discard(const Expected<T>& value) {
+    return value ? ok_status() : Status(value.error());
+}
+
 class Reader {
 public:
     explicit Reader(std::span<const uint8_t> bytes) : bytes_(bytes) {}
@@ -56,22 +61,10 @@ public:
     // and the unassigned wire types 6 and 7 are errors.
     Status skip(uint32_t wire) {
         switch (wire) {
-            case kVarint: {
-                auto v = varint();
-                return v ? ok_status() : Status(v.error());
-            }
-            case kI64: {
-                auto v = fixed(8);
-                return v ? ok_status() : Status(v.error());
-            }
-            case kLen: {
-                auto v = length_delimited();
-                return v ? ok_status() : Status(v.error());
-            }
-            case kI32: {
-                auto v = fixed(4);
-                return v ? ok_status() : Status(v.error());
-            }
+            case kVarint: return discard(varint());
+            case kI64: return discard(fixed(8));
+            case kLen: return discard(length_delimited());
+            case kI32: return discard(fixed(4));
             case kStartGroup:
             case kEndGroup: return make_error("group fields are not supported");
             default: return make_error("unknown wire type " + std::to_string(wire));

@@ -147,23 +147,23 @@ TEST(Options, OtlpExportOptions) {
 TEST(Options, OtlpExportOptionsOnBlockAndProfile) {
     const std::vector<std::string> otlp = {"--otlp",         "c:4318", "--service=svc", "--otlp-queue", "7",
                                            "--otlp-timeout", "3"};
+    auto expect_otlp = [](const vtscope::OtlpOptions& o) {
+        EXPECT_EQ(o.endpoint, "c:4318");
+        EXPECT_EQ(o.service, "svc");
+        EXPECT_EQ(o.queue, 7u);
+        EXPECT_EQ(o.timeout_seconds, 3);
+    };
     std::vector<std::string> block = {"block", "--pid", "1", "--threshold", "5"};
     block.insert(block.end(), otlp.begin(), otlp.end());
     auto b = vtscope::parse_options(block);
     ASSERT_TRUE(b) << b.error().message;
-    EXPECT_EQ(b->block.otlp.endpoint, "c:4318");
-    EXPECT_EQ(b->block.otlp.service, "svc");
-    EXPECT_EQ(b->block.otlp.queue, 7u);
-    EXPECT_EQ(b->block.otlp.timeout_seconds, 3);
+    expect_otlp(b->block.otlp);
     EXPECT_EQ(b->block.threshold_ms, 5);
     std::vector<std::string> profile = {"profile", "--pid", "1", "--hz", "49"};
     profile.insert(profile.end(), otlp.begin(), otlp.end());
     auto p = vtscope::parse_options(profile);
     ASSERT_TRUE(p) << p.error().message;
-    EXPECT_EQ(p->profile.otlp.endpoint, "c:4318");
-    EXPECT_EQ(p->profile.otlp.service, "svc");
-    EXPECT_EQ(p->profile.otlp.queue, 7u);
-    EXPECT_EQ(p->profile.otlp.timeout_seconds, 3);
+    expect_otlp(p->profile.otlp);
     EXPECT_EQ(p->profile.hz, 49);
     auto profiles = vtscope::parse_options({"profile", "--pid", "1", "--otlp-profiles"});
     ASSERT_TRUE(profiles);

@@ -2,11 +2,8 @@
 // OpenTelemetry Collector (built by scripts/build-collector.sh from the Go module proxy, file
 // exporter, JSON lines). Without root, or without a Collector that builds, every test says
 // SKIPPED loudly.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -84,30 +81,8 @@ const std::pair<std::string, std::string>& collector_binary() {
         if (collector_binary().first.empty()) SKIP_LOUDLY(collector_binary().second);                   \
     } while (0)
 
-int free_port() {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(addr);
-    int port = 0;
-    if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-        getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
-        port = ntohs(addr.sin_port);
-    close(fd);
-    return port;
-}
-
-bool port_open(int port) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-    close(fd);
-    return ok;
-}
+int free_port() { return vtscope::testing::free_loopback_port(); }
+bool port_open(int port) { return vtscope::testing::loopback_port_open(port); }
 
 // A Collector on 127.0.0.1:port writing JSON lines to out (consumer/tests/collector/config.yaml).
 struct Collector {
@@ -215,10 +190,10 @@ DemoRun run_demo(const TempDir& dir, const std::string& command, double duration
     return run;
 }
 
-// The reconciliation every run must pass: every event vtscope saw is a local line, was handed to
-// the exporter, and is exactly one of delivered or a counted drop; the Collector holds the
-// delivered ones, each once, and nothing vtscope did not write locally.
-void expect_reconciled(const Json& summary, const std::vector<std::string>& lines, const CollectorLogs& logs) {
+// What every run must pass, the Collector killed or not: every event vtscope saw is a local
+// line, was handed to the exporter, and is exactly one of delivered or a counted drop; the
+// Collector holds nothing vtscope did not write locally.
+void expect_counted(const Json& summary, const std::vector<std::string>& lines, const CollectorLogs& logs) {
     const Json& otlp = summary["otlp"];
     ASSERT_EQ(otlp.type, Json::Type::Object) << "no otlp section in the summary";
     EXPECT_EQ(num(summary["lost"]), 0) << "kernel events lost";
@@ -227,24 +202,58 @@ void expect_reconciled(const Json& summary, const std::vector<std::string>& line
     EXPECT_EQ(num(otlp["records"]), num(otlp["delivered"]) + num(otlp["dropped"]));
     EXPECT_EQ(num(otlp["dropped"]),
               num(otlp["dropped_queue_full"]) + num(otlp["dropped_failed"]) + num(otlp["rejected"]));
-    EXPECT_EQ(static_cast<double>(logs.keys.size()), num(otlp["delivered"])) << "Collector records vs delivered";
     EXPECT_TRUE(subset(logs.keys, local_keys(lines))) << "the Collector holds records vtscope did not write";
+}
+
+// The reconciliation of a run whose Collector lived to the end: as above, and the Collector
+// holds the delivered records, each once.
+void expect_reconciled(const Json& summary, const std::vector<std::string>& lines, const CollectorLogs& logs) {
+    expect_counted(summary, lines, logs);
+    EXPECT_EQ(static_cast<double>(logs.keys.size()), num(summary["otlp"]["delivered"]))
+        << "Collector records vs delivered";
+}
+
+// The counts of a fault test's run, for its log.
+void print_export(const DemoRun& run, const CollectorLogs& logs) {
+    const Json& otlp = run.summary["otlp"];
+    std::printf(
+        "vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f (queue full %.0f, "
+        "not delivered %.0f), retries %.0f, vtscope ran %.1f s\n",
+        run.lines.size(), logs.keys.size(), num(otlp["delivered"]), num(otlp["dropped"]),
+        num(otlp["dropped_queue_full"]), num(otlp["dropped_failed"]), num(otlp["retries"]), run.seconds);
 }
 
 }  // namespace
 
-// The marker harness traced with --otlp: the Collector's log records are exactly vtscope's own
-// JSON lines (as a multiset of trace id, span id, syscall, bytes), with the resource set.
-TEST(OtlpExport, MarkerHarnessRecordsEqualLocalLines) {
-    REQUIRE_BPF_AND_COLLECTOR();
+// Every test: root and a Collector binary (else SKIPPED loudly), a directory of its own and a
+// free port for the Collector.
+class OtlpExport : public ::testing::Test {
+protected:
+    void SetUp() override { REQUIRE_BPF_AND_COLLECTOR(); }
+    // Starts the Collector (a file of consumer/tests/collector/, more arguments) on the port.
+    ::testing::AssertionResult start(const std::string& config = "config.yaml",
+                                     const std::vector<std::string>& extra = {}) {
+        collector = start_collector(dir, "collector", port, config, extra);
+        if (port_open(port)) return ::testing::AssertionSuccess();
+        return ::testing::AssertionFailure()
+               << "the Collector does not listen on " << port << ": " << vtscope::testing::read_file(collector.err);
+    }
+    std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
+    void stopped_five_seconds(const std::vector<std::string>& queue_options, bool expect_queue_drops);
+
     TempDir dir;
     int port = free_port();
-    Collector collector = start_collector(dir, "collector", port);
-    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
+    Collector collector;
+};
+
+// The marker harness traced with --otlp: the Collector's log records are exactly vtscope's own
+// JSON lines (as a multiset of trace id, span id, syscall, bytes), with the resource set.
+TEST_F(OtlpExport, MarkerHarnessRecordsEqualLocalLines) {
+    ASSERT_TRUE(start());
     vtscope::testing::HarnessPaths paths{kVtscope, java_bin(), class_path(), VTSCOPE_NATIVE_LIB};
-    auto run = vtscope::testing::run_traced_harness(
-        paths, {}, {"--threads", "16", "--markers", "8", "--mode", "concurrent"},
-        {"--otlp", "http://127.0.0.1:" + std::to_string(port), "--service", "otlp-marker-test"});
+    auto run =
+        vtscope::testing::run_traced_harness(paths, {}, {"--threads", "16", "--markers", "8", "--mode", "concurrent"},
+                                             {"--otlp", url(), "--service", "otlp-marker-test"});
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     CollectorLogs logs = collector_logs(collector.finish());
@@ -274,14 +283,10 @@ TEST(OtlpExport, MarkerHarnessRecordsEqualLocalLines) {
 
 // The Collector stopped (SIGSTOP) for 5 s mid-run, then resumed: vtscope neither stalls nor
 // loses a kernel event, and what was not delivered is counted.
-namespace {
-void stopped_five_seconds(const std::vector<std::string>& queue_options, bool expect_queue_drops) {
-    TempDir dir;
-    int port = free_port();
-    Collector collector = start_collector(dir, "collector", port);
-    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
+void OtlpExport::stopped_five_seconds(const std::vector<std::string>& queue_options, bool expect_queue_drops) {
+    ASSERT_TRUE(start());
     const double duration = 10;
-    std::vector<std::string> options = {"--otlp", "127.0.0.1:" + std::to_string(port)};
+    std::vector<std::string> options = {"--otlp", url()};
     options.insert(options.end(), queue_options.begin(), queue_options.end());
     DemoRun run = run_demo(dir, "trace", duration, options, [&] {
         std::this_thread::sleep_for(2s);
@@ -293,11 +298,7 @@ void stopped_five_seconds(const std::vector<std::string>& queue_options, bool ex
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     CollectorLogs logs = collector_logs(collector.finish());
     const Json& otlp = run.summary["otlp"];
-    std::printf(
-        "vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f (queue full %.0f, "
-        "not delivered %.0f), retries %.0f, vtscope ran %.1f s for --duration %.0f\n",
-        run.lines.size(), logs.keys.size(), num(otlp["delivered"]), num(otlp["dropped"]),
-        num(otlp["dropped_queue_full"]), num(otlp["dropped_failed"]), num(otlp["retries"]), run.seconds, duration);
+    print_export(run, logs);
     expect_reconciled(run.summary, run.lines, logs);
     EXPECT_GT(run.lines.size(), 1000u);
     // Not stalling is proven by the counts above (a stalled drain would lose kernel events); the
@@ -308,27 +309,16 @@ void stopped_five_seconds(const std::vector<std::string>& queue_options, bool ex
     }
     EXPECT_EQ(num(otlp["dropped_failed"]), 0);
 }
-}  // namespace
 
-TEST(OtlpExport, CollectorStoppedFiveSecondsReconciles) {
-    REQUIRE_BPF_AND_COLLECTOR();
-    stopped_five_seconds({}, false);
-}
+TEST_F(OtlpExport, CollectorStoppedFiveSecondsReconciles) { stopped_five_seconds({}, false); }
 
 // The same with a queue of 2,000 events, which the stall overflows: the drops are counted and
 // the totals still reconcile.
-TEST(OtlpExport, CollectorStoppedWithSmallQueueCountsDrops) {
-    REQUIRE_BPF_AND_COLLECTOR();
-    stopped_five_seconds({"--otlp-queue", "2000"}, true);
-}
+TEST_F(OtlpExport, CollectorStoppedWithSmallQueueCountsDrops) { stopped_five_seconds({"--otlp-queue", "2000"}, true); }
 
 // The Collector absent at start and started 3 s later: what was queued meanwhile is delivered.
-TEST(OtlpExport, CollectorStartedLateReconciles) {
-    REQUIRE_BPF_AND_COLLECTOR();
-    TempDir dir;
-    int port = free_port();
-    Collector collector;
-    DemoRun run = run_demo(dir, "trace", 6, {"--otlp", "127.0.0.1:" + std::to_string(port)}, [&] {
+TEST_F(OtlpExport, CollectorStartedLateReconciles) {
+    DemoRun run = run_demo(dir, "trace", 6, {"--otlp", url()}, [&] {
         std::this_thread::sleep_for(3s);
         collector = start_collector(dir, "collector", port);
     });
@@ -336,8 +326,7 @@ TEST(OtlpExport, CollectorStartedLateReconciles) {
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     CollectorLogs logs = collector_logs(collector.finish());
     const Json& otlp = run.summary["otlp"];
-    std::printf("vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f, retries %.0f\n",
-                run.lines.size(), logs.keys.size(), num(otlp["delivered"]), num(otlp["dropped"]), num(otlp["retries"]));
+    print_export(run, logs);
     expect_reconciled(run.summary, run.lines, logs);
     EXPECT_GT(num(otlp["retries"]), 0) << "nothing was refused: the Collector was not absent";
     EXPECT_GT(num(otlp["delivered"]), 0);
@@ -345,26 +334,17 @@ TEST(OtlpExport, CollectorStartedLateReconciles) {
 
 // The Collector killed for good mid-run: vtscope finishes on time with one error line and a
 // non-zero drop count, and its local output is complete.
-TEST(OtlpExport, CollectorKilledFinishesWithOneErrorLine) {
-    REQUIRE_BPF_AND_COLLECTOR();
-    TempDir dir;
-    int port = free_port();
-    Collector collector = start_collector(dir, "collector", port);
-    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
+TEST_F(OtlpExport, CollectorKilledFinishesWithOneErrorLine) {
+    ASSERT_TRUE(start());
     const double duration = 6;
-    DemoRun run =
-        run_demo(dir, "trace", duration, {"--otlp", "127.0.0.1:" + std::to_string(port), "--otlp-timeout", "2"}, [&] {
-            std::this_thread::sleep_for(2s);
-            collector.child.signal(SIGKILL);
-        });
+    DemoRun run = run_demo(dir, "trace", duration, {"--otlp", url(), "--otlp-timeout", "2"}, [&] {
+        std::this_thread::sleep_for(2s);
+        collector.child.signal(SIGKILL);
+    });
     ASSERT_TRUE(run.error.empty()) << run.error;
     CollectorLogs logs = collector_logs(collector.finish());
     const Json& otlp = run.summary["otlp"];
-    std::printf(
-        "vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f (queue full %.0f, "
-        "not delivered %.0f), retries %.0f, vtscope ran %.1f s\n",
-        run.lines.size(), logs.keys.size(), num(otlp["delivered"]), num(otlp["dropped"]),
-        num(otlp["dropped_queue_full"]), num(otlp["dropped_failed"]), num(otlp["retries"]), run.seconds);
+    print_export(run, logs);
     std::printf("stderr:\n%s", run.vtscope_stderr.c_str());
     EXPECT_EQ(run.vtscope_exit, 1) << run.vtscope_stderr;
     size_t errors = 0;
@@ -377,30 +357,22 @@ TEST(OtlpExport, CollectorKilledFinishesWithOneErrorLine) {
     EXPECT_EQ(run.summary["stop_reason"].string, "duration reached");
     EXPECT_LT(run.seconds, duration + 2 + 3) << "vtscope stalled";
     // The Collector died without flushing its last writes: it may hold fewer than delivered.
-    const Json& summary = run.summary;
-    EXPECT_EQ(num(summary["lost"]), 0);
-    EXPECT_EQ(num(otlp["records"]), static_cast<double>(run.lines.size()));
-    EXPECT_EQ(num(otlp["records"]), num(otlp["delivered"]) + num(otlp["dropped"]));
-    EXPECT_TRUE(subset(logs.keys, local_keys(run.lines)));
+    expect_counted(run.summary, run.lines, logs);
 }
 
 // A JVM whose OpenTelemetry SDK is configured (-Dotel.service.name, -Dotel.resource.attributes)
 // and publishes its resource in an OTEP 4719 process context (libvtscope's "otep" option):
 // vtscope, given no --service and another name in its own environment, exports under the
 // application's resource.
-TEST(OtlpExport, ServiceNameFromTheTargetsProcessContext) {
-    REQUIRE_BPF_AND_COLLECTOR();
-    TempDir dir;
-    int port = free_port();
-    Collector collector = start_collector(dir, "collector", port);
-    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
+TEST_F(OtlpExport, ServiceNameFromTheTargetsProcessContext) {
+    ASSERT_TRUE(start());
     vtscope::testing::HarnessPaths paths{kVtscope, java_bin(), class_path(), VTSCOPE_NATIVE_LIB};
     setenv("OTEL_SERVICE_NAME", "from-vtscope-environment", 1);  // the process context comes first
     auto run = vtscope::testing::run_traced_harness(
         paths,
         {std::string("-agentpath:") + VTSCOPE_NATIVE_LIB + "=otep", "-Dotel.service.name=process-context-e2e",
          "-Dotel.resource.attributes=deployment.environment.name=e2e"},
-        {"--threads", "4", "--markers", "8"}, {"--otlp", "http://127.0.0.1:" + std::to_string(port)});
+        {"--threads", "4", "--markers", "8"}, {"--otlp", url()});
     unsetenv("OTEL_SERVICE_NAME");
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
@@ -424,21 +396,17 @@ TEST(OtlpExport, ServiceNameFromTheTargetsProcessContext) {
 // Two JVMs traced by two vtscopes into one Collector: each one's records come out under its own
 // resource (process.pid, service.instance.id, service.name), and each resource holds exactly
 // the records of that vtscope's own lines.
-TEST(OtlpExport, TwoJvmsSeparatedByResource) {
-    REQUIRE_BPF_AND_COLLECTOR();
-    TempDir dir;
-    int port = free_port();
-    Collector collector = start_collector(dir, "collector", port);
-    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
+TEST_F(OtlpExport, TwoJvmsSeparatedByResource) {
+    ASSERT_TRUE(start());
     vtscope::testing::HarnessPaths paths{kVtscope, java_bin(), class_path(), VTSCOPE_NATIVE_LIB};
-    const std::string url = "http://127.0.0.1:" + std::to_string(port);
+
     vtscope::testing::TraceRun runs[2];
     std::thread second([&] {
         runs[1] = vtscope::testing::run_traced_harness(paths, {}, {"--threads", "8", "--markers", "8"},
-                                                       {"--otlp", url, "--service", "jvm-b"});
+                                                       {"--otlp", url(), "--service", "jvm-b"});
     });
     runs[0] = vtscope::testing::run_traced_harness(paths, {}, {"--threads", "16", "--markers", "8"},
-                                                   {"--otlp", url, "--service", "jvm-a"});
+                                                   {"--otlp", url(), "--service", "jvm-a"});
     second.join();
     for (const auto& run : runs) {
         ASSERT_TRUE(run.error.empty()) << run.error;
@@ -558,15 +526,9 @@ std::vector<const Json*> points_of(const Json& request, const std::string& name,
 
 // block --otlp: one log record per reported interval, the same (trace id, span id, duration) as
 // the JSON lines; the blocked-time histogram counts those intervals, with exemplars from them.
-TEST(OtlpExport, BlockRecordsMatchLinesAndHistogramHasExemplars) {
-    REQUIRE_BPF_AND_COLLECTOR();
-    TempDir dir;
-    int port = free_port();
-    Collector collector = start_collector(dir, "collector", port);
-    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
-    DemoRun run =
-        run_demo(dir, "block", 4,
-                 {"--threshold", "0.1", "--otlp", "127.0.0.1:" + std::to_string(port), "--service", "blk"}, [] {});
+TEST_F(OtlpExport, BlockRecordsMatchLinesAndHistogramHasExemplars) {
+    ASSERT_TRUE(start());
+    DemoRun run = run_demo(dir, "block", 4, {"--threshold", "0.1", "--otlp", url(), "--service", "blk"}, [] {});
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     std::vector<std::string> out = collector.finish();
@@ -616,14 +578,9 @@ TEST(OtlpExport, BlockRecordsMatchLinesAndHistogramHasExemplars) {
 
 // profile --otlp: CPU time by status, the last export equal to the session's total, with the
 // traces that used it as exemplars.
-TEST(OtlpExport, ProfileCpuTimeWithExemplars) {
-    REQUIRE_BPF_AND_COLLECTOR();
-    TempDir dir;
-    int port = free_port();
-    Collector collector = start_collector(dir, "collector", port);
-    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
-    DemoRun run =
-        run_demo(dir, "profile", 4, {"--otlp", "127.0.0.1:" + std::to_string(port), "--top", "1000000"}, [] {});
+TEST_F(OtlpExport, ProfileCpuTimeWithExemplars) {
+    ASSERT_TRUE(start());
+    DemoRun run = run_demo(dir, "profile", 4, {"--otlp", url(), "--top", "1000000"}, [] {});
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     CollectorMetrics m = collector_metrics(collector.finish());
@@ -644,17 +601,10 @@ TEST(OtlpExport, ProfileCpuTimeWithExemplars) {
 // profile --otlp-profiles: the samples as one OTLP profile (development stage) that the pinned
 // Collector takes with profiles enabled: its CPU time equals the session's, its links name the
 // run's traces, its stacks are symbolised frames through the dictionary.
-TEST(OtlpExport, ProfileStacksAsOtlpProfile) {
-    REQUIRE_BPF_AND_COLLECTOR();
-    TempDir dir;
-    int port = free_port();
-    Collector collector =
-        start_collector(dir, "collector", port, "config-profiles.yaml", {"--feature-gates=service.profilesSupport"});
-    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
-    DemoRun run = run_demo(
-        dir, "profile", 4,
-        {"--otlp", "127.0.0.1:" + std::to_string(port), "--otlp-profiles", "--service", "prof", "--top", "1000000"},
-        [] {});
+TEST_F(OtlpExport, ProfileStacksAsOtlpProfile) {
+    ASSERT_TRUE(start("config-profiles.yaml", {"--feature-gates=service.profilesSupport"}));
+    DemoRun run = run_demo(dir, "profile", 4,
+                           {"--otlp", url(), "--otlp-profiles", "--service", "prof", "--top", "1000000"}, [] {});
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     std::vector<std::string> out = collector.finish();
@@ -733,13 +683,9 @@ TEST(OtlpExport, ProfileStacksAsOtlpProfile) {
 
 // stat --otlp: cumulative sums by syscall and status; the last export's calls add up to every
 // event the session counted, and no data point carries a label beyond syscall and status.
-TEST(OtlpExport, StatSumsEqualCountedEvents) {
-    REQUIRE_BPF_AND_COLLECTOR();
-    TempDir dir;
-    int port = free_port();
-    Collector collector = start_collector(dir, "collector", port);
-    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
-    DemoRun run = run_demo(dir, "stat", 4, {"--otlp", "127.0.0.1:" + std::to_string(port), "--top", "1000000"}, [] {});
+TEST_F(OtlpExport, StatSumsEqualCountedEvents) {
+    ASSERT_TRUE(start());
+    DemoRun run = run_demo(dir, "stat", 4, {"--otlp", url(), "--top", "1000000"}, [] {});
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     std::vector<std::string> lines = collector.finish();
