@@ -33,14 +33,17 @@ void usage() {
     std::printf(
         "usage: vtscope-bench [--quick] [--out DIR] [--forks N] [--wi N] [--w TIME] [--i N] [--r TIME]\n"
         "                     [--configs a,b,...] [--workloads a,b,...] [--no-storm] [--no-memory]\n"
-        "                     [--storm-seconds N] [--java-home DIR] [--jar FILE]\n"
+        "                     [--storm-seconds N] [--storm-modes a,b,...] [--no-matrix] [--collector FILE]\n"
+        "                     [--java-home DIR] [--jar FILE]\n"
         "Runs the benchmark matrix (workload x configuration) as root (the consumer configurations attach\n"
         "build/bin/vtscope). Defaults: 4 forks, 3 x 1s warm-up, 5 x 1s measurement. --quick: 1 fork,\n"
         "2 x 0.4s warm-up, 3 x 0.4s measurement, shorter storm, one memory run.\n"
         "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep otep-jvmti\n"
         "workloads: transition parkunpark churn ctx-platform ctx-distinct ctx-virtual vtt-nanotime vtt-pair "
         "vtt-transition\n"
-        "           vtt-parkunpark\n");
+        "           vtt-parkunpark\n"
+        "storm modes: none empty-bpf vtscope vtscope-otlp vtscope-stat (vtscope-otlp: vtscope trace --otlp into\n"
+        "             the Collector of --collector, default the build's; without it that mode says why)\n");
 }
 
 }  // namespace
@@ -87,6 +90,12 @@ bool parse_options(int argc, char** argv, Options* o) {
             o->storm = false;
         else if (a == "--no-memory")
             o->memory = false;
+        else if (a == "--storm-modes")
+            o->storm_modes = split(next(), ',');
+        else if (a == "--no-matrix")
+            o->matrix = false;
+        else if (a == "--collector")
+            o->collector = next();
         else if (a == "--storm-seconds")
             o->storm_seconds = std::atoi(next().c_str());
         else if (a == "--java-home")
