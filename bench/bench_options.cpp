@@ -33,19 +33,21 @@ void usage() {
     std::printf(
         "usage: vtscope-bench [--quick] [--out DIR] [--forks N] [--wi N] [--w TIME] [--i N] [--r TIME]\n"
         "                     [--configs a,b,...] [--workloads a,b,...] [--no-storm] [--no-memory]\n"
-        "                     [--storm-seconds N] [--java-home DIR] [--jar FILE]\n"
-        "                     [--no-matrix] [--no-profile] [--profile-rounds N] [--demo-requests N]\n"
-        "                     [--compare-hz N] [--async-profiler FILE]\n"
+        "                     [--storm-seconds N] [--storm-modes a,b,...] [--no-matrix] [--collector FILE]\n"
+        "                     [--java-home DIR] [--jar FILE] [--no-profile] [--profile-rounds N]\n"
+        "                     [--demo-requests N] [--compare-hz N] [--async-profiler FILE]\n"
         "Runs the benchmark matrix (workload x configuration) as root (the consumer configurations attach\n"
         "build/bin/vtscope). Defaults: 4 forks, 3 x 1s warm-up, 5 x 1s measurement. --quick: 1 fork,\n"
         "2 x 0.4s warm-up, 3 x 0.4s measurement, shorter storm, one memory run, 2 profile rounds.\n"
         "--no-matrix skips the matrix; --no-profile the vtscope profile part (Transition under vtscope profile\n"
         "at 99 and 999 Hz with and without --stacks, the demo service in --profile-rounds rounds of\n"
         "--demo-requests requests, and vtscope, async-profiler and JFR on CpuBudgets at --compare-hz).\n"
-        "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep\n"
+        "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep otep-jvmti\n"
         "workloads: transition parkunpark churn ctx-platform ctx-distinct ctx-virtual vtt-nanotime vtt-pair "
         "vtt-transition\n"
-        "           vtt-parkunpark\n");
+        "           vtt-parkunpark\n"
+        "storm modes: none empty-bpf vtscope vtscope-otlp vtscope-stat (vtscope-otlp: vtscope trace --otlp into\n"
+        "             the Collector of --collector, default the build's; without it that mode says why)\n");
 }
 
 }  // namespace
@@ -94,8 +96,12 @@ bool parse_options(int argc, char** argv, Options* o) {
             o->storm = false;
         else if (a == "--no-memory")
             o->memory = false;
+        else if (a == "--storm-modes")
+            o->storm_modes = split(next(), ',');
         else if (a == "--no-matrix")
             o->matrix = false;
+        else if (a == "--collector")
+            o->collector = next();
         else if (a == "--no-profile")
             o->profile = false;
         else if (a == "--profile-rounds")

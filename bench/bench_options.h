@@ -18,7 +18,6 @@ struct Options {
     bool quick = false;
     std::vector<std::string> configs;    // empty: all
     std::vector<std::string> workloads;  // empty: all
-    bool matrix = true;
     bool storm = true;
     bool memory = true;
     bool profile = true;     // the vtscope profile part (issue 12)
@@ -35,6 +34,12 @@ struct Options {
     std::string control_agent = VTSCOPE_BENCH_AGENT;
     std::string async_profiler = VTSCOPE_ASYNC_PROFILER;  // libasyncProfiler.so (make async-profiler)
     std::string heap = "1g";
+    // The write storm's vtscope-otlp mode exports into this Collector (scripts/build-collector.sh
+    // builds it), configured by collector_config.
+    std::string collector = VTSCOPE_COLLECTOR_BIN;
+    std::string collector_config = VTSCOPE_COLLECTOR_CONFIG;
+    bool matrix = true;                    // --no-matrix: the write storm, memory and profile runs only
+    std::vector<std::string> storm_modes;  // empty: all
 };
 
 // Parses the command line (exits for --help and for an option without its value); false on an

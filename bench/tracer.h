@@ -29,6 +29,8 @@ struct TracerSummary {
     // (the sampler), the run time of all its programs, and the target JVM's utime+stime.
     double program_runs = NAN, program_run_time_ns = NAN, target_cpu_s = NAN;
     unsigned long long events = 0, ok = 0, lost = 0, inserted = 0, deleted = 0;
+    // --otlp: the summary's otlp object (log records handed to the exporter, delivered, dropped).
+    unsigned long long otlp_records = 0, otlp_delivered = 0, otlp_dropped = 0, otlp_queue_full = 0;
     std::string summary;  // its stderr lines
 };
 
@@ -44,9 +46,11 @@ std::string tracer_ready_file(const std::string& stem);
 
 // Starts `vtscope COMMAND --pid PID --syscalls write` for the configuration (command: "trace",
 // or "stat", the same attribution counted in the kernel), or `vtscope profile --hz HZ [--stacks]`
-// for a profile configuration, after removing its old ready and summary files; cpu pins it.
+// for a profile configuration, after removing its old ready and summary files; cpu pins it;
+// extra: more vtscope options (--otlp URL).
 testing::Child start_tracer(const Options& o, const std::string& config, pid_t pid, const std::string& stem,
-                            const std::string& command = "trace", std::optional<int> cpu = std::nullopt);
+                            const std::string& command = "trace", std::optional<int> cpu = std::nullopt,
+                            const std::vector<std::string>& extra = {});
 
 // Stops a tracer whose target has exited (it stops by itself) or not, and fills *t with its exit,
 // CPU time, stderr text and the counters of its summary JSON (for profile: events = samples). Returns an error if that summary is
