@@ -1,5 +1,7 @@
 #include "jvm_attach.h"
 
+#include "jvm_target.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -8,6 +10,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
@@ -72,6 +75,12 @@ Status start_listener(pid_t pid, const std::string& socket_path, std::chrono::st
         return make_error(std::string("cannot signal the JVM: ") + std::strerror(errno));
     }
     while (!socket_exists(socket_path)) {
+        // A JVM that is exiting has removed its socket and never opens another: give up at once
+        // rather than at the deadline (vtscope profile then stops within its drain interval).
+        if (!process_alive(pid)) {
+            unlink(trigger.c_str());
+            return make_error("the JVM exited");
+        }
         if (std::chrono::steady_clock::now() >= deadline) {
             unlink(trigger.c_str());
             return make_error("the JVM did not open its attach socket (started with -XX:+DisableAttachMechanism?)");
@@ -110,8 +119,11 @@ Expected<std::string> jvm_diagnostic_command(pid_t pid, const std::string& comma
     while (true) {
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) return make_error("the JVM did not answer " + command + " in time");
+        // An exiting JVM may keep the connection open without answering (its attach listener
+        // stops with the VM, src/hotspot/share/services/attachListener.cpp): look every 100 ms.
+        if (!process_alive(pid)) return make_error("the JVM exited before it answered " + command);
         pollfd p{s.fd, POLLIN, 0};
-        if (poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+        if (poll(&p, 1, static_cast<int>(std::min<long>(left.count(), 100))) <= 0) continue;
         ssize_t n = read(s.fd, buffer, sizeof(buffer));
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;
