@@ -19,7 +19,8 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set by user space before load. */
 const volatile __u64 threshold_ns = 20 * 1000 * 1000;
-const volatile __u32 all_threads = 0; /* also intervals of threads with no virtual thread mounted */
+const volatile __u32 all_threads = 0;	 /* also intervals of threads with no virtual thread mounted */
+const volatile __u32 collect_stacks = 0; /* --stacks */
 
 #define TASK_RUNNING_STATE 0x0000
 #define TASK_DEAD_STATE	   0x0080
@@ -39,6 +40,33 @@ struct {
 	__type(key, __u32);
 	__type(value, struct vtscope_block_event);
 } open_intervals SEC(".maps");
+
+/*
+ * --stacks: the stacks of each task's last switch-out, by tid, written in place like
+ * open_intervals (only the task's own, ordered switches touch its entry) and copied into the
+ * record of a reported interval. A stack lives with its interval rather than in a stack-trace map
+ * (profile.bpf.c's way): an interval can stay open for seconds, longer than any round after which
+ * such a map could be emptied, and a reused bucket would give it another stack. Not preallocated
+ * (about 2 KiB an entry): entries exist only for the tasks that blocked with a virtual thread
+ * mounted; user space sets max_entries to 1 without --stacks.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, VTSCOPE_MAX_THREADS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct vtscope_block_stacks);
+} open_stacks SEC(".maps");
+
+/* The value a task's open_stacks entry is created with (too large for the BPF stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vtscope_block_stacks);
+} empty_stacks SEC(".maps");
+
+#define VTSCOPE_ENOENT 2
 
 /* Intervals shorter than the threshold: two tables, one active (counts_generation & 1) while
  * user space drains the other (sinks.h, CountTables). */
@@ -119,7 +147,31 @@ static __always_inline __u64 switch_time(__u64 *now)
 	return *now;
 }
 
-static __always_inline void open_interval(bool preempt, struct task_struct *prev, __u32 prev_state, __u64 *now)
+/*
+ * The stacks of prev, which is still current here (sched_switch fires in __schedule before
+ * context_switch, kernel/sched/core.c): bpf_get_stack from a tp_btf program walks current's kernel
+ * stack from this point and its user stack from its saved user registers (bpf_get_stack_raw_tp,
+ * kernel/trace/bpf_trace.c; get_perf_callchain, kernel/events/callchain.c).
+ */
+static __always_inline void take_stacks(void *ctx, __u32 tid)
+{
+	struct vtscope_block_stacks *s = bpf_map_lookup_elem(&open_stacks, &tid);
+	if (!s) {
+		__u32 zero = 0;
+		struct vtscope_block_stacks *empty = bpf_map_lookup_elem(&empty_stacks, &zero);
+		if (!empty)
+			return;
+		bpf_map_update_elem(&open_stacks, &tid, empty, BPF_NOEXIST);
+		s = bpf_map_lookup_elem(&open_stacks, &tid);
+		if (!s)
+			return; /* the map is full: the interval's record says no stack was taken */
+	}
+	s->user_bytes = bpf_get_stack(ctx, s->user, sizeof(s->user), BPF_F_USER_STACK);
+	s->kernel_bytes = bpf_get_stack(ctx, s->kernel, sizeof(s->kernel), 0);
+}
+
+static __always_inline void open_interval(void *ctx, bool preempt, struct task_struct *prev, __u32 prev_state,
+					  __u64 *now)
 {
 	if (prev_state & TASK_DEAD_STATE)
 		return; /* its last switch: it never runs again, and its memory is gone */
@@ -144,6 +196,8 @@ static __always_inline void open_interval(bool preempt, struct task_struct *prev
 	else
 		e.block_reason = e.syscall_nr >= 0 ? VTSCOPE_BLOCK_SYSCALL : VTSCOPE_BLOCK_OTHER;
 	__builtin_memset(e.pad, 0, sizeof(e.pad));
+	if (collect_stacks)
+		take_stacks(ctx, tid);
 	/* The task's entry, once created, is written in place: only its own switches touch it, and
 	 * they are ordered (see the top), so no lock and no delete is needed; ts_ns 0 marks it closed. */
 	struct vtscope_block_event *slot = bpf_map_lookup_elem(&open_intervals, &tid);
@@ -171,11 +225,25 @@ static __always_inline void close_interval(__u32 tid, __u64 *now)
 	open->ts_ns = 0; /* closed */
 	e.duration_ns = switch_time(now) - e.ts_ns;
 	if (e.duration_ns >= threshold_ns) {
-		struct vtscope_block_event *out = bpf_ringbuf_reserve(&events, sizeof(*out), 0);
-		if (out) {
-			*out = e;
-			bpf_ringbuf_submit(out, 0);
-			return;
+		if (collect_stacks) {
+			struct vtscope_block_record *out = bpf_ringbuf_reserve(&events, sizeof(*out), 0);
+			if (out) {
+				out->event = e;
+				struct vtscope_block_stacks *s = bpf_map_lookup_elem(&open_stacks, &tid);
+				if (!s || bpf_probe_read_kernel(&out->stacks, sizeof(out->stacks), s) != 0) {
+					out->stacks.user_bytes = -VTSCOPE_ENOENT;
+					out->stacks.kernel_bytes = -VTSCOPE_ENOENT;
+				}
+				bpf_ringbuf_submit(out, 0);
+				return;
+			}
+		} else {
+			struct vtscope_block_event *out = bpf_ringbuf_reserve(&events, sizeof(*out), 0);
+			if (out) {
+				*out = e;
+				bpf_ringbuf_submit(out, 0);
+				return;
+			}
 		}
 		vtscope_count(VTSCOPE_COUNTER_LOST); /* not streamed; still counted below */
 	}
@@ -190,6 +258,8 @@ int on_block_task_exit(void *ctx)
 		return 0;
 	__u32 tid = vtscope_current_tid();
 	bpf_map_delete_elem(&open_intervals, &tid);
+	if (collect_stacks)
+		bpf_map_delete_elem(&open_stacks, &tid);
 	return 0;
 }
 
@@ -204,7 +274,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		return 0;
 	__u64 now = 0;
 	if (out)
-		open_interval(preempt, prev, prev_state, &now);
+		open_interval(ctx, preempt, prev, prev_state, &now);
 	if (in)
 		close_interval(next->pid, &now);
 	return 0;

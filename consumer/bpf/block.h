@@ -49,10 +49,34 @@ struct vtscope_block_value {
 	__u64 total_ns;
 };
 
+/* Deepest stack kept per interval with --stacks (the kernel's default perf_event_max_stack). */
+#define VTSCOPE_BLOCK_STACK_DEPTH 127
+
+/*
+ * The stacks of a task at its switch-out (--stacks; the "open_stacks" map, keyed by tid, and the
+ * tail of a reported interval's ring-buffer record), leaf first. Each *_bytes is what
+ * bpf_get_stack returned: the bytes written (8 per frame), or a negative errno (-ENOENT: no stack
+ * was taken for this interval).
+ */
+struct vtscope_block_stacks {
+	__s32 user_bytes;
+	__s32 kernel_bytes;
+	__u64 user[VTSCOPE_BLOCK_STACK_DEPTH];
+	__u64 kernel[VTSCOPE_BLOCK_STACK_DEPTH];
+};
+
+/* A reported interval's ring-buffer record with --stacks (without: the event alone). */
+struct vtscope_block_record {
+	struct vtscope_block_event event;
+	struct vtscope_block_stacks stacks;
+};
+
 #ifdef __cplusplus
 static_assert(sizeof(struct vtscope_block_event) == 80, "event layout shared with BPF");
 static_assert(sizeof(struct vtscope_block_key) == 32, "map key layout shared with BPF");
 static_assert(sizeof(struct vtscope_block_value) == 16, "map value layout shared with BPF");
+static_assert(sizeof(struct vtscope_block_stacks) == 8 + 2 * 8 * VTSCOPE_BLOCK_STACK_DEPTH, "shared with BPF");
+static_assert(sizeof(struct vtscope_block_record) == 80 + sizeof(struct vtscope_block_stacks), "shared with BPF");
 #endif
 
 #endif /* VTSCOPE_BLOCK_H */
