@@ -121,6 +121,27 @@ std::string frames_text(const Json& stack) {
     return text;
 }
 
+bool has_frame(const Json& stack, const std::vector<std::string>& names) {
+    for (const Json& f : stack.array)
+        for (const std::string& n : names)
+            if (f.type == Json::Type::String && f.string.find(n) != std::string::npos) return true;
+    return false;
+}
+
+// Whether a frame of stack starts with one of prefixes ("Monitor::wait" is not "ObjectMonitor::wait").
+bool has_frame_prefix(const Json& stack, const std::vector<std::string>& prefixes) {
+    for (const Json& f : stack.array)
+        for (const std::string& p : prefixes)
+            if (f.type == Json::Type::String && f.string.starts_with(p)) return true;
+    return false;
+}
+
+// Frames of HotSpot's own blocking (its mutexes and monitors, safepoints, handshakes, the compile
+// queue), not of a Java-level operation (those block in Parker::park, ObjectMonitor, ...).
+const std::vector<std::string> kVmInternalFrames = {
+    "Mutex::lock",          "Monitor::wait",    "SafepointSynchronize::",
+    "SafepointMechanism::", "HandshakeState::", "CompileBroker::"};
+
 // An interval's reason, syscall, attribution and (with --stacks) stacks, for a message.
 std::string describe(const Json& iv) {
     std::string text = str(iv, "block_reason") + " " + str(iv, "syscall") + ", " + str(iv, "status") + ", trace " +
@@ -179,13 +200,30 @@ void check_run(const BlockRun& run, int repetitions, const std::string& label) {
             continue;
         }
         if (!blocking) {
+            // The case unmounts, so its operation must not block the carrier: had it pinned, one
+            // interval would span most of the window (it sleeps, parks, waits or waits for the
+            // lock from start to end). The JVM can still block a mounted thread briefly on its own
+            // locks: seen on this loaded machine, 9.2 ms in futex under Mutex::lock <-
+            // CompileBroker::compile_method_base <- InterpreterRuntime::frequency_counter_overflow
+            // (interpreted code queueing a compilation while a compiler thread, preempted, held
+            // the queue's lock), and 27.8 ms in futex just before a window (its stack cut in libc).
+            // vtscope is right to report those (the carrier is blocked with the thread mounted);
+            // they are told from the operation by their stack (HotSpot's own lock, safepoint or
+            // compiler frames) or by covering less than half of the window, and counted.
             for (size_t i : matches) {
                 used[i] = true;
-                std::printf("[ block    ] %s: off-CPU %.1f ms at %+.1f ms of a %.1f ms window: %s\n", what.c_str(),
-                            num(run.intervals[i], "duration_ns") / 1e6, (num(run.intervals[i], "ts_ns") - t0) / 1e6,
-                            (t1 - t0) / 1e6, describe(run.intervals[i]).c_str());
+                const Json& iv = run.intervals[i];
+                double start = num(iv, "ts_ns"), end = start + num(iv, "duration_ns");
+                double covered = std::max(0.0, std::min(end, t1) - std::max(start, t0));
+                bool vm_internal = has_frame_prefix(iv["user_stack"], kVmInternalFrames);
+                std::printf("[ block    ] %s: off-CPU %.1f ms at %+.1f ms of a %.1f ms window (%s): %s\n", what.c_str(),
+                            num(iv, "duration_ns") / 1e6, (start - t0) / 1e6, (t1 - t0) / 1e6,
+                            vm_internal ? "in the JVM's own code" : "no JVM-internal frame", describe(iv).c_str());
+                EXPECT_TRUE(vm_internal || covered < 0.5 * (t1 - t0))
+                    << what << ": an unmounting case blocked its carrier for " << covered / 1e6 << " ms of its "
+                    << (t1 - t0) / 1e6 << " ms: " << describe(iv);
+                t.stalls++;
             }
-            EXPECT_TRUE(matches.empty()) << what << ": an unmounting case blocked its carrier";
             continue;
         }
         // The operation itself: the interval in its syscall covering most of its window. Further
@@ -261,8 +299,10 @@ void check_run(const BlockRun& run, int repetitions, const std::string& label) {
         EXPECT_EQ(t.expected, repetitions) << kase;
     }
     for (const std::string& kase : kUnmountingCases)
-        std::printf("[ block    ] %s %-20s expected  0 reported  0 of %d runs (unmounts)\n", label.c_str(),
-                    kase.c_str(), tally[kase].expected);
+        std::printf(
+            "[ block    ] %s %-20s expected  0 reported  0 of %d runs (unmounts), %d stalls that are not the "
+            "operation\n",
+            label.c_str(), kase.c_str(), tally[kase].expected, tally[kase].stalls);
     std::printf("[ block    ] %s %zu intervals reported, %d of them run-queue waits; %.0f intervals in all\n",
                 label.c_str(), run.intervals.size(), preempted, run.summary["block"]["count"].number);
     // The program saw every switch of the target.
@@ -281,7 +321,8 @@ class BlockMatrix : public ::testing::TestWithParam<std::string> {};
 TEST_P(BlockMatrix, EveryBlockingCaseOncePerRepetitionAndNothingElse) {
     REQUIRE_BPF();
     constexpr int kRepetitions = 10;
-    BlockRun run = run_block({GetParam()}, kRepetitions, {"--threshold", "5"});
+    // --stacks: a stray interval's stack says where it blocked.
+    BlockRun run = run_block({GetParam()}, kRepetitions, {"--threshold", "5", "--stacks"});
     check_run(run, kRepetitions, GetParam());
 }
 
@@ -504,13 +545,6 @@ TEST(Block, TargetKilledMidIntervalLosesNothing) {
 }
 
 namespace {
-
-bool has_frame(const Json& stack, const std::vector<std::string>& names) {
-    for (const Json& f : stack.array)
-        for (const std::string& n : names)
-            if (f.type == Json::Type::String && f.string.find(n) != std::string::npos) return true;
-    return false;
-}
 
 // The reported interval of each downcall-usleep operation of run (the one in clock_nanosleep on
 // its virtual thread, inside its window), null when there is none.
