@@ -9,7 +9,8 @@
 // results.json, results.md, figure.svg and figure.png.
 //
 // The parts: bench_options (command line), jmh_matrix (the cells and their forks), tracer (the
-// consumer attached to a measured JVM), write_storm, native_memory, report_writer (the outputs).
+// consumer attached to a measured JVM), write_storm, native_memory, block_bench (--block: vtscope
+// block's costs), report_writer (the outputs).
 #include <unistd.h>
 
 #include <chrono>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "bench_options.h"
+#include "block_bench.h"
 #include "jmh_matrix.h"
 #include "native_memory.h"
 #include "report_writer.h"
@@ -65,7 +67,9 @@ int main(int argc, char** argv) {
     if (o.storm) storm = run_write_storm(o);
     std::vector<MemoryRun> memory;
     if (o.memory) memory = run_native_memory(o);
+    BlockBench block;
+    if (o.block) block = run_block_bench(o);
     double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
 
-    return write_results(o, Results{matrix, storm, memory, jdk, elapsed}) ? 0 : 1;
+    return write_results(o, Results{matrix, storm, memory, block, jdk, elapsed}) ? 0 : 1;
 }

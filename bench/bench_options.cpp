@@ -33,11 +33,14 @@ void usage() {
     std::printf(
         "usage: vtscope-bench [--quick] [--out DIR] [--forks N] [--wi N] [--w TIME] [--i N] [--r TIME]\n"
         "                     [--configs a,b,...] [--workloads a,b,...] [--no-storm] [--no-memory]\n"
-        "                     [--storm-seconds N] [--java-home DIR] [--jar FILE]\n"
+        "                     [--storm-seconds N] [--block] [--block-rounds N] [--java-home DIR] [--jar FILE]\n"
         "Runs the benchmark matrix (workload x configuration) as root (the consumer configurations attach\n"
         "build/bin/vtscope). Defaults: 4 forks, 3 x 1s warm-up, 5 x 1s measurement. --quick: 1 fork,\n"
         "2 x 0.4s warm-up, 3 x 0.4s measurement, shorter storm, one memory run.\n"
-        "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep\n"
+        "--block: also the costs of vtscope block: its sched_switch program per switch (of the target's\n"
+        "threads and of other processes', bpf_stats) and the demo service's throughput without and with it\n"
+        "attached, N rounds (default 5); its Park/Unpark cost is the \"block\" configuration.\n"
+        "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep block\n"
         "workloads: transition parkunpark churn ctx-platform ctx-distinct ctx-virtual vtt-nanotime vtt-pair "
         "vtt-transition\n"
         "           vtt-parkunpark\n");
@@ -87,6 +90,10 @@ bool parse_options(int argc, char** argv, Options* o) {
             o->storm = false;
         else if (a == "--no-memory")
             o->memory = false;
+        else if (a == "--block")
+            o->block = true;
+        else if (a == "--block-rounds")
+            o->block_demo_rounds = std::atoi(next().c_str());
         else if (a == "--storm-seconds")
             o->storm_seconds = std::atoi(next().c_str());
         else if (a == "--java-home")
@@ -98,8 +105,8 @@ bool parse_options(int argc, char** argv, Options* o) {
             return false;
         }
     }
-    if (o->forks < 1 || o->iterations < 2 || o->warmup_iterations < 1) {
-        std::fprintf(stderr, "vtscope-bench: need --forks >= 1, --i >= 2, --wi >= 1\n");
+    if (o->forks < 1 || o->iterations < 2 || o->warmup_iterations < 1 || o->block_demo_rounds < 2) {
+        std::fprintf(stderr, "vtscope-bench: need --forks >= 1, --i >= 2, --wi >= 1, --block-rounds >= 2\n");
         return false;
     }
     return true;

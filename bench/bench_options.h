@@ -20,6 +20,8 @@ struct Options {
     std::vector<std::string> workloads;  // empty: all
     bool storm = true;
     bool memory = true;
+    bool block = false;         // --block: the costs of vtscope block (block_bench.h)
+    int block_demo_rounds = 5;  // --block-rounds: demo-service rounds, each without and with block
     int storm_seconds = 4;
     int storm_warmup_ms = 4000;
     std::string java_home = VTSCOPE_DEFAULT_JAVA_HOME;

@@ -20,11 +20,11 @@ using testing::wait_for_file;
 using testing::wait_for_text;
 
 const std::vector<std::string> kConfigs = {"baseline", "writer", "writer+trace",    "jvmti", "lib",
-                                           "vtt",      "probes", "probes+consumer", "otep"};
+                                           "vtt",      "probes", "probes+consumer", "otep",  "block"};
 
 const std::map<std::string, std::string> kReference = {
-    {"writer", "baseline"}, {"writer+trace", "writer"}, {"jvmti", "baseline"},         {"lib", "baseline"},
-    {"vtt", "lib"},         {"probes", "lib"},          {"probes+consumer", "probes"}, {"otep", "lib"}};
+    {"writer", "baseline"}, {"writer+trace", "writer"},    {"jvmti", "baseline"}, {"lib", "baseline"},  {"vtt", "lib"},
+    {"probes", "lib"},      {"probes+consumer", "probes"}, {"otep", "lib"},       {"block", "baseline"}};
 
 const std::map<std::string, std::string> kConfigMeaning = {
     {"baseline", "nothing of vtscope in the JVM"},
@@ -41,7 +41,8 @@ const std::map<std::string, std::string> kConfigMeaning = {
      "can_support_virtual_threads, no event enabled (the first registration enables them)"},
     {"probes", "-agentpath:libvtscope.so=probes, no consumer: events off until a tracer holds the probe semaphores"},
     {"probes+consumer", "probes + `vtscope trace --identity lifecycle --syscalls write` attached"},
-    {"otep", "-agentpath:libvtscope.so=otep (otel_thread_ctx_v1 follows every mount)"}};
+    {"otep", "-agentpath:libvtscope.so=otep (otel_thread_ctx_v1 follows every mount)"},
+    {"block", "nothing of vtscope in the JVM; `vtscope block` (sched_switch, vmstructs) attached"}};
 
 namespace {
 
@@ -96,11 +97,15 @@ const std::vector<Workload>& all_workloads() {
     return workloads;
 }
 
-bool has_consumer(const std::string& config) { return config == "writer+trace" || config == "probes+consumer"; }
+bool has_consumer(const std::string& config) {
+    return config == "writer+trace" || config == "probes+consumer" || config == "block";
+}
 
 std::vector<std::string> jvm_options(const Options& o, const std::string& config) {
+    // jmh.ignoreLock: JMH refuses to start while another JMH holds /tmp/jmh.lock, and this machine
+    // is shared (the noise is dealt with by interleaving the forks, not by a lock).
     std::vector<std::string> opts = {"-Xms" + o.heap, "-Xmx" + o.heap, "--enable-native-access=ALL-UNNAMED",
-                                     "-Dvtscope.bench.config=" + config};
+                                     "-Dvtscope.bench.config=" + config, "-Djmh.ignoreLock=true"};
     if (config == "jvmti") opts.push_back("-agentpath:" + o.control_agent);
     if (config == "lib" || config == "vtt") opts.push_back("-Dvtscope.library.path=" + o.native_lib);
     if (config == "probes" || config == "probes+consumer") opts.push_back("-agentpath:" + o.native_lib + "=probes");
@@ -158,13 +163,13 @@ void run_fork(const Options& o, Cell* cell, int fork) {
         // Attach once the benchmark's setup is done (JMH prints the first warm-up iteration), so
         // the JVM is fully up; the warm-up iterations absorb the attach.
         if (wait_for_text(out, "# Warmup Iteration", 60s, {&jvm})) {
-            tracer = start_tracer(o, cell->config, jvm.pid(), stem);
+            tracer = start_tracer(o, cell->config, jvm.pid(), stem, cell->config == "block" ? "block" : "trace");
             if (wait_for_file(tracer_ready_file(stem), 60s, {&tracer, &jvm})) {
                 ts.attach_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
                 // A measurement line "Iteration   1:" (not "# Warmup Iteration") means it was late.
                 ts.late = read_file(out).find("\nIteration   1:") != std::string::npos;
             } else {
-                cell->errors.push_back(fork_name + ": vtscope trace never became ready");
+                cell->errors.push_back(fork_name + ": the consumer never became ready");
             }
         } else {
             cell->errors.push_back(fork_name + ": JMH never started its warm-up");
@@ -174,7 +179,7 @@ void run_fork(const Options& o, Cell* cell, int fork) {
     if (tracer.pid() > 0) {
         std::string summary_error = finish_tracer(tracer, stem, &ts);
         if (ts.exit_status != 0)
-            cell->errors.push_back(fork_name + ": vtscope trace exited " + std::to_string(ts.exit_status));
+            cell->errors.push_back(fork_name + ": the consumer exited " + std::to_string(ts.exit_status));
         else if (!summary_error.empty())
             cell->errors.push_back(fork_name + ": " + summary_error);
         if (ts.late) cell->errors.push_back(fork_name + ": consumer ready after measurement began");

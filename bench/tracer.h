@@ -27,8 +27,8 @@ struct TracerSummary {
 std::string tracer_ready_file(const std::string& stem);
 
 // Starts `vtscope COMMAND --pid PID --syscalls write` for the configuration (command: "trace",
-// or "stat", the same attribution counted in the kernel), after removing its old ready and
-// summary files; cpu pins it.
+// or "stat", the same attribution counted in the kernel; or "block", without --syscalls), after
+// removing its old ready and summary files; cpu pins it.
 testing::Child start_tracer(const Options& o, const std::string& config, pid_t pid, const std::string& stem,
                             const std::string& command = "trace", std::optional<int> cpu = std::nullopt);
 

@@ -13,6 +13,7 @@
 #include <regex>
 #include <thread>
 
+#include "bpf_stats.h"
 #include "process_runner.h"
 #include "report_writer.h"
 
@@ -27,28 +28,6 @@ using testing::wait_for_file;
 using testing::wait_for_text;
 
 namespace {
-
-// Run count and run time of every loaded BPF program, by id; the kernel keeps them while
-// bpf_enable_stats(BPF_STATS_RUN_TIME) is held.
-struct ProgramStats {
-    std::string name;
-    uint64_t runs = 0;
-    uint64_t run_time_ns = 0;
-};
-
-std::map<uint32_t, ProgramStats> bpf_program_stats() {
-    std::map<uint32_t, ProgramStats> out;
-    uint32_t id = 0;
-    while (bpf_prog_get_next_id(id, &id) == 0) {
-        int fd = bpf_prog_get_fd_by_id(id);
-        if (fd < 0) continue;
-        bpf_prog_info info{};
-        uint32_t length = sizeof(info);
-        if (bpf_obj_get_info_by_fd(fd, &info, &length) == 0) out[id] = {info.name, info.run_cnt, info.run_time_ns};
-        close(fd);
-    }
-    return out;
-}
 
 StormRun run_storm(const Options& o, const std::string& mode, int threads) {
     StormRun r;
@@ -115,15 +94,11 @@ StormRun run_storm(const Options& o, const std::string& mode, int threads) {
         cpu1 = process_cpu_seconds(tracer.pid());
         t1 = Clock::now();
         // The tracepoint program is the one that ran most often in between.
-        for (const auto& [id, after] : bpf_program_stats()) {
-            auto before = programs0.find(id);
-            if (before == programs0.end() || after.runs <= before->second.runs) continue;
-            double runs = static_cast<double>(after.runs - before->second.runs);
-            if (std::isnan(r.program_runs) || runs > r.program_runs) {
-                r.program = after.name;
-                r.program_runs = runs;
-                r.program_ns_per_run = static_cast<double>(after.run_time_ns - before->second.run_time_ns) / runs;
-            }
+        ProgramStats busiest = busiest_program(programs0, bpf_program_stats());
+        if (busiest.runs > 0) {
+            r.program = busiest.name;
+            r.program_runs = static_cast<double>(busiest.runs);
+            r.program_ns_per_run = static_cast<double>(busiest.run_time_ns) / r.program_runs;
         }
     }
     if (stats_fd >= 0) close(stats_fd);

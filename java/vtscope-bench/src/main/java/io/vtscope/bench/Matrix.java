@@ -25,6 +25,8 @@ import java.nio.file.Path;
  *   <li>{@code probes}, {@code probes+consumer}: {@code -agentpath:libvtscope.so=probes}; the
  *       second with {@code vtscope trace --identity lifecycle --syscalls write} attached.
  *   <li>{@code otep}: {@code -agentpath:libvtscope.so=otep}.
+ *   <li>{@code block}: the baseline JVM with {@code vtscope block} attached from outside (its
+ *       sched_switch program; issue 11).
  * </ul>
  * The driver passes the JVM options of the configuration and {@code -Dvtscope.bench.config=NAME};
  * the benchmark's {@code config} parameter must name the same configuration. {@link #apply}
@@ -42,7 +44,8 @@ final class Matrix {
 
     static boolean isMatrixConfig(String config) {
         return switch (config) {
-            case "baseline", "writer", "writer+trace", "jvmti", "lib", "vtt", "probes", "probes+consumer", "otep" -> true;
+            case "baseline", "writer", "writer+trace", "jvmti", "lib", "vtt", "probes", "probes+consumer", "otep",
+                    "block" -> true;
             default -> false;
         };
     }
@@ -54,7 +57,7 @@ final class Matrix {
         boolean libMapped = maps.contains("/" + NativeLibrary.LIBRARY_NAME);
         boolean agentMapped = maps.contains("/" + BENCH_AGENT);
         switch (config) {
-            case "baseline" -> {
+            case "baseline", "block" -> {
                 requireLibrary(config, libMapped, false);
                 requireAgent(config, agentMapped, false);
                 Setups.baseline(config);

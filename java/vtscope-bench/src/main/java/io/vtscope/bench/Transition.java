@@ -44,7 +44,8 @@ public class Transition {
         }
     };
 
-    @Param({"baseline", "writer", "writer+trace", "jvmti", "lib", "vtt", "probes", "probes+consumer", "otep"})
+    @Param({"baseline", "writer", "writer+trace", "jvmti", "lib", "vtt", "probes", "probes+consumer", "otep",
+            "block"})
     public String config;
 
     private VirtualWorker worker;
