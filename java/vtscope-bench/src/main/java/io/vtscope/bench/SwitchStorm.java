@@ -1,5 +1,6 @@
 package io.vtscope.bench;
 
+import io.vtscope.VtScope;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -15,7 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * The context-switch workload of {@code vtscope-bench --block} (not a JMH benchmark;
  * {@code bench/block_bench.cpp} runs it): two threads hand a byte back and forth over two pipes
  * with blocking FFM downcalls to read and write, so every hand-off switches one thread of this JVM
- * out (asleep in read) and the other in. After the warm-up it prints one line per interval:
+ * out (asleep in read) and the other in. Both threads publish a trace context first. After the warm-up it prints one line per interval:
  * {@code # switchstorm interval K: roundtrips=R nanos=T}.
  *
  * <p>Modes: {@code platform}, two platform threads (a switch-out with no virtual thread mounted:
@@ -51,6 +52,11 @@ public final class SwitchStorm {
 
     /** Reads one byte from in and writes it to out, until stop; the first side writes first. */
     private static void hand(int in, int out, boolean first, AtomicBoolean stop, AtomicLong roundTrips) {
+        // A context, as a traced service's threads have: block's attribution then reads the record
+        // at every switch-out, as it does there.
+        if (!VtScope.publish(String.format("%032x", first ? 0xa : 0xb), String.format("%016x", first ? 0xa : 0xb), 1)) {
+            throw new IllegalStateException("VtScope.publish failed: " + VtScope.unavailableReason());
+        }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment b = arena.allocate(1);
             if (first && (long) WRITE.invokeExact(out, b, 1L) != 1) {
