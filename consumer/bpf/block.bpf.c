@@ -32,14 +32,23 @@ struct {
 	__uint(max_entries, RINGBUF_BYTES);
 } events SEC(".maps");
 
-/* Intervals by tid, open (ts_ns != 0) or closed; preallocated, so the first switch-out of a task
- * never allocates. An entry lives until its task exits. */
+/* Each task's interval, open (interval.ts_ns != 0) or closed, and its pending short intervals, by
+ * tid; preallocated, so the first switch-out of a task never allocates. An entry lives until its
+ * task exits. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, VTSCOPE_MAX_THREADS);
 	__type(key, __u32);
-	__type(value, struct vtscope_block_event);
+	__type(value, struct vtscope_block_task);
 } open_intervals SEC(".maps");
+
+/* The value a task's open_intervals entry is created with (too large for the BPF stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vtscope_block_task);
+} empty_task SEC(".maps");
 
 /*
  * --stacks: the stacks of each task's last switch-out, by tid, written in place like
@@ -110,30 +119,59 @@ static __always_inline bool keep(const struct vtscope_attribution *a)
 	return a->reason != VTSCOPE_REASON_NOT_JAVA_THREAD && a->reason != VTSCOPE_REASON_NO_LIFECYCLE_MAPPING;
 }
 
-static __always_inline void count_interval(const struct vtscope_block_event *e)
+static __always_inline void count_key(const struct vtscope_block_event *e, struct vtscope_block_key *key)
 {
-	struct vtscope_block_key key = {};
-	key.java_id = e->attribution.java_id;
-	key.syscall_nr = e->syscall_nr;
-	key.status = e->attribution.status;
-	key.block_reason = e->block_reason;
-	key.mounted_virtual = e->attribution.mounted_virtual;
+	__builtin_memset(key, 0, sizeof(*key));
+	key->java_id = e->attribution.java_id;
+	key->syscall_nr = e->syscall_nr;
+	key->status = e->attribution.status;
+	key->block_reason = e->block_reason;
+	key->mounted_virtual = e->attribution.mounted_virtual;
 	if (e->attribution.status == VTSCOPE_STATUS_OK)
-		__builtin_memcpy(key.trace_id, e->attribution.trace_id, sizeof(key.trace_id));
+		__builtin_memcpy(key->trace_id, e->attribution.trace_id, sizeof(key->trace_id));
+}
+
+/* Adds n intervals of total_ns under *key to the active count table. */
+static __always_inline void count_intervals(const struct vtscope_block_key *key, __u64 n, __u64 total_ns)
+{
 	void *table = (counts_generation & 1) ? (void *)&counts1 : (void *)&counts0;
-	struct vtscope_block_value *value = bpf_map_lookup_elem(table, &key);
+	struct vtscope_block_value *value = bpf_map_lookup_elem(table, key);
 	if (!value) {
 		/* Another CPU may insert the same key first (EEXIST): the lookup below finds its entry. */
 		struct vtscope_block_value zero = {};
-		bpf_map_update_elem(table, &key, &zero, BPF_NOEXIST);
-		value = bpf_map_lookup_elem(table, &key);
+		bpf_map_update_elem(table, key, &zero, BPF_NOEXIST);
+		value = bpf_map_lookup_elem(table, key);
 		if (!value) {
 			vtscope_count(VTSCOPE_COUNTER_LOST); /* the table is full */
 			return;
 		}
 	}
-	__sync_fetch_and_add(&value->count, 1);
-	__sync_fetch_and_add(&value->total_ns, e->duration_ns);
+	__sync_fetch_and_add(&value->count, n);
+	__sync_fetch_and_add(&value->total_ns, total_ns);
+}
+
+static __always_inline bool same_key(const struct vtscope_block_key *a, const struct vtscope_block_key *b)
+{
+	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+	return x[0] == y[0] && x[1] == y[1] && x[2] == y[2] && x[3] == y[3];
+}
+
+/* A short interval of task t: summed with t's pending ones if the key is theirs, else those go to
+ * the table and this one is pending. Only t's own switch-ins (ordered) and its exit touch them. */
+static __always_inline void count_interval(struct vtscope_block_task *t, const struct vtscope_block_event *e)
+{
+	struct vtscope_block_key key;
+	count_key(e, &key);
+	if (t->pending.count != 0 && same_key(&key, &t->pending_key)) {
+		t->pending.count += 1;
+		t->pending.total_ns += e->duration_ns;
+		return;
+	}
+	if (t->pending.count != 0)
+		count_intervals(&t->pending_key, t->pending.count, t->pending.total_ns);
+	t->pending_key = key;
+	t->pending.count = 1;
+	t->pending.total_ns = e->duration_ns;
 }
 
 /* Switch-out of a target task (prev == current). */
@@ -200,29 +238,34 @@ static __always_inline void open_interval(void *ctx, bool preempt, struct task_s
 		take_stacks(ctx, tid);
 	/* The task's entry, once created, is written in place: only its own switches touch it, and
 	 * they are ordered (see the top), so no lock and no delete is needed; ts_ns 0 marks it closed. */
-	struct vtscope_block_event *slot = bpf_map_lookup_elem(&open_intervals, &tid);
-	if (slot) {
-		if (slot->ts_ns != 0) {
-			__u32 zero = 0;
-			__u64 *missed = bpf_map_lookup_elem(&block_anomalies, &zero);
-			if (missed)
-				*missed += 1;
+	__u32 zero = 0;
+	struct vtscope_block_task *slot = bpf_map_lookup_elem(&open_intervals, &tid);
+	if (!slot) {
+		struct vtscope_block_task *empty = bpf_map_lookup_elem(&empty_task, &zero);
+		if (!empty)
+			return;
+		bpf_map_update_elem(&open_intervals, &tid, empty, BPF_NOEXIST);
+		slot = bpf_map_lookup_elem(&open_intervals, &tid);
+		if (!slot) {
+			vtscope_count(VTSCOPE_COUNTER_LOST); /* the map is full */
+			return;
 		}
-		*slot = e;
-		return;
+	} else if (slot->interval.ts_ns != 0) {
+		__u64 *missed = bpf_map_lookup_elem(&block_anomalies, &zero);
+		if (missed)
+			*missed += 1;
 	}
-	if (bpf_map_update_elem(&open_intervals, &tid, &e, BPF_NOEXIST) != 0)
-		vtscope_count(VTSCOPE_COUNTER_LOST); /* the map is full */
+	slot->interval = e;
 }
 
 /* Switch-in of a target task. */
 static __always_inline void close_interval(__u32 tid, __u64 *now)
 {
-	struct vtscope_block_event *open = bpf_map_lookup_elem(&open_intervals, &tid);
-	if (!open || open->ts_ns == 0)
+	struct vtscope_block_task *t = bpf_map_lookup_elem(&open_intervals, &tid);
+	if (!t || t->interval.ts_ns == 0)
 		return;
-	struct vtscope_block_event e = *open;
-	open->ts_ns = 0; /* closed */
+	struct vtscope_block_event e = t->interval;
+	t->interval.ts_ns = 0; /* closed */
 	e.duration_ns = switch_time(now) - e.ts_ns;
 	if (e.duration_ns >= threshold_ns) {
 		if (collect_stacks) {
@@ -247,16 +290,20 @@ static __always_inline void close_interval(__u32 tid, __u64 *now)
 		}
 		vtscope_count(VTSCOPE_COUNTER_LOST); /* not streamed; still counted below */
 	}
-	count_interval(&e);
+	count_interval(t, &e);
 }
 
-/* A task of the target exits: its entry goes (it is closed: the task is running). */
+/* A task of the target exits: its pending short intervals are counted and its entry goes (its
+ * interval is closed: the task is running). */
 SEC("tracepoint/sched/sched_process_exit")
 int on_block_task_exit(void *ctx)
 {
 	if (!vtscope_is_target())
 		return 0;
 	__u32 tid = vtscope_current_tid();
+	struct vtscope_block_task *t = bpf_map_lookup_elem(&open_intervals, &tid);
+	if (t && t->pending.count != 0)
+		count_intervals(&t->pending_key, t->pending.count, t->pending.total_ns);
 	bpf_map_delete_elem(&open_intervals, &tid);
 	if (collect_stacks)
 		bpf_map_delete_elem(&open_stacks, &tid);

@@ -71,7 +71,21 @@ struct vtscope_block_record {
 	struct vtscope_block_stacks stacks;
 };
 
+/*
+ * A task's entry of the "open_intervals" map: its interval (open while interval.ts_ns != 0) and
+ * the intervals shorter than the threshold it closed since, all with one key (consecutive short
+ * intervals of a carrier usually have one: the same thread blocking the same way), summed here
+ * and added to the count table only when the key changes, when the task exits and (by user
+ * space, after the detach) at the end.
+ */
+struct vtscope_block_task {
+	struct vtscope_block_event interval;
+	struct vtscope_block_key pending_key;
+	struct vtscope_block_value pending; /* pending.count 0: nothing pending */
+};
+
 #ifdef __cplusplus
+static_assert(sizeof(struct vtscope_block_task) == 128, "map value layout shared with BPF");
 static_assert(sizeof(struct vtscope_block_event) == 80, "event layout shared with BPF");
 static_assert(sizeof(struct vtscope_block_key) == 32, "map key layout shared with BPF");
 static_assert(sizeof(struct vtscope_block_value) == 16, "map value layout shared with BPF");

@@ -422,7 +422,8 @@ private:
     }
 
     // The intervals still open when the session ended (threads off-CPU at the detach): closed
-    // now, so the run loses none of them.
+    // now, so the run loses none of them; and the short intervals still pending in a task's
+    // entry (block.h) are counted.
     void close_open_intervals() {
         int fd = bpf_map__fd(skel_->maps.open_intervals);
         uint64_t now = monotonic_ns();
@@ -432,8 +433,12 @@ private:
         while (bpf_map_get_next_key(fd, first ? nullptr : &key, &next) == 0) {
             first = false;
             key = next;
-            vtscope_block_event e;
-            if (bpf_map_lookup_elem(fd, &key, &e) == 0 && e.ts_ns != 0) open.push_back(e);  // 0: closed
+            vtscope_block_task t;
+            if (bpf_map_lookup_elem(fd, &key, &t) != 0) continue;
+            if (t.interval.ts_ns != 0) open.push_back(t.interval);  // 0: closed
+            if (t.pending.count != 0)
+                count({reinterpret_cast<const uint8_t*>(&t.pending_key), sizeof(t.pending_key)},
+                      {reinterpret_cast<const uint8_t*>(&t.pending), sizeof(t.pending)});
         }
         std::sort(open.begin(), open.end(), [](const auto& a, const auto& b) { return a.ts_ns < b.ts_ns; });
         for (vtscope_block_event& e : open) {
