@@ -40,7 +40,7 @@ void usage() {
         "--block: also the costs of vtscope block: its sched_switch program per switch (of the target's\n"
         "threads and of other processes', bpf_stats) and the demo service's throughput without and with it\n"
         "attached, N rounds (default 5); its Park/Unpark cost is the \"block\" configuration.\n"
-        "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep block\n"
+        "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep otep-jvmti block\n"
         "workloads: transition parkunpark churn ctx-platform ctx-distinct ctx-virtual vtt-nanotime vtt-pair "
         "vtt-transition\n"
         "           vtt-parkunpark\n");

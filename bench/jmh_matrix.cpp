@@ -20,11 +20,12 @@ using testing::wait_for_file;
 using testing::wait_for_text;
 
 const std::vector<std::string> kConfigs = {"baseline", "writer", "writer+trace",    "jvmti", "lib",
-                                           "vtt",      "probes", "probes+consumer", "otep",  "block"};
+                                           "vtt",      "probes", "probes+consumer", "otep",  "otep-jvmti", "block"};
 
 const std::map<std::string, std::string> kReference = {
     {"writer", "baseline"}, {"writer+trace", "writer"},    {"jvmti", "baseline"}, {"lib", "baseline"},  {"vtt", "lib"},
-    {"probes", "lib"},      {"probes+consumer", "probes"}, {"otep", "lib"},       {"block", "baseline"}};
+    {"probes", "lib"},      {"probes+consumer", "probes"}, {"otep", "lib"},       {"otep-jvmti", "lib"},
+    {"block", "baseline"}};
 
 const std::map<std::string, std::string> kConfigMeaning = {
     {"baseline", "nothing of vtscope in the JVM"},
@@ -41,7 +42,11 @@ const std::map<std::string, std::string> kConfigMeaning = {
      "can_support_virtual_threads, no event enabled (the first registration enables them)"},
     {"probes", "-agentpath:libvtscope.so=probes, no consumer: events off until a tracer holds the probe semaphores"},
     {"probes+consumer", "probes + `vtscope trace --identity lifecycle --syscalls write` attached"},
-    {"otep", "-agentpath:libvtscope.so=otep (otel_thread_ctx_v1 follows every mount)"},
+    {"otep",
+     "-agentpath:libvtscope.so=otep (otel_thread_ctx_v1 follows every mount, through the VirtualThread mount "
+     "hook)"},
+    {"otep-jvmti",
+     "-agentpath:libvtscope.so=otep-jvmti (the same through the JVMTI mount/unmount events, the fallback)"},
     {"block", "nothing of vtscope in the JVM; `vtscope block` (sched_switch, vmstructs) attached"}};
 
 namespace {
@@ -109,7 +114,7 @@ std::vector<std::string> jvm_options(const Options& o, const std::string& config
     if (config == "jvmti") opts.push_back("-agentpath:" + o.control_agent);
     if (config == "lib" || config == "vtt") opts.push_back("-Dvtscope.library.path=" + o.native_lib);
     if (config == "probes" || config == "probes+consumer") opts.push_back("-agentpath:" + o.native_lib + "=probes");
-    if (config == "otep") opts.push_back("-agentpath:" + o.native_lib + "=otep");
+    if (config == "otep" || config == "otep-jvmti") opts.push_back("-agentpath:" + o.native_lib + "=" + config);
     return opts;
 }
 

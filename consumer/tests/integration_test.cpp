@@ -766,21 +766,38 @@ TEST(LifecycleProbes, EventsAreOnOnlyWhileATracerIsAttached) {
     ASSERT_EQ(jvm.wait(120s).value_or(-1), 0) << read_file(dir.path("java.err"));
 }
 
+// How the library keeps otel_thread_ctx_v1 current: the VirtualThread mount hook (agent option
+// otep) or the JVMTI mount/unmount events (otep-jvmti, the fallback). Each test runs both and
+// checks, in the JVM's log, that the path it meant is the one that ran.
+struct OtepPath {
+    const char* option;
+    const char* log_line;
+};
+constexpr OtepPath kOtepPaths[] = {
+    {"otep", "vtscope: otep: otel_thread_ctx_v1 follows mounts through the VirtualThread mount hook\n"},
+    {"otep-jvmti",
+     "vtscope: otep: otel_thread_ctx_v1 follows mounts through the JVMTI mount events (otep-jvmti requested)\n"},
+};
+
 // OTEP 4947 from outside: with -agentpath:libvtscope.so=otep the carriers' otel_thread_ctx_v1
 // follows mounts. vtscope --identity otep-tls reads it as a third-party reader would (the
 // exported TLS symbol, its TLSDESC descriptor, the thread pointer) at every marker write, and
 // must find the mounted virtual thread's record: its owner and its context.
 TEST(OtepTls, ThirdPartyReaderFindsTheMountedThreadsContext) {
     REQUIRE_BPF();
-    for (const char* scope : {"clean", "leaky-final"}) {
-        TraceRun run = run_harness(
-            {"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=otep", "-Djdk.virtualThreadScheduler.parallelism=2"},
-            {"--mode", "concurrent", "--yields", "--nested", "--scope", scope}, {"--identity", "otep-tls"});
-        expect_clean_run(run);
-        CheckResult r = check_markers(run.expected, run.trace);
-        std::printf("[ otep-tls ] %s: %s\n", scope, r.summary().c_str());
-        EXPECT_EQ(r.expected, 128);
-        EXPECT_EQ(r.correct, r.expected) << r.summary();
+    for (const OtepPath& path : kOtepPaths) {
+        for (const char* scope : {"clean", "leaky-final"}) {
+            TraceRun run = run_harness({"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=" + path.option,
+                                        "-Djdk.virtualThreadScheduler.parallelism=2"},
+                                       {"--mode", "concurrent", "--yields", "--nested", "--scope", scope},
+                                       {"--identity", "otep-tls"});
+            expect_clean_run(run);
+            EXPECT_NE(run.java_stderr.find(path.log_line), std::string::npos) << run.java_stderr;
+            CheckResult r = check_markers(run.expected, run.trace);
+            std::printf("[ otep-tls ] %s %s: %s\n", path.option, scope, r.summary().c_str());
+            EXPECT_EQ(r.expected, 128);
+            EXPECT_EQ(r.correct, r.expected) << path.option << " " << scope << ": " << r.summary();
+        }
     }
 }
 
@@ -789,13 +806,88 @@ TEST(OtepTls, ThirdPartyReaderFindsTheMountedThreadsContext) {
 // platform senders' contexts next to the virtual ones.
 TEST(OtepTls, ThirdPartyReaderFindsPlatformThreadsContext) {
     REQUIRE_BPF();
-    TraceRun run = run_harness(
-        {"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=otep", "-Djdk.virtualThreadScheduler.parallelism=2"},
-        {"--mode", "concurrent", "--threads", "4", "--platform-threads", "4", "--nested"}, {"--identity", "otep-tls"});
+    for (const OtepPath& path : kOtepPaths) {
+        TraceRun run = run_harness({"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=" + path.option,
+                                    "-Djdk.virtualThreadScheduler.parallelism=2"},
+                                   {"--mode", "concurrent", "--threads", "4", "--platform-threads", "4", "--nested"},
+                                   {"--identity", "otep-tls"});
+        expect_clean_run(run);
+        EXPECT_NE(run.java_stderr.find(path.log_line), std::string::npos) << run.java_stderr;
+        CheckResult r = check_markers(run.expected, run.trace);
+        std::printf("[ otep-tls ] %s platform + virtual: %s\n", path.option, r.summary().c_str());
+        EXPECT_EQ(r.expected, 64);
+        EXPECT_EQ(r.correct, r.expected) << path.option << ": " << r.summary();
+    }
+}
+
+// probes and otep in one JVM: with the mount hook OTEP needs no JVMTI event, so the probe watcher
+// must still switch the lifecycle probes' events on for a tracer; both channels stay sound.
+TEST(OtepTls, MountHookAndLifecycleProbesTogether) {
+    REQUIRE_BPF();
+    const std::vector<std::string> jvm = {"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=probes,otep",
+                                          "-Djdk.virtualThreadScheduler.parallelism=2"};
+    for (const char* identity : {"lifecycle", "otep-tls"}) {
+        TraceRun run = run_harness(jvm, {"--mode", "concurrent", "--yields"}, {"--identity", identity});
+        expect_clean_run(run);
+        EXPECT_NE(run.java_stderr.find(kOtepPaths[0].log_line), std::string::npos) << run.java_stderr;
+        CheckResult r = check_markers(run.expected, run.trace);
+        std::printf("[ probes,otep ] %s: %s\n", identity, r.summary().c_str());
+        EXPECT_EQ(r.expected, 128);
+        EXPECT_EQ(r.correct, r.expected) << identity << ": " << r.summary();
+    }
+}
+
+// The mount hook survives another agent's retransformation of VirtualThread: RetransformClasses
+// starts from the original class file, so without libvtscope.so's ClassFileLoadHook still
+// taking part the calls would be gone and every carrier's otel_thread_ctx_v1 would keep
+// whatever it held last. A Java agent (built here with the JDK's javac and jar) retransforms
+// VirtualThread with a no-op transformer in its premain, which runs after the library's VMInit
+// (-agentpath comes first: JVMTI posts VMInit to the environments in their creation order); the
+// outside reader must still find every marker's thread and context.
+TEST(OtepTls, MountHookSurvivesAnotherAgentsRetransformation) {
+    REQUIRE_BPF();
+    TempDir dir;
+    std::string bin = java_bin().substr(0, java_bin().size() - 4);  // .../bin/
+    if (std::FILE* f = std::fopen(dir.path("RetransformVirtualThread.java").c_str(), "w")) {
+        std::fputs(
+            "public final class RetransformVirtualThread {\n"
+            "  public static void premain(String a, java.lang.instrument.Instrumentation inst) throws Exception {\n"
+            "    java.lang.instrument.ClassFileTransformer noop = new java.lang.instrument.ClassFileTransformer() {};\n"
+            "    inst.addTransformer(noop, true);\n"
+            "    inst.retransformClasses(Class.forName(\"java.lang.VirtualThread\"));\n"
+            "    inst.removeTransformer(noop);\n"
+            "    System.err.println(\"retransformed java.lang.VirtualThread\");\n"
+            "  }\n"
+            "}\n",
+            f);
+        std::fclose(f);
+    }
+    if (std::FILE* f = std::fopen(dir.path("manifest.txt").c_str(), "w")) {
+        std::fputs("Premain-Class: RetransformVirtualThread\nCan-Retransform-Classes: true\n", f);
+        std::fclose(f);
+    }
+    std::string err;
+    ASSERT_EQ(
+        run_command({bin + "javac", "-d", dir.path("classes"), dir.path("RetransformVirtualThread.java")}, &err, 120s),
+        0)
+        << err;
+    ASSERT_EQ(run_command({bin + "jar", "--create", "--file", dir.path("agent.jar"), "--manifest",
+                           dir.path("manifest.txt"), "-C", dir.path("classes"), "."},
+                          &err, 60s),
+              0)
+        << err;
+    TraceRun run = run_harness({"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=otep",
+                                "-javaagent:" + dir.path("agent.jar"), "-Djdk.virtualThreadScheduler.parallelism=2"},
+                               {"--mode", "concurrent", "--yields", "--nested"}, {"--identity", "otep-tls"});
     expect_clean_run(run);
+    size_t hooked = run.java_stderr.find(kOtepPaths[0].log_line);
+    size_t retransformed = run.java_stderr.find("retransformed java.lang.VirtualThread");
+    ASSERT_NE(hooked, std::string::npos) << run.java_stderr;
+    ASSERT_NE(retransformed, std::string::npos) << run.java_stderr;
+    EXPECT_LT(hooked, retransformed) << "the retransformation must come after the hook: " << run.java_stderr;
     CheckResult r = check_markers(run.expected, run.trace);
-    std::printf("[ otep-tls ] platform + virtual: %s\n", r.summary().c_str());
-    EXPECT_EQ(r.expected, 64);
+    std::printf("[ otep-tls ] after another agent's retransformation: %s\n", r.summary().c_str());
+    EXPECT_EQ(r.expected, 128);
     EXPECT_EQ(r.correct, r.expected) << r.summary();
 }
 

@@ -29,6 +29,7 @@
 #include "agent_options.h"
 #include "event_demand.h"
 #include "lifecycle.h"
+#include "mount_hook.h"
 #include "otel_ctx.h"
 #include "probe_watcher.h"
 #include "probes.h"
@@ -125,9 +126,52 @@ bool resolve_tid_field(JNIEnv* jni) {
 
 void JNICALL on_vm_death(jvmtiEnv*, JNIEnv*) { stop_probe_watcher(); }
 
-void JNICALL on_vm_init(jvmtiEnv*, JNIEnv* jni, jthread) {
+jint g_mount_index = -1, g_unmount_index = -1;
+
+// What the JVMTI mount/unmount path needs: can_support_virtual_threads (VirtualThreadStart/End,
+// and HotSpot posts the mount/unmount extension events only with it) and the extension event
+// callbacks. Holding the capability alone costs every transition (mount_hook.h), so it is taken
+// only by the features that need the events: Virtual Thread Time, the probes, and OTEP when the
+// mount hook cannot be installed.
+int32_t take_virtual_thread_events(jvmtiEnv* jvmti) {
+    jvmtiCapabilities caps{};
+    caps.can_support_virtual_threads = 1;
+    if (jvmti->AddCapabilities(&caps) != JVMTI_ERROR_NONE)
+        return fail(VTSCOPE_ERR_UNSUPPORTED, "the JVM does not grant can_support_virtual_threads");
+    if (jvmti->SetExtensionEventCallback(g_mount_index, reinterpret_cast<jvmtiExtensionEvent>(on_mount)) !=
+            JVMTI_ERROR_NONE ||
+        jvmti->SetExtensionEventCallback(g_unmount_index, reinterpret_cast<jvmtiExtensionEvent>(on_unmount)) !=
+            JVMTI_ERROR_NONE)
+        return fail(VTSCOPE_ERR_JVMTI, "setting the JVMTI mount/unmount callbacks failed");
+    return VTSCOPE_OK;
+}
+
+// OTEP, once JNI is usable: otel_thread_ctx_v1 follows mounts through the mount hook
+// (mount_hook.h), else through the JVMTI events, which then stay on for good (OTEP readers cannot
+// be detected). Says on stderr which path runs, and why not the hook.
+int32_t start_thread_context(jvmtiEnv* jvmti, JNIEnv* jni) {
+    std::string why = "otep-jvmti requested";
+    if (!g_rt.otep_jvmti && install_mount_hook(jvmti, jni, &why)) {
+        pin_library();  // VirtualThread calls into this library from now on
+        std::fprintf(stderr, "vtscope: otep: otel_thread_ctx_v1 follows mounts through the VirtualThread mount hook\n");
+        return VTSCOPE_OK;
+    }
+    std::fprintf(stderr, "vtscope: otep: otel_thread_ctx_v1 follows mounts through the JVMTI mount events (%s)\n",
+                 why.c_str());
+    if (int32_t taken = take_virtual_thread_events(jvmti); taken != VTSCOPE_OK) return taken;
+    g_rt.otep_events = true;  // the probe watcher must not switch them off (needs_probe_watcher)
+    if (!set_records_wanted(true)) {
+        abandon_event_demand();
+        return fail(VTSCOPE_ERR_JVMTI, "enabling the virtual-thread events failed");
+    }
+    return VTSCOPE_OK;
+}
+
+void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread) {
     // -agentpath: JNI is usable only from VMInit on; no virtual thread can start before it.
     resolve_tid_field(jni);
+    if ((g_rt.features & VTSCOPE_FEATURE_OTEP) && start_thread_context(jvmti, jni) != VTSCOPE_OK)
+        std::fprintf(stderr, "%s; otel_thread_ctx_v1 is not kept\n", g_error);
     if (needs_probe_watcher()) start_probe_watcher();  // threads can attach from VMInit on
 }
 
@@ -158,13 +202,9 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
     if (vm->GetEnv(reinterpret_cast<void**>(&jvmti), JVMTI_VERSION_21) != JNI_OK || !jvmti)
         return fail(VTSCOPE_ERR_JVMTI, "no JVMTI 21 environment (JDK 21 or later needed)");
     g_rt.jvmti = jvmti;
-    jvmtiCapabilities caps{};
-    caps.can_support_virtual_threads = 1;
-    if (jvmti->AddCapabilities(&caps) != JVMTI_ERROR_NONE)
-        return fail(VTSCOPE_ERR_UNSUPPORTED, "the JVM does not grant can_support_virtual_threads");
 
+    JNIEnv* jni = nullptr;
     if (!in_onload) {
-        JNIEnv* jni = nullptr;
         if (vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_21) != JNI_OK || !resolve_tid_field(jni))
             return fail(VTSCOPE_ERR_JVMTI, "cannot resolve java.lang.Thread.tid");
     }
@@ -180,39 +220,46 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
         if (!publish_process_context(&error)) return fail(VTSCOPE_ERR_REGION, error);
     }
 
-    jint mount_index = -1, unmount_index = -1;
-    if (!find_extension_events(jvmti, &mount_index, &unmount_index))
+    if (!find_extension_events(jvmti, &g_mount_index, &g_unmount_index))
         return fail(VTSCOPE_ERR_UNSUPPORTED, "the JVM has no VirtualThreadMount/Unmount extension events");
-    set_mount_event_indexes(mount_index, unmount_index);
+    set_mount_event_indexes(g_mount_index, g_unmount_index);
+    if (features & (VTSCOPE_FEATURE_VTT | VTSCOPE_FEATURE_PROBES))
+        if (int32_t taken = take_virtual_thread_events(jvmti); taken != VTSCOPE_OK) return taken;
     g_rt.features = features;
-    g_rt.count_start_claims = needs_probe_watcher();
+    // The probe watcher runs unless OTEP keeps the events on for good, which is known only once
+    // OTEP has started (VMInit with -agentpath); what it needs before is taken for the probes
+    // either way (counting start claims and VMDeath are harmless without it).
+    bool probes = (features & VTSCOPE_FEATURE_PROBES) != 0;
+    g_rt.count_start_claims = probes;
 
     jvmtiEventCallbacks callbacks{};
     callbacks.VirtualThreadStart = on_vthread_start;
     callbacks.VirtualThreadEnd = on_vthread_end;
     callbacks.VMInit = on_vm_init;
     callbacks.VMDeath = on_vm_death;
-    if (jvmti->SetEventCallbacks(&callbacks, sizeof(callbacks)) != JVMTI_ERROR_NONE ||
-        jvmti->SetExtensionEventCallback(mount_index, reinterpret_cast<jvmtiExtensionEvent>(on_mount)) !=
-            JVMTI_ERROR_NONE ||
-        jvmti->SetExtensionEventCallback(unmount_index, reinterpret_cast<jvmtiExtensionEvent>(on_unmount)) !=
-            JVMTI_ERROR_NONE)
+    callbacks.ClassFileLoadHook = on_class_file_load;  // enabled by the mount hook, for good
+    if (jvmti->SetEventCallbacks(&callbacks, sizeof(callbacks)) != JVMTI_ERROR_NONE)
         return fail(VTSCOPE_ERR_JVMTI, "setting the JVMTI callbacks failed");
 
     if (in_onload && !set_event(JVMTI_EVENT_VM_INIT, true)) return fail(VTSCOPE_ERR_JVMTI, "enabling VMInit failed");
-    if (needs_probe_watcher() && !set_event(JVMTI_EVENT_VM_DEATH, true))
-        return fail(VTSCOPE_ERR_JVMTI, "enabling VMDeath failed");
-    // OTEP readers cannot be detected, so OTEP keeps the records and events on from here. The
-    // probes and Virtual Thread Time switch them on when first needed.
-    if (!set_records_wanted((features & VTSCOPE_FEATURE_OTEP) != 0)) {
+    if (probes && !set_event(JVMTI_EVENT_VM_DEATH, true)) return fail(VTSCOPE_ERR_JVMTI, "enabling VMDeath failed");
+    // OTEP readers cannot be detected, so OTEP keeps otel_thread_ctx_v1 current from here (from
+    // VMInit with -agentpath). The probes and Virtual Thread Time switch the events on when first
+    // needed.
+    if (features & VTSCOPE_FEATURE_OTEP) {
+        if (!in_onload) {
+            if (int32_t started = start_thread_context(jvmti, jni); started != VTSCOPE_OK) {
+                g_rt.features = 0;
+                return started;
+            }
+        }
+    } else if (!set_records_wanted(false)) {
         abandon_event_demand();
         g_rt.features = 0;
         return fail(VTSCOPE_ERR_JVMTI, "enabling the virtual-thread events failed");
     }
-    if (needs_probe_watcher()) {
-        pin_library();
-        if (!in_onload) start_probe_watcher();  // -agentpath: from VMInit
-    }
+    if (probes) pin_library();
+    if (!in_onload && needs_probe_watcher()) start_probe_watcher();  // -agentpath: from VMInit
     return VTSCOPE_OK;
 }
 
@@ -265,6 +312,7 @@ __attribute__((visibility("default"))) jint Agent_OnLoad(JavaVM* vm, char* optio
         return JNI_ERR;
     }
     g_rt.paper_release = parsed.paper_release;
+    g_rt.otep_jvmti = parsed.otep_jvmti;
     int32_t result = initialize(vm, parsed.features, 0, 0, parsed.capacity, true);
     if (result != VTSCOPE_OK) {
         std::fprintf(stderr, "%s\n", g_error);

@@ -25,6 +25,9 @@ bool parse_agent_options(std::string_view text, AgentOptions* options, std::stri
             result.features |= VTSCOPE_FEATURE_PROBES;
         } else if (item == "otep") {
             result.features |= VTSCOPE_FEATURE_OTEP;
+        } else if (item == "otep-jvmti") {
+            result.features |= VTSCOPE_FEATURE_OTEP;
+            result.otep_jvmti = true;
         } else if (item == "paper-release") {
             result.paper_release = true;
         } else if (item.substr(0, 9) == "capacity=") {
@@ -39,8 +42,8 @@ bool parse_agent_options(std::string_view text, AgentOptions* options, std::stri
             }
             result.capacity = value;
         } else {
-            *error =
-                "unknown option '" + std::string(item) + "' (expected vtt, probes, otep, capacity=N, paper-release)";
+            *error = "unknown option '" + std::string(item) +
+                     "' (expected vtt, probes, otep, otep-jvmti, capacity=N, paper-release)";
             return false;
         }
         if (comma == std::string_view::npos) break;

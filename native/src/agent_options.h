@@ -15,9 +15,13 @@ struct AgentOptions {
     // its buffers. Only for the two-probe ablation: a stale cached address then shows the dead
     // thread's last context (the paper's silent content misattribution under leaky-final).
     bool paper_release = false;
+    // OTEP through the JVMTI mount/unmount events even where the mount hook could be installed
+    // (mount_hook.h): the previous path, for comparison and as the tested fallback.
+    bool otep_jvmti = false;
 };
 
-// OPTIONS: comma-separated "vtt", "probes", "otep", "capacity=N", "paper-release". Empty means
+// OPTIONS: comma-separated "vtt", "probes", "otep", "capacity=N", "paper-release", "otep-jvmti"
+// (which implies "otep"). Empty means
 // "vtt".
 // Returns false and sets *error for an unknown or malformed option.
 bool parse_agent_options(std::string_view text, AgentOptions* options, std::string* error);

@@ -40,7 +40,10 @@ void claim_record_at_start(JNIEnv* jni, jthread vthread) {
 void release_record_at_end(JNIEnv* jni, jthread vthread) {
     int64_t vid = thread_id(jni, vthread);
     if (VTSCOPE_PROBE_ENABLED(vthread__end)) DTRACE_PROBE1(vtscope, vthread__end, vid);
-    // After the probe: the record stays valid until vthread__end has fired.
+    release_record(vid);  // after the probe: the record stays valid until vthread__end has fired
+}
+
+void release_record(int64_t vid) {
     if (g_rt.table.release(vid, g_rt.paper_release) && g_rt.count_start_claims) g_start_claims.fetch_sub(1);
 }
 

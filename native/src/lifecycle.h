@@ -5,6 +5,8 @@
 
 #include <jvmti.h>  // jthread
 
+#include <cstdint>
+
 #pragma GCC visibility push(hidden)
 
 namespace vtscope::native {
@@ -16,6 +18,10 @@ void claim_record_at_start(JNIEnv* jni, jthread vthread);
 // From the VirtualThreadEnd callback, on the ending virtual thread: fires vthread__end, then
 // releases its record. No allocation, no locks.
 void release_record_at_end(JNIEnv* jni, jthread vthread);
+
+// Releases virtual thread vid's record, if it holds one (keeping the start-claim count right).
+// Shared by VirtualThreadEnd and the mount hook's afterDone (mount_hook.h). No allocation, no locks.
+void release_record(int64_t vid);
 
 // Whether a tracer holds any of the probe semaphores (which the kernel increments when it
 // attaches a uprobe with a reference counter, and decrements when it detaches).

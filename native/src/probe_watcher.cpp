@@ -62,9 +62,7 @@ void* watch_probe_tracers(void*) {
 
 }  // namespace
 
-bool needs_probe_watcher() {
-    return (g_rt.features & VTSCOPE_FEATURE_PROBES) && !(g_rt.features & VTSCOPE_FEATURE_OTEP);
-}
+bool needs_probe_watcher() { return (g_rt.features & VTSCOPE_FEATURE_PROBES) && !g_rt.otep_events; }
 
 void pin_library() {
     Dl_info info;

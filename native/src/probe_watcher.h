@@ -7,7 +7,8 @@
 
 namespace vtscope::native {
 
-// The watcher runs when the probes are on without OTEP (OTEP keeps the events on for good).
+// The watcher runs when the probes are on, unless OTEP runs on the JVMTI events, which it then
+// keeps on for good (with the mount hook, OTEP needs no event).
 bool needs_probe_watcher();
 
 // Keeps the library mapped for the watcher, which runs its code forever, even if a class

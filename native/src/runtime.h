@@ -21,6 +21,8 @@ struct Runtime {
     jfieldID tid_field = nullptr;
     uint32_t features = 0;
     bool paper_release = false;       // AgentOptions::paper_release
+    bool otep_jvmti = false;          // AgentOptions::otep_jvmti
+    bool otep_events = false;         // OTEP runs on the JVMTI events (not the mount hook), for good
     bool count_start_claims = false;  // the probe watcher may switch VirtualThreadEnd off
     RecordTable table;
 };

@@ -30,6 +30,10 @@ TEST(AgentOptions, ParsesFeaturesAndCapacity) {
     EXPECT_FALSE(parse_agent_options("vtt,,probes", &o, &error));
     ASSERT_TRUE(parse_agent_options("probes,paper-release", &o, &error));
     EXPECT_TRUE(o.paper_release);
+    EXPECT_FALSE(o.otep_jvmti);
+    ASSERT_TRUE(parse_agent_options("otep-jvmti", &o, &error)) << error;
+    EXPECT_EQ(o.features, VTSCOPE_FEATURE_OTEP) << "otep-jvmti is otep through the JVMTI events";
+    EXPECT_TRUE(o.otep_jvmti);
 }
 
 TEST(RecordTable, ClaimFindReleaseFollowTheSlotProtocol) {

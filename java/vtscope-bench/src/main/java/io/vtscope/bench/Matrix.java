@@ -24,7 +24,10 @@ import java.nio.file.Path;
  *       callbacks on for every virtual thread), nothing registered.
  *   <li>{@code probes}, {@code probes+consumer}: {@code -agentpath:libvtscope.so=probes}; the
  *       second with {@code vtscope trace --identity lifecycle --syscalls write} attached.
- *   <li>{@code otep}: {@code -agentpath:libvtscope.so=otep}.
+ *   <li>{@code otep}: {@code -agentpath:libvtscope.so=otep}, which keeps otel_thread_ctx_v1
+ *       current through the VirtualThread mount hook (checked: its class is in the boot loader).
+ *   <li>{@code otep-jvmti}: {@code -agentpath:libvtscope.so=otep-jvmti}, the same through the
+ *       JVMTI mount/unmount events, the library's fallback (checked: no hook class).
  *   <li>{@code block}: the baseline JVM with {@code vtscope block} attached from outside (its
  *       sched_switch program; issue 11).
  * </ul>
@@ -44,7 +47,7 @@ final class Matrix {
 
     static boolean isMatrixConfig(String config) {
         return switch (config) {
-            case "baseline", "writer", "writer+trace", "jvmti", "lib", "vtt", "probes", "probes+consumer", "otep",
+            case "baseline", "writer", "writer+trace", "jvmti", "lib", "vtt", "probes", "probes+consumer", "otep", "otep-jvmti",
                     "block" -> true;
             default -> false;
         };
@@ -95,13 +98,27 @@ final class Matrix {
                 requireFeatures(config, NativeLibrary.get(), NativeLibrary.FEATURE_PROBES);
                 announce(config);
             }
-            case "otep" -> {
+            case "otep", "otep-jvmti" -> {
                 requireLibrary(config, libMapped, true);
                 requireAgent(config, agentMapped, false);
                 requireFeatures(config, NativeLibrary.get(), NativeLibrary.FEATURE_OTEP);
+                if (mountHookInstalled() != config.equals("otep")) {
+                    throw new IllegalStateException(config + ": the mount hook is "
+                            + (mountHookInstalled() ? "" : "not ") + "installed");
+                }
                 announce(config);
             }
             default -> throw new IllegalArgumentException("config " + config + " is not a matrix configuration");
+        }
+    }
+
+    /** Whether libvtscope.so's mount hook class is in the boot loader (native/src/mount_hook.h). */
+    static boolean mountHookInstalled() {
+        try {
+            Class.forName("io.vtscope.otep.MountHook", false, null);
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
         }
     }
 
@@ -116,7 +133,7 @@ final class Matrix {
 
     /** True for the configurations whose JVM has a record region (the writer's or the library's). */
     static boolean regionExpected(String config) {
-        return writer(config) || config.startsWith("probes") || config.equals("otep");
+        return writer(config) || config.startsWith("probes") || config.startsWith("otep");
     }
 
     private static void requireLibrary(String config, boolean mapped, boolean expected) {

@@ -1,0 +1,131 @@
+package io.vtscope.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.stream.Stream;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The matrix's Transition, Park/Unpark and Churn workloads measured in the process's CPU time
+ * rather than in wall time: on a machine shared with other builds, a JVM waits for a CPU for
+ * much of its wall time, which the JMH scores count and CPU time does not. Run with
+ * {@code -Djdk.virtualThreadScheduler.parallelism=1}, so no idle carrier spins for work on the
+ * other CPU. Prints, for one JVM, the median over the measured rounds of process CPU ns and wall
+ * ns per unit (a mount or unmount for transition and parkunpark; a thread for churn).
+ * {@code bench/otep-cpu-cost.sh} runs it per configuration, interleaved.
+ *
+ * <p>Usage: {@code CpuCost transition|parkunpark|churn [rounds] [warm-up rounds]}
+ */
+public final class CpuCost {
+    private CpuCost() {}
+
+    // The process's CPU time in ns: the sum over its threads of /proc/self/task/*/schedstat's
+    // first field (time on a CPU, ns; Documentation/scheduler/sched-stats.rst). Finer than
+    // getProcessCpuTime, which moves in 10 ms steps here. No thread of this process exits
+    // during a round (virtual threads are not OS threads), so nothing is lost from the sum.
+    static long cpuNanos() throws IOException {
+        long sum = 0;
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                try {
+                    String stat = Files.readString(task.resolve("schedstat"));
+                    sum += Long.parseLong(stat.substring(0, stat.indexOf(' ')));
+                } catch (IOException e) {
+                    // the thread ended between the listing and the read: not one of the round's
+                }
+            }
+        }
+        return sum;
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 1) {
+            System.err.println("usage: CpuCost transition|parkunpark|churn [rounds] [warm-up rounds]");
+            System.exit(2);
+        }
+        String workload = args[0];
+        int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 15;
+        int warmup = args.length > 2 ? Integer.parseInt(args[2]) : 10;
+        Round round = switch (workload) {
+            case "transition" -> CpuCost::transition;
+            case "parkunpark" -> CpuCost::parkUnpark;
+            case "churn" -> CpuCost::churn;
+            default -> {
+                System.err.println("CpuCost: unknown workload " + workload);
+                System.exit(2);
+                yield null;
+            }
+        };
+        double[] cpu = new double[rounds];
+        double[] wall = new double[rounds];
+        for (int i = -warmup; i < rounds; i++) {
+            long c0 = cpuNanos(), w0 = System.nanoTime();
+            long units = round.run();
+            long c1 = cpuNanos(), w1 = System.nanoTime();
+            if (i >= 0) {
+                cpu[i] = (double) (c1 - c0) / units;
+                wall[i] = (double) (w1 - w0) / units;
+            }
+        }
+        System.out.printf("%s cpu_ns_per_unit %.2f wall_ns_per_unit %.2f%n", workload, median(cpu), median(wall));
+    }
+
+    interface Round {
+        long run() throws Exception;
+    }
+
+    static final int YIELDS = 200_000;
+
+    // One virtual thread, YIELDS yields: 2 * YIELDS transitions.
+    static long transition() throws InterruptedException {
+        Thread t = Thread.ofVirtual().start(() -> {
+            for (int i = 0; i < YIELDS; i++) Thread.yield();
+        });
+        t.join();
+        return 2L * YIELDS;
+    }
+
+    static final int HANDOFFS = 100_000;
+    static volatile int turn;
+
+    // Two virtual threads hand a turn back and forth with park/unpark: each hand-off parks one
+    // (unmount) and unparks the other (mount), about 2 transitions per hand-off.
+    static long parkUnpark() throws InterruptedException {
+        turn = 0;
+        Thread[] threads = new Thread[2];
+        for (int me = 0; me < 2; me++) {
+            int self = me;
+            threads[me] = Thread.ofVirtual().unstarted(() -> {
+                for (int i = 0; i < HANDOFFS; i++) {
+                    while (turn != self) LockSupport.park();
+                    turn = 1 - self;
+                    LockSupport.unpark(threads[1 - self]);
+                }
+            });
+        }
+        threads[0].start();
+        threads[1].start();
+        threads[0].join();
+        threads[1].join();
+        return 2L * 2 * HANDOFFS;
+    }
+
+    static final int CHURN = 100_000;
+
+    // CHURN empty virtual threads started and joined.
+    static long churn() throws InterruptedException {
+        Thread[] threads = new Thread[CHURN];
+        for (int i = 0; i < CHURN; i++) threads[i] = Thread.ofVirtual().start(() -> {});
+        for (Thread t : threads) t.join();
+        return CHURN;
+    }
+
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+}
