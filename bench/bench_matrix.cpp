@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
 
     Matrix matrix = make_matrix(o);
     std::string jdk = java_version(o);
-    run_matrix(o, jdk, started, &matrix);
+    if (o.matrix) run_matrix(o, jdk, started, &matrix);
     std::vector<StormRun> storm;
     if (o.storm) storm = run_write_storm(o);
     std::vector<MemoryRun> memory;

@@ -33,7 +33,8 @@ void usage() {
     std::printf(
         "usage: vtscope-bench [--quick] [--out DIR] [--forks N] [--wi N] [--w TIME] [--i N] [--r TIME]\n"
         "                     [--configs a,b,...] [--workloads a,b,...] [--no-storm] [--no-memory]\n"
-        "                     [--storm-seconds N] [--block] [--block-rounds N] [--java-home DIR] [--jar FILE]\n"
+        "                     [--storm-seconds N] [--storm-modes a,b,...] [--no-matrix] [--collector FILE]\n"
+        "                     [--block] [--block-rounds N] [--java-home DIR] [--jar FILE]\n"
         "Runs the benchmark matrix (workload x configuration) as root (the consumer configurations attach\n"
         "build/bin/vtscope). Defaults: 4 forks, 3 x 1s warm-up, 5 x 1s measurement. --quick: 1 fork,\n"
         "2 x 0.4s warm-up, 3 x 0.4s measurement, shorter storm, one memory run.\n"
@@ -43,7 +44,9 @@ void usage() {
         "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep otep-jvmti block\n"
         "workloads: transition parkunpark churn ctx-platform ctx-distinct ctx-virtual vtt-nanotime vtt-pair "
         "vtt-transition\n"
-        "           vtt-parkunpark\n");
+        "           vtt-parkunpark\n"
+        "storm modes: none empty-bpf vtscope vtscope-otlp vtscope-stat (vtscope-otlp: vtscope trace --otlp into\n"
+        "             the Collector of --collector, default the build's; without it that mode says why)\n");
 }
 
 }  // namespace
@@ -94,6 +97,12 @@ bool parse_options(int argc, char** argv, Options* o) {
             o->block = true;
         else if (a == "--block-rounds")
             o->block_demo_rounds = std::atoi(next().c_str());
+        else if (a == "--storm-modes")
+            o->storm_modes = split(next(), ',');
+        else if (a == "--no-matrix")
+            o->matrix = false;
+        else if (a == "--collector")
+            o->collector = next();
         else if (a == "--storm-seconds")
             o->storm_seconds = std::atoi(next().c_str());
         else if (a == "--java-home")

@@ -31,6 +31,12 @@ struct Options {
     std::string native_lib = VTSCOPE_NATIVE_LIB;
     std::string control_agent = VTSCOPE_BENCH_AGENT;
     std::string heap = "1g";
+    // The write storm's vtscope-otlp mode exports into this Collector (scripts/build-collector.sh
+    // builds it), configured by collector_config.
+    std::string collector = VTSCOPE_COLLECTOR_BIN;
+    std::string collector_config = VTSCOPE_COLLECTOR_CONFIG;
+    bool matrix = true;                    // --no-matrix: the write storm and memory runs only
+    std::vector<std::string> storm_modes;  // empty: all
 };
 
 // Parses the command line (exits for --help and for an option without its value); false on an

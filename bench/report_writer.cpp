@@ -118,7 +118,8 @@ std::string machine_description() {
 
 // The write-storm runs the text and the targets compare.
 struct StormRefs {
-    const StormRun *none1 = nullptr, *empty1 = nullptr, *vt1 = nullptr, *vt2 = nullptr, *stat1 = nullptr;
+    const StormRun *none1 = nullptr, *empty1 = nullptr, *vt1 = nullptr, *vt2 = nullptr, *stat1 = nullptr,
+                   *otlp1 = nullptr;
 };
 
 StormRefs find_storm_refs(const std::vector<StormRun>& storm) {
@@ -129,6 +130,7 @@ StormRefs find_storm_refs(const std::vector<StormRun>& storm) {
         if (r.threads == 1 && r.mode == "empty-bpf") refs.empty1 = &r;
         if (r.threads == 1 && r.mode == "vtscope") refs.vt1 = &r;
         if (r.threads == 2 && r.mode == "vtscope") refs.vt2 = &r;
+        if (r.threads == 1 && r.mode == "vtscope-otlp") refs.otlp1 = &r;
     }
     return refs;
 }
@@ -222,7 +224,7 @@ void write_consumers(std::ostream& md, const Matrix& matrix) {
 
 void write_storm(std::ostream& md, const Options& o, const std::vector<StormRun>& storm, const StormRefs& refs) {
     if (storm.empty()) return;
-    auto [none1, empty1, vt1, vt2, stat1] = refs;
+    auto [none1, empty1, vt1, vt2, stat1, otlp1] = refs;
     md << "\n## Per-event consumer cost (write storm)\n\n"
           "`io.vtscope.bench.WriteStorm`: N virtual threads, each with a context published, write 1 byte to "
           "/dev/null in a loop; "
@@ -239,7 +241,7 @@ void write_storm(std::ostream& md, const Options& o, const std::vector<StormRun>
           "consumer CPU ns/event | consumer CPU share |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | "
           "--- |\n";
     for (const auto& r : storm) {
-        bool vtscope_mode = r.mode == "vtscope" || r.mode == "vtscope-stat";
+        bool vtscope_mode = r.mode == "vtscope" || r.mode == "vtscope-stat" || r.mode == "vtscope-otlp";
         int dec = decimals_for(r.ns_per_write.error);
         md << "| " << r.mode << " | " << r.threads << " | " << (r.pinned ? "yes" : "no") << " | "
            << fmt(r.ns_per_write.mean, dec) << " ± " << fmt(r.ns_per_write.error, dec) << " | "
@@ -276,6 +278,32 @@ void write_storm(std::ostream& md, const Options& o, const std::vector<StormRun>
                    << " ns more than the empty program's";
             md << ".\n";
         }
+    }
+    if (vt1 && otlp1 && otlp1->error.empty()) {
+        // Side by side in this run: the writer's cost and rate, and the consumer's CPU, with the
+        // export and without it.
+        double ratio = otlp1->ns_per_write.mean / vt1->ns_per_write.mean;
+        double ratio_error = ratio * std::sqrt(std::pow(otlp1->ns_per_write.error / otlp1->ns_per_write.mean, 2) +
+                                               std::pow(vt1->ns_per_write.error / vt1->ns_per_write.mean, 2));
+        const TracerSummary& t = otlp1->tracer;
+        md << "\n`vtscope trace --otlp` (1 writer; the Collector of scripts/build-collector.sh, file exporter to "
+              "/dev/null, on the tracer's CPU): ns/write "
+           << fmt(ratio, 3) << " ± " << fmt(ratio_error, 3) << " times that without --otlp, "
+           << fmt(otlp1->writes_per_second, 0) << " against " << fmt(vt1->writes_per_second, 0)
+           << " writes/s; consumer CPU " << fmt(otlp1->consumer_cpu_ns_per_event, 0) << " ns per event against "
+           << fmt(vt1->consumer_cpu_ns_per_event, 0) << " ns (" << fmt(otlp1->consumer_cpu_share * 100, 0)
+           << "% against " << fmt(vt1->consumer_cpu_share * 100, 0) << "% of a CPU). Of " << t.otlp_records
+           << " log records handed to the exporter, " << t.otlp_delivered << " were delivered and " << t.otlp_dropped
+           << " dropped (" << t.otlp_queue_full
+           << " at a full queue): the export's ceiling on this machine is what the Collector and the encoder "
+              "sustain on the CPU they share";
+        if (t.otlp_delivered > 0)
+            md << "; consumer CPU per delivered record "
+               << fmt(t.cpu_seconds * 1e9 / static_cast<double>(t.otlp_delivered), 0)
+               << " ns (its CPU over the whole session, " << fmt(t.cpu_seconds, 2) << " s, over the records delivered)";
+        if (!std::isnan(otlp1->collector_cpu_seconds))
+            md << "; the Collector used " << fmt(otlp1->collector_cpu_seconds, 1) << " s of CPU over its run";
+        md << ".\n";
     }
     if (vt2)
         md << "\nSustained with 2 writing threads: " << fmt(vt2->writes_per_second, 0) << " traced writes/s; of "
@@ -370,7 +398,7 @@ void write_block(std::ostream& md, const Report& rep, const BlockBench& b) {
 
 // The targets of issue 5, each met, missed or not measured.
 void write_targets(std::ostream& md, const Report& rep, const StormRefs& refs, const std::vector<MemoryRun>& memory) {
-    auto [none1, empty1, vt1, vt2, stat1] = refs;
+    auto [none1, empty1, vt1, vt2, stat1, otlp1] = refs;
     (void)vt2;
     md << "\n## Targets (issue 5)\n\n| target | measured | verdict |\n| --- | --- | --- |\n";
     auto target = [&](const std::string& what, const std::string& measured, std::optional<bool> met) {
@@ -575,6 +603,9 @@ std::string results_json(const Options& o, const Results& results, const std::st
            << (std::isnan(r.consumer_cpu_ns_per_event) ? "null" : fmt(r.consumer_cpu_ns_per_event, 1))
            << ",\"pinned\":" << (r.pinned ? "true" : "false") << ",\"program\":" << json_quote(r.program)
            << ",\"program_ns_per_run\":" << (std::isnan(r.program_ns_per_run) ? "null" : fmt(r.program_ns_per_run, 1))
+           << ",\"otlp_records\":" << r.tracer.otlp_records << ",\"otlp_delivered\":" << r.tracer.otlp_delivered
+           << ",\"otlp_dropped\":" << r.tracer.otlp_dropped << ",\"collector_cpu_s\":"
+           << (std::isnan(r.collector_cpu_seconds) ? "null" : fmt(r.collector_cpu_seconds, 2))
            << ",\"error_text\":" << json_quote(r.error) << "}";
     }
     js << "],\n\"memory\":[";
@@ -625,19 +656,21 @@ bool write_results(const Options& o, const Results& results) {
     StormRefs refs = find_storm_refs(results.storm);
     std::ostringstream md;
     write_header(md, o, machine, results.jdk, results.elapsed_s);
-    write_cells(md, rep, results.matrix);
-    write_consumers(md, results.matrix);
+    if (o.matrix) {  // --no-matrix: no cell was measured, so no table, target or figure of them
+        write_cells(md, rep, results.matrix);
+        write_consumers(md, results.matrix);
+    }
     write_storm(md, o, results.storm, refs);
     write_memory(md, results.memory);
-    write_targets(md, rep, refs, results.memory);
+    if (o.matrix) write_targets(md, rep, refs, results.memory);
     write_block(md, rep, results.block);
-    bool any_error = write_errors(md, results.matrix);
-    bool png = write_figure(md, o, rep);
+    bool any_error = o.matrix && write_errors(md, results.matrix);
+    bool png = o.matrix && write_figure(md, o, rep);
     std::ofstream(fs::path(o.out) / "results.md") << md.str();
     std::ofstream(fs::path(o.out) / "results.json") << results_json(o, results, machine);
 
-    std::fprintf(stderr, "vtscope-bench: %.0f s; wrote %s/results.md, results.json, figure.svg%s\n", results.elapsed_s,
-                 o.out.c_str(), png ? ", figure.png" : "");
+    std::fprintf(stderr, "vtscope-bench: %.0f s; wrote %s/results.md, results.json%s%s\n", results.elapsed_s,
+                 o.out.c_str(), o.matrix ? ", figure.svg" : "", png ? ", figure.png" : "");
     std::fwrite(md.str().data(), 1, md.str().size(), stdout);
     return !any_error;
 }

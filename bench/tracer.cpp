@@ -51,6 +51,10 @@ std::string read_summary_json(const std::string& path, TracerSummary* t) {
     t->lost = count(root["lost"]);
     t->inserted = count(root["mappings"]["inserted"]);  // mappings is null without a lifecycle channel
     t->deleted = count(root["mappings"]["deleted"]);
+    t->otlp_records = count(root["otlp"]["records"]);  // otlp is null without --otlp
+    t->otlp_delivered = count(root["otlp"]["delivered"]);
+    t->otlp_dropped = count(root["otlp"]["dropped"]);
+    t->otlp_queue_full = count(root["otlp"]["dropped_queue_full"]);
     return "";
 }
 
@@ -59,11 +63,12 @@ std::string read_summary_json(const std::string& path, TracerSummary* t) {
 std::string tracer_ready_file(const std::string& stem) { return stem + ".ready"; }
 
 testing::Child start_tracer(const Options& o, const std::string& config, pid_t pid, const std::string& stem,
-                            const std::string& command, std::optional<int> cpu) {
+                            const std::string& command, std::optional<int> cpu, const std::vector<std::string>& extra) {
     fs::remove(tracer_ready_file(stem));
     fs::remove(summary_json_file(stem));
-    return testing::Child::start(tracer_argv(o, config, pid, stem, command), stem + ".tracer.out", stem + ".tracer.err",
-                                 cpu);
+    std::vector<std::string> argv = tracer_argv(o, config, pid, stem, command);
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return testing::Child::start(argv, stem + ".tracer.out", stem + ".tracer.err", cpu);
 }
 
 void finish_process(testing::Child& process, const std::string& stem, TracerSummary* t) {

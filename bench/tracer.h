@@ -7,6 +7,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bench_options.h"
 #include "process_runner.h"
@@ -20,6 +21,8 @@ struct TracerSummary {
     bool late = false;       // ready only after the measurement had started
     double cpu_seconds = 0;
     unsigned long long events = 0, ok = 0, lost = 0, inserted = 0, deleted = 0;
+    // --otlp: the summary's otlp object (log records handed to the exporter, delivered, dropped).
+    unsigned long long otlp_records = 0, otlp_delivered = 0, otlp_dropped = 0, otlp_queue_full = 0;
     std::string summary;  // its stderr lines
 };
 
@@ -28,9 +31,10 @@ std::string tracer_ready_file(const std::string& stem);
 
 // Starts `vtscope COMMAND --pid PID --syscalls write` for the configuration (command: "trace",
 // or "stat", the same attribution counted in the kernel; or "block", without --syscalls), after
-// removing its old ready and summary files; cpu pins it.
+// removing its old ready and summary files; cpu pins it; extra: more vtscope options (--otlp URL).
 testing::Child start_tracer(const Options& o, const std::string& config, pid_t pid, const std::string& stem,
-                            const std::string& command = "trace", std::optional<int> cpu = std::nullopt);
+                            const std::string& command = "trace", std::optional<int> cpu = std::nullopt,
+                            const std::vector<std::string>& extra = {});
 
 // Stops a tracer whose target has exited (it stops by itself) or not, and fills *t with its exit,
 // CPU time, stderr text and the counters of its summary JSON. Returns an error if that summary is

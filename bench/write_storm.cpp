@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -65,10 +66,32 @@ StormRun run_storm(const Options& o, const std::string& mode, int threads) {
         r.error = "the write storm did not start";
         return r;  // jvm's destructor kills it
     }
-    Child tracer;  // vtscope or bpftrace, by mode
-    if (mode == "vtscope" || mode == "vtscope-stat") {
-        tracer =
-            start_tracer(o, "writer+trace", jvm.pid(), stem, mode == "vtscope-stat" ? "stat" : "trace", tracer_cpu);
+    Child tracer;     // vtscope or bpftrace, by mode
+    Child collector;  // vtscope-otlp: the Collector it exports to, on the tracer's CPU
+    std::vector<std::string> otlp;
+    if (mode == "vtscope-otlp") {
+        if (!fs::exists(o.collector)) {
+            r.error = "no Collector at " + o.collector + " (scripts/build-collector.sh builds it)";
+            if (stats_fd >= 0) close(stats_fd);
+            return r;
+        }
+        int port = testing::free_loopback_port();
+        // consumer/tests/collector/config.yaml: OTLP/HTTP on 127.0.0.1:$VTSCOPE_OTLP_PORT, every
+        // record to the file exporter at $VTSCOPE_COLLECTOR_OUT (here /dev/null: the receiving and
+        // decoding is the Collector's work that counts, not our disk).
+        setenv("VTSCOPE_OTLP_PORT", std::to_string(port).c_str(), 1);
+        setenv("VTSCOPE_COLLECTOR_OUT", "/dev/null", 1);
+        collector = Child::start({o.collector, "--config", o.collector_config}, stem + ".collector.out",
+                                 stem + ".collector.err", tracer_cpu);
+        auto deadline = Clock::now() + 30s;
+        while (!testing::loopback_port_open(port) && collector.running() && Clock::now() < deadline)
+            std::this_thread::sleep_for(50ms);
+        if (!testing::loopback_port_open(port)) r.error = "the Collector did not listen";
+        otlp = {"--otlp", "http://127.0.0.1:" + std::to_string(port)};
+    }
+    if (mode == "vtscope" || mode == "vtscope-stat" || mode == "vtscope-otlp") {
+        tracer = start_tracer(o, "writer+trace", jvm.pid(), stem, mode == "vtscope-stat" ? "stat" : "trace", tracer_cpu,
+                              otlp);
         if (!wait_for_file(tracer_ready_file(stem), 30s, {&tracer, &jvm})) r.error = "no ready file";
     } else if (mode == "empty-bpf") {
         // The same tracepoint with a program that only filters on the pid: bpftrace, no new BPF code.
@@ -112,6 +135,10 @@ StormRun run_storm(const Options& o, const std::string& mode, int threads) {
             r.error = summary_error;
         }
     }
+    if (collector.pid() > 0) {
+        collector.stop(5s, 10s);
+        r.collector_cpu_seconds = collector.cpu_seconds();
+    }
     if (jvm_status != 0) r.error = "java exited " + std::to_string(jvm_status);
     static const std::regex line(R"(# writestorm interval (\d+): writes=(\d+) nanos=(\d+))");
     std::string text = read_file(stem + ".out");
@@ -139,8 +166,16 @@ StormRun run_storm(const Options& o, const std::string& mode, int threads) {
 std::vector<StormRun> run_write_storm(const Options& o) {
     std::vector<StormRun> storm;
     std::fprintf(stderr, "vtscope-bench: write storm (per-event consumer cost)\n");
-    for (auto [mode, threads] : std::vector<std::pair<std::string, int>>{
-             {"none", 1}, {"empty-bpf", 1}, {"vtscope", 1}, {"vtscope-stat", 1}, {"none", 2}, {"vtscope", 2}}) {
+    for (auto [mode, threads] : std::vector<std::pair<std::string, int>>{{"none", 1},
+                                                                         {"empty-bpf", 1},
+                                                                         {"vtscope", 1},
+                                                                         {"vtscope-otlp", 1},
+                                                                         {"vtscope-stat", 1},
+                                                                         {"none", 2},
+                                                                         {"vtscope", 2}}) {
+        if (!o.storm_modes.empty() &&
+            std::find(o.storm_modes.begin(), o.storm_modes.end(), mode) == o.storm_modes.end())
+            continue;
         storm.push_back(run_storm(o, mode, threads));
         const StormRun& r = storm.back();
         std::fprintf(stderr, "  %-12s threads=%d: %s ns/write, %.0f writes/s%s\n", mode.c_str(), threads,

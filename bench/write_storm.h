@@ -1,6 +1,7 @@
 // The consumer's per-event cost: io.vtscope.bench.WriteStorm (N virtual threads writing 1 byte to
 // /dev/null in a loop) with no tracing, an empty BPF program on the same tracepoint (bpftrace),
-// `vtscope trace` and `vtscope stat`; the BPF program's run time from the kernel's statistics.
+// `vtscope trace`, `vtscope trace --otlp` into a Collector the bench starts, and `vtscope stat`;
+// the BPF program's run time from the kernel's statistics.
 #pragma once
 
 #include <cmath>
@@ -14,7 +15,7 @@
 namespace vtscope::bench {
 
 struct StormRun {
-    std::string mode;  // none, empty-bpf, vtscope, vtscope-stat
+    std::string mode;  // none, empty-bpf, vtscope, vtscope-otlp (trace --otlp), vtscope-stat
     int threads = 1;
     Summary ns_per_write;  // per thread: interval nanos * threads / writes
     double writes_per_second = 0;
@@ -25,6 +26,7 @@ struct StormRun {
     std::string program;        // the BPF program on sys_enter_write (bpf_stats)
     double program_runs = NAN;  // its runs over the measured intervals
     double program_ns_per_run = NAN;
+    double collector_cpu_seconds = NAN;  // vtscope-otlp: the Collector's CPU over its whole run
     std::string error;
 };
 

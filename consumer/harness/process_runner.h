@@ -79,4 +79,9 @@ private:
 // Runs a command to completion; returns its exit code and captures stderr.
 int run_command(const std::vector<std::string>& argv, std::string* stderr_text, std::chrono::milliseconds timeout);
 
+// A TCP port of 127.0.0.1 free right now (the kernel's pick for a bind to port 0), 0 on failure.
+int free_loopback_port();
+// True when something accepts connections on 127.0.0.1:port.
+bool loopback_port_open(int port);
+
 }  // namespace vtscope::testing

@@ -6,8 +6,18 @@
 
 #include "identity_channels.h"
 #include "options.h"
+#include "otlp_options.h"
 
 namespace vtscope {
+
+namespace {
+
+const char* kBlockSignals =
+    "block: one log record per reported interval (URL/v1/logs); the\n"
+    "blocked time of those intervals, a histogram by block reason and\n"
+    "syscall (URL/v1/metrics), trace ids as exemplars";
+
+}  // namespace
 
 std::string block_usage() {
     return std::string(R"(usage: vtscope block --pid PID [options]
@@ -37,7 +47,8 @@ Intervals shorter than the threshold are counted in the kernel and appear in the
   --summary-json FILE     write the summary as one JSON object to FILE
   --top N                 traces and virtual threads listed in the summary (default 10)
   --identity CHANNEL      how the running thread is resolved (see vtscope --help)
-
+)" + otlp_options_help(kBlockSignals, 2) +
+                       R"(
 Fields: ts_ns (switch-out, CLOCK_MONOTONIC), duration_ns, pid, tid (the carrier), vthread,
 java_thread, trace_id, span_id, trace_flags, status and (for unmapped/invalid) reason, as in
 trace; block_reason: syscall (asleep in the syscall named by syscall), preempted (runnable but
@@ -93,12 +104,16 @@ Expected<BlockOptions> parse_block_options(const std::vector<std::string>& args)
             name = arg.substr(0, eq);
             value = arg.substr(eq + 1);
         } else if (arg == "--pid" || arg == "--threshold" || arg == "--duration" || arg == "--output" ||
-                   arg == "--ready-file" || arg == "--summary-json" || arg == "--identity" || arg == "--top") {
+                   arg == "--ready-file" || arg == "--summary-json" || arg == "--identity" || arg == "--top" ||
+                   otlp_option_takes_value(arg)) {
             if (i + 1 >= args.size()) return make_error(arg + " needs a value");
             value = args[++i];
         } else {
             return make_error("unknown option for block: '" + arg + "'");
         }
+        auto otlp = parse_otlp_option(name, value, b.otlp);
+        if (!otlp) return otlp.error();
+        if (*otlp) continue;
         if (name == "--pid") {
             auto pid = parse_number(value, "pid", 1, 0x7fffffff);
             if (!pid || *pid != std::floor(*pid)) return make_error("invalid pid: '" + value + "'");

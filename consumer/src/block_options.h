@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "expected.h"
+#include "otlp_options.h"
 
 namespace vtscope {
 
@@ -26,6 +27,7 @@ struct BlockOptions {
     std::string ready_file;
     std::string summary_json;
     int top = 10;  // traces and virtual threads shown in the summary
+    OtlpOptions otlp;
 };
 
 // args: what follows "block" on the command line.

@@ -16,6 +16,7 @@
 #include "event_format.h"
 #include "json.h"
 #include "jvm_stacks.h"
+#include "otlp_exporter.h"
 #include "sinks.h"
 #include "syscall_names.h"
 
@@ -243,10 +244,45 @@ std::string stack_error(int32_t bytes) {
     return std::string("not readable (") + std::strerror(-bytes) + ")";
 }
 
+// Upper bounds (seconds) of the blocked-time histogram's buckets: from 1 ms (below the default
+// 20 ms threshold, for --threshold 0 or 1) to 10 s, the last bucket open-ended.
+const std::vector<double> kBlockBounds = {0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10};
+
+// The blocked time of the reported intervals of one block reason and syscall (--otlp), and one
+// exemplar per bucket: its latest interval with a trace context since the last export, as the
+// OpenTelemetry SDKs' AlignedHistogramBucketExemplarReservoir keeps.
+struct BlockHistogram {
+    uint64_t count = 0;
+    double sum = 0;
+    std::vector<uint64_t> buckets = std::vector<uint64_t>(kBlockBounds.size() + 1, 0);
+    std::vector<std::optional<OtlpExemplar>> exemplars = std::vector<std::optional<OtlpExemplar>>(buckets.size());
+
+    void add(const vtscope_block_event& e, uint64_t unix_ns) {
+        double seconds = static_cast<double>(e.duration_ns) / 1e9;
+        // Buckets are (bound[i-1], bound[i]] (opentelemetry/proto/metrics/v1/metrics.proto).
+        size_t bucket = static_cast<size_t>(std::lower_bound(kBlockBounds.begin(), kBlockBounds.end(), seconds) -
+                                            kBlockBounds.begin());
+        count++;
+        sum += seconds;
+        buckets[bucket]++;
+        const vtscope_attribution& a = e.attribution;
+        if (a.status != VTSCOPE_STATUS_OK) return;
+        OtlpExemplar x;
+        x.time_unix_ns = unix_ns;
+        x.value = seconds;
+        std::memcpy(x.trace_id.data(), a.trace_id, x.trace_id.size());
+        SpanId span;
+        std::memcpy(span.data(), a.span_id, span.size());
+        x.span_id = span;
+        exemplars[bucket] = x;
+    }
+};
+
 class BlockSource final : public EventSource {
 public:
-    BlockSource(const BlockOptions& options, const Target& target, OutputFile& output)
-        : options_(options), target_(target), output_(output), stacks_(target) {}
+    BlockSource(const BlockOptions& options, const Target& target, OutputFile& output,
+                std::unique_ptr<OtlpSession> otlp)
+        : options_(options), target_(target), output_(output), otlp_(std::move(otlp)), stacks_(target) {}
 
     Status open(const AttributionCore& core) {
         skel_.reset(block_bpf__open());
@@ -289,6 +325,7 @@ public:
 
     void sync() override {
         tables_->rotate();
+        if (otlp_ && ++sync_rounds_ % 4 == 0) publish_histograms();  // every second
         if (options_.stacks) stacks_.sync_round();
     }
 
@@ -297,6 +334,10 @@ public:
         ring_->drain();
         tables_->drain_all();  // after the detach: nothing writes them any more
         close_open_intervals();
+        if (otlp_) {
+            publish_histograms();
+            otlp_->shutdown();  // sends what is queued, for at most --otlp-timeout
+        }
         aggregate_.session_ns = attached_ns_ ? monotonic_ns() - attached_ns_ : 0;
         aggregate_.compute_carriers(spans_);
         aggregate_.missed_switch_ins = read_percpu_counters(skel_->maps.block_anomalies, 1)[0];
@@ -317,9 +358,34 @@ public:
         summary.section_name = "block";
         summary.section_text = aggregate_.render_text(options_.top);
         summary.section_json = aggregate_.render_json(options_.top);
+        if (otlp_) otlp_->summarise(summary);
     }
 
 private:
+    // block --otlp: the histograms so far, and their exemplars since the last export.
+    void publish_histograms() {
+        OtlpMetric metric{"vtscope.block.duration", "s",
+                          "off-CPU intervals with a virtual thread mounted, at least the --threshold long, by "
+                          "block reason and syscall",
+                          OtlpMetric::Kind::kHistogram};
+        metric.bounds = kBlockBounds;
+        for (auto& [key, h] : histograms_) {
+            OtlpDataPoint p;
+            p.attributes.push_back(OtlpAttribute::string("vtscope.block.reason", block_reason_name(key.first)));
+            if (const char* name = key.first == VTSCOPE_BLOCK_SYSCALL ? syscall_name(key.second) : nullptr)
+                p.attributes.push_back(OtlpAttribute::string("vtscope.syscall", name));
+            p.count = h.count;
+            p.sum = h.sum;
+            p.bucket_counts = h.buckets;
+            for (auto& x : h.exemplars) {
+                if (x) p.exemplars.push_back(*x);
+                x.reset();
+            }
+            metric.points.push_back(std::move(p));
+        }
+        otlp_->metrics()->publish({std::move(metric)});
+    }
+
     // Every interval, reported or counted, goes into the summary's totals here.
     void add(const vtscope_attribution& a, unsigned block_reason, int syscall_nr, uint64_t n, uint64_t ns,
              bool long_interval) {
@@ -383,6 +449,12 @@ private:
         delivered_[clamp_status(e.attribution.status)]++;
         add(e.attribution, e.block_reason, e.syscall_nr, 1, e.duration_ns, true);
         if (open) aggregate_.open_at_end++;
+        if (otlp_) {
+            otlp_->logs()->offer(BlockLogEvent{e, open});  // queued or counted dropped, never waits
+            int syscall = e.block_reason == VTSCOPE_BLOCK_SYSCALL ? e.syscall_nr : -1;
+            histograms_[{e.block_reason, syscall}].add(
+                e, static_cast<uint64_t>(static_cast<int64_t>(e.ts_ns) + realtime_offset_ns_));
+        }
         if (e.attribution.mounted_virtual && e.block_reason != VTSCOPE_BLOCK_PREEMPTED)
             spans_.push_back({e.ts_ns, e.ts_ns + e.duration_ns, e.tid});
         if (jfr_) {
@@ -531,6 +603,10 @@ private:
     const BlockOptions& options_;
     const Target& target_;
     OutputFile& output_;
+    std::unique_ptr<OtlpSession> otlp_;                              // --otlp
+    std::map<std::pair<unsigned, int>, BlockHistogram> histograms_;  // by block reason and syscall
+    int64_t realtime_offset_ns_ = static_cast<int64_t>(unix_now_ns()) - static_cast<int64_t>(monotonic_ns());
+    unsigned sync_rounds_ = 0;
     uint64_t threshold_ns_ = 0;
     std::unique_ptr<block_bpf, SkeletonDeleter> skel_;
     std::unique_ptr<RingBufferReader> ring_;
@@ -558,7 +634,11 @@ private:
 
 Expected<std::unique_ptr<EventSource>> open_block_source(const BlockOptions& options, const Target& target,
                                                          const AttributionCore& core, OutputFile& output) {
-    auto source = std::make_unique<BlockSource>(options, target, output);
+    OtlpSession::Signals signals;
+    signals.logs = signals.metrics = true;
+    auto otlp = OtlpSession::start(options.otlp, target.pid, signals);
+    if (!otlp) return otlp.error();
+    auto source = std::make_unique<BlockSource>(options, target, output, std::move(*otlp));
     if (auto status = source->open(core); !status) return status.error();
     return std::unique_ptr<EventSource>(std::move(source));
 }

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 
@@ -33,17 +34,18 @@ std::string session_options() {
                               SIGINT/SIGTERM or the target exits)
       --ready-file FILE       create FILE once every probe is attached and the JVM was read
       --summary-json FILE     write the summary as one JSON object to FILE
-      --otlp URL              also export to an OpenTelemetry Collector over OTLP/HTTP (JSON):
-                              trace: one log record per event (URL/v1/logs); stat: sums by
-                              syscall and status (URL/v1/metrics). Default port 4318; default
-                              URL: $OTEL_EXPORTER_OTLP_ENDPOINT (no export when unset)
-      --service NAME          the resource's service.name (default: $OTEL_SERVICE_NAME, then
-                              service.name in $OTEL_RESOURCE_ATTRIBUTES, then unknown_service)
-      --otlp-queue N          events held for export at most (default 65536; beyond: dropped, counted)
-      --otlp-timeout SEC      per request, and for the final flush (default 10)
       --identity CHANNEL      how the running thread is resolved:
 )" + channel_help();
 }
+
+const char* kTraceSignals = "trace: one log record per event (URL/v1/logs)";
+const char* kStatSignals =
+    "stat: calls and bytes by syscall and status (URL/v1/metrics),\n"
+    "trace ids as exemplars";
+const char* kProfileSignals =
+    "profile: CPU time by status (URL/v1/metrics), trace ids as\n"
+    "exemplars; with --otlp-profiles also the stacks as an OTLP\n"
+    "profile (URL/v1development/profiles)";
 
 std::string trace_help() {
     return R"(  trace --pid PID [options]   trace syscall entries of a running JVM, one JSON object per line
@@ -51,7 +53,8 @@ std::string trace_help() {
                               (default: read,write,pread64,pwrite64,readv,writev,sendto,
                               recvfrom,sendmsg,recvmsg)
       --output FILE           write JSON lines to FILE (default: standard output)
-)" + session_options();
+)" + otlp_options_help(kTraceSignals, 6) +
+           session_options();
 }
 
 std::string stat_help() {
@@ -61,7 +64,8 @@ std::string stat_help() {
       --syscalls LIST         as for trace
       --top N                 traces shown in the report (default 10)
       --output FILE           write the report to FILE (default: standard output)
-)" + session_options();
+)" + otlp_options_help(kStatSignals, 6) +
+           session_options();
 }
 
 std::string profile_help() {
@@ -80,7 +84,11 @@ std::string profile_help() {
       --folded FILE           folded stacks, one root frame per trace (implies --stacks)
       --flamegraph FILE.svg   an interactive SVG flame graph, one tower per trace (implies
                               --stacks)
-)" + session_options();
+      --otlp-profiles         with --otlp: the samples, their stacks and trace links as one
+                              OTLP profile at the end (the development-stage profiles signal,
+                              as Collector v0.165.0 takes it; implies --stacks)
+)" + otlp_options_help(kProfileSignals, 6) +
+           session_options();
 }
 
 std::string block_summary() {
@@ -126,6 +134,72 @@ Commands:
            R"(  --help, -h                  show this help (vtscope COMMAND --help: that command's)
   --version                   show the version
 )" + footer();
+}
+
+Expected<double> parse_seconds(const std::string& text, const std::string& what, double max) {
+    errno = 0;
+    char* end = nullptr;
+    double d = std::strtod(text.c_str(), &end);
+    if (text.empty() || errno != 0 || *end != '\0' || !std::isfinite(d) || d <= 0 || d > max) {
+        char limit[32];
+        std::snprintf(limit, sizeof(limit), "%g", max);
+        return make_error("invalid " + what + ": '" + text + "' (seconds, > 0 and at most " + limit + ")");
+    }
+    return d;
+}
+
+bool otlp_option_takes_value(const std::string& name) {
+    return name == "--otlp" || name == "--service" || name == "--otlp-queue" || name == "--otlp-timeout";
+}
+
+Expected<bool> parse_otlp_option(const std::string& name, const std::string& value, OtlpOptions& o) {
+    if (name == "--otlp") {
+        if (value.empty()) return make_error("--otlp needs a URL (http://HOST[:PORT])");
+        o.endpoint = value;
+    } else if (name == "--service") {
+        if (value.empty()) return make_error("--service needs a name");
+        o.service = value;
+    } else if (name == "--otlp-queue") {
+        auto n = parse_int(value, "--otlp-queue", 1, 1L << 24);
+        if (!n) return n.error();
+        o.queue = static_cast<size_t>(*n);
+    } else if (name == "--otlp-timeout") {
+        auto seconds = parse_seconds(value, "--otlp-timeout", 3600);
+        if (!seconds) return seconds.error();
+        o.timeout_seconds = *seconds;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+std::string otlp_options_help(const std::string& signals, int indent) {
+    // Each entry: the option (empty: a continuation line) and its text.
+    std::vector<std::pair<std::string, std::string>> lines = {
+        {"--otlp URL", "also export to an OpenTelemetry Collector over OTLP/HTTP (JSON);"}};
+    size_t start = 0;
+    while (start < signals.size()) {
+        size_t nl = signals.find('\n', start);
+        lines.push_back({"", signals.substr(start, nl == std::string::npos ? std::string::npos : nl - start)});
+        if (nl == std::string::npos) break;
+        start = nl + 1;
+    }
+    lines.insert(lines.end(), {{"", "default port 4318; default URL: $OTEL_EXPORTER_OTLP_ENDPOINT (no"},
+                               {"", "export when unset)"},
+                               {"--service NAME", "the resource's service.name (default: the target's OTEP 4719"},
+                               {"", "process context, then $OTEL_SERVICE_NAME, then service.name in"},
+                               {"", "$OTEL_RESOURCE_ATTRIBUTES, then unknown_service)"},
+                               {"--otlp-queue N", "log records held for export at most (default 65536; beyond:"},
+                               {"", "dropped, counted)"},
+                               {"--otlp-timeout SEC", "per request, and for the final flush (default 10)"}});
+    std::string out;
+    for (const auto& [option, text] : lines) {
+        std::string line(static_cast<size_t>(indent), ' ');
+        line += option;
+        line.resize(static_cast<size_t>(indent) + 24, ' ');
+        out += line + text + "\n";
+    }
+    return out;
 }
 
 Expected<long> parse_int(const std::string& text, const std::string& what, long min, long max) {
@@ -181,14 +255,16 @@ Expected<Options> parse_trace(const std::vector<std::string>& args, bool aggrega
             name = arg.substr(0, eq);
             value = arg.substr(eq + 1);
         } else if (arg == "--pid" || arg == "--syscalls" || arg == "--duration" || arg == "--output" ||
-                   arg == "--ready-file" || arg == "--identity" || arg == "--summary-json" || arg == "--otlp" ||
-                   arg == "--service" || arg == "--otlp-queue" || arg == "--otlp-timeout" ||
-                   (aggregate && arg == "--top")) {
+                   arg == "--ready-file" || arg == "--identity" || arg == "--summary-json" ||
+                   otlp_option_takes_value(arg) || (aggregate && arg == "--top")) {
             if (i + 1 >= args.size()) return make_error(arg + " needs a value");
             value = args[++i];
         } else {
             return make_error("unknown option for " + command + ": '" + arg + "'");
         }
+        auto otlp = parse_otlp_option(name, value, t.otlp);
+        if (!otlp) return otlp.error();
+        if (*otlp) continue;
         if (name == "--pid") {
             if (have_pid) return make_error("--pid given twice (" + command + " observes one process)");
             auto pid = parse_int(value, "pid", 1, 0x7fffffff);
@@ -219,23 +295,6 @@ Expected<Options> parse_trace(const std::vector<std::string>& args, bool aggrega
         } else if (name == "--ready-file") {
             if (value.empty()) return make_error("--ready-file needs a file name");
             t.ready_file = value;
-        } else if (name == "--otlp") {
-            if (value.empty()) return make_error("--otlp needs a URL (http://HOST[:PORT])");
-            t.otlp = value;
-        } else if (name == "--service") {
-            if (value.empty()) return make_error("--service needs a name");
-            t.service = value;
-        } else if (name == "--otlp-queue") {
-            auto n = parse_int(value, "--otlp-queue", 1, 1L << 24);
-            if (!n) return n.error();
-            t.otlp_queue = static_cast<size_t>(*n);
-        } else if (name == "--otlp-timeout") {
-            errno = 0;
-            char* end = nullptr;
-            double d = std::strtod(value.c_str(), &end);
-            if (value.empty() || errno != 0 || *end != '\0' || !std::isfinite(d) || d <= 0 || d > 3600)
-                return make_error("invalid --otlp-timeout: '" + value + "' (seconds, > 0 and at most 3600)");
-            t.otlp_timeout_seconds = d;
         } else if (aggregate && name == "--top") {
             auto top = parse_int(value, "--top", 1, 1000000);
             if (!top) return top.error();

@@ -10,6 +10,7 @@
 
 #include "block_options.h"
 #include "expected.h"
+#include "otlp_options.h"
 
 namespace vtscope {
 
@@ -30,13 +31,8 @@ struct TraceOptions {
     // stat: counts per thread, trace context, syscall and status in the kernel, and prints a
     // per-trace report at the end instead of one line per event.
     bool aggregate = false;
-    int top = 10;  // stat: traces shown in the report
-    // OTLP export (otlp_exporter.h): the --otlp endpoint (empty: from OTEL_EXPORTER_OTLP_ENDPOINT,
-    // none when that is unset too), --service, the queue bound and the timeout.
-    std::string otlp;
-    std::string service;
-    size_t otlp_queue = 65536;
-    double otlp_timeout_seconds = 10;
+    int top = 10;      // stat: traces shown in the report
+    OtlpOptions otlp;  // --otlp and the options that go with it
 };
 
 struct ReportOptions {
@@ -58,6 +54,8 @@ struct ProfileOptions {
     std::string by = "trace";  // report rows and flame graph towers: trace, span or vthread
     bool per_cpu = false;      // one event per CPU (system-wide) instead of one per target thread
     int top = 10;
+    OtlpOptions otlp;
+    bool otlp_profiles = false;  // also the samples as an OTLP profile (implies stacks)
 };
 
 struct Options {
@@ -73,6 +71,8 @@ const std::vector<std::string>& default_syscalls();
 Expected<Options> parse_options(const std::vector<std::string>& args);  // args without argv[0]
 // A decimal integer option value in [min, max]; the error names `what` and the text.
 Expected<long> parse_int(const std::string& text, const std::string& what, long min, long max);
+// A number of seconds in (0, max]; the error names `what`, the text and the range.
+Expected<double> parse_seconds(const std::string& text, const std::string& what, double max);
 
 // `vtscope profile` options (profile_options.cpp); args after the command name.
 Expected<Options> parse_profile_options(const std::vector<std::string>& args);

@@ -7,13 +7,14 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <mutex>
 #include <optional>
 #include <thread>
 
-#include "options.h"
+#include "process_context.h"
 
 namespace vtscope {
 namespace {
@@ -54,8 +55,8 @@ struct OtlpExporter::State {
 
     std::mutex mu;
     std::condition_variable cv;
-    std::deque<vtscope_syscall_event> queue;             // logs
-    std::optional<std::vector<SyscallTotals>> snapshot;  // metrics, the newest not yet taken
+    std::deque<OtlpLogEvent> queue;        // logs
+    std::optional<OtlpSnapshot> snapshot;  // metrics, profiles: the newest not yet taken
     Clock::time_point first_queued;
     ExportCounts counts;
     std::atomic<bool> stopping{false};
@@ -132,7 +133,7 @@ struct OtlpExporter::State {
     }
 
     void run() {
-        std::vector<vtscope_syscall_event> batch;
+        std::vector<OtlpLogEvent> batch;
         std::unique_lock lock(mu);
         while (true) {
             auto ready = [&] {
@@ -162,7 +163,7 @@ struct OtlpExporter::State {
             queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(n));
             if (!queue.empty()) first_queued = Clock::now();
             const bool have_totals = snapshot.has_value();
-            std::vector<SyscallTotals> totals;
+            OtlpSnapshot totals;
             if (have_totals) totals = std::move(*snapshot);
             snapshot.reset();
             if (batch.empty() && !have_totals) {
@@ -180,7 +181,7 @@ struct OtlpExporter::State {
                 lock.unlock();
             }
             if (have_totals) {
-                std::string body = encode_metrics_request(config.resource, totals, start_unix_ns, now_unix);
+                std::string body = totals(config.resource, start_unix_ns, now_unix);
                 std::optional<Reply> reply = send(body, true);
                 lock.lock();
                 if (reply) account(*reply, 1);  // superseded: the newer snapshot carries its totals
@@ -212,6 +213,7 @@ Expected<std::unique_ptr<OtlpExporter>> OtlpExporter::start(OtlpExporterConfig c
     state->curl = curl_easy_init();
     if (!state->curl) return make_error("otlp: cannot create a libcurl handle");
     state->headers = curl_slist_append(nullptr, "Content-Type: application/json");
+    for (const std::string& header : config.headers) state->headers = curl_slist_append(state->headers, header.c_str());
     CURL* c = state->curl;
     curl_easy_setopt(c, CURLOPT_URL, config.endpoint.c_str());
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, state->headers);
@@ -233,7 +235,7 @@ OtlpExporter::OtlpExporter(std::unique_ptr<State> state) : state_(std::move(stat
 
 OtlpExporter::~OtlpExporter() { shutdown(); }
 
-void OtlpExporter::offer(const vtscope_syscall_event& event) {
+void OtlpExporter::offer(const OtlpLogEvent& event) {
     State& s = *state_;
     std::lock_guard lock(s.mu);
     s.counts.records++;
@@ -250,10 +252,17 @@ void OtlpExporter::offer(const vtscope_syscall_event& event) {
     }
 }
 
-void OtlpExporter::publish(std::vector<SyscallTotals> totals) {
+void OtlpExporter::publish(std::vector<OtlpMetric> metrics) {
+    publish([metrics = std::move(metrics)](const std::vector<OtlpAttribute>& resource, uint64_t start_unix_ns,
+                                           uint64_t now_unix_ns) {
+        return encode_metrics_request(resource, metrics, start_unix_ns, now_unix_ns);
+    });
+}
+
+void OtlpExporter::publish(OtlpSnapshot snapshot) {
     State& s = *state_;
     std::lock_guard lock(s.mu);
-    s.snapshot = std::move(totals);
+    s.snapshot = std::move(snapshot);
     s.cv.notify_one();
 }
 
@@ -275,24 +284,81 @@ ExportCounts OtlpExporter::counts() const {
     return state_->counts;
 }
 
-Expected<std::unique_ptr<OtlpExporter>> start_otlp_exporter(const TraceOptions& options, pid_t pid,
-                                                            const std::vector<std::string>& syscall_names) {
+Expected<std::unique_ptr<OtlpSession>> OtlpSession::start(const OtlpOptions& options, pid_t pid, Signals signals,
+                                                          std::vector<std::string> syscall_names) {
     EnvLookup env = [](const char* name) -> const char* { return std::getenv(name); };
-    auto endpoints = resolve_otlp_endpoints(options.otlp, env);
+    auto endpoints = resolve_otlp_endpoints(options.endpoint, env);
     if (!endpoints) return endpoints.error();
-    if (!*endpoints) return std::unique_ptr<OtlpExporter>();
+    if (!*endpoints) return std::unique_ptr<OtlpSession>();
     char host[256] = {};
     if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
-    auto resource = make_resource(options.service, env, pid, host, random_uuid());
+    // The application's own resource, when it publishes an OTEP 4719 process context. One that
+    // cannot be read is not fatal: the export goes on under the options' and environment's
+    // resource, and says why once.
+    std::vector<OtlpAttribute> context;
+    if (auto published = target_process_context(pid); !published) {
+        std::fprintf(stderr, "vtscope: warning: otlp: the target's process context is not used: %s\n",
+                     published.error().message.c_str());
+    } else if (*published) {
+        context = std::move(**published);
+    }
+    auto resource = make_resource(options.service, env, pid, host, random_uuid(), context);
     if (!resource) return resource.error();
-    OtlpExporterConfig config;
-    config.signal = options.aggregate ? "metrics" : "logs";
-    config.endpoint = options.aggregate ? (*endpoints)->metrics : (*endpoints)->logs;
-    config.resource = std::move(*resource);
-    config.syscall_names = syscall_names;
-    config.queue_capacity = options.otlp_queue;
-    config.timeout = std::chrono::milliseconds(static_cast<int64_t>(options.otlp_timeout_seconds * 1000));
-    return OtlpExporter::start(std::move(config));
+    std::unique_ptr<OtlpSession> session(new OtlpSession(options));
+    auto start_signal = [&](const char* signal, const std::string& endpoint, std::vector<std::string> headers) {
+        OtlpExporterConfig config;
+        config.signal = signal;
+        config.headers = std::move(headers);
+        config.endpoint = endpoint;
+        config.resource = *resource;
+        config.syscall_names = syscall_names;
+        config.queue_capacity = options.queue;
+        config.timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000));
+        return OtlpExporter::start(std::move(config));
+    };
+    if (signals.logs) {
+        auto exporter = start_signal("logs", (*endpoints)->logs, {});
+        if (!exporter) return exporter.error();
+        session->logs_ = std::move(*exporter);
+    }
+    if (signals.metrics) {
+        auto exporter = start_signal("metrics", (*endpoints)->metrics, {});
+        if (!exporter) return exporter.error();
+        session->metrics_ = std::move(*exporter);
+    }
+    if (signals.profiles) {
+        // The version of the development-stage profiles schema this encoding follows: the
+        // receiver rejects any other (pdata v1.71.0 internal/otlp/profiles_version.go).
+        auto exporter = start_signal("profiles", (*endpoints)->profiles, {"otlp-profiles-development-version: 1"});
+        if (!exporter) return exporter.error();
+        session->profiles_ = std::move(*exporter);
+    }
+    return session;
+}
+
+void OtlpSession::shutdown() {
+    // One after the other: the final flushes could overlap, but each is bounded by the timeout
+    // and the logs (the larger one) go first.
+    for (OtlpExporter* e : {logs_.get(), metrics_.get(), profiles_.get()})
+        if (e) e->shutdown();
+}
+
+void OtlpSession::summarise(Summary& summary) const {
+    std::string failures;
+    for (OtlpExporter* exporter : {logs_.get(), metrics_.get(), profiles_.get()}) {
+        if (!exporter) continue;
+        summary.otlp.push_back(exporter->counts());
+        const ExportCounts& e = summary.otlp.back();
+        if (e.dropped_failed == 0) continue;
+        char within[64] = "";
+        if (e.flush_timed_out)
+            std::snprintf(within, sizeof(within), " within the final flush's %g s", options_.timeout_seconds);
+        failures += (failures.empty() ? "" : "; ") + std::to_string(e.dropped_failed) +
+                    (e.signal == "logs" ? " log records" : " " + e.signal.substr(0, e.signal.size() - 1) + " exports") +
+                    " not delivered to " + e.endpoint + within +
+                    " (last failure: " + (e.last_error.empty() ? std::string("none") : e.last_error) + ")";
+    }
+    if (!failures.empty() && summary.error.empty()) summary.error = "otlp: " + failures;
 }
 
 }  // namespace vtscope

@@ -16,23 +16,28 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "../bpf/syscalls.h"
 #include "expected.h"
 #include "otlp_encoding.h"
+#include "otlp_options.h"
 #include "summary.h"
 
 namespace vtscope {
 
+using OtlpSnapshot = std::function<std::string(const std::vector<OtlpAttribute>& resource, uint64_t start_unix_ns,
+                                               uint64_t now_unix_ns)>;
+
 struct OtlpExporterConfig {
-    std::string signal;    // "logs" or "metrics"
+    std::string signal;    // "logs", "metrics" or "profiles"
     std::string endpoint;  // full URL
     std::vector<OtlpAttribute> resource;
-    std::vector<std::string> syscall_names;  // logs: names by syscall_index
+    std::vector<std::string> syscall_names;  // logs: names of a syscall event's syscall_index
+    std::vector<std::string> headers;        // HTTP headers beyond Content-Type ("Name: value")
     size_t queue_capacity = 65536;
     std::chrono::milliseconds timeout{10000};
 };
@@ -45,9 +50,12 @@ public:
 
     // logs: queues one event for export, or counts it dropped when the queue is full. Never blocks
     // beyond a short critical section.
-    void offer(const vtscope_syscall_event& event);
-    // metrics: the cumulative totals since start; replaces a snapshot not yet sent.
-    void publish(std::vector<SyscallTotals> totals);
+    void offer(const OtlpLogEvent& event);
+    // metrics: the cumulative metrics since start; replaces a snapshot not yet sent.
+    void publish(std::vector<OtlpMetric> metrics);
+    // metrics, profiles: a request body made by the exporter thread when it sends (from the
+    // resource, the exporter's start and the time of sending); replaces one not yet sent.
+    void publish(OtlpSnapshot snapshot);
     // Sends what is pending (at most the timeout more), stops and joins the thread.
     void shutdown();
     ExportCounts counts() const;
@@ -59,10 +67,31 @@ private:
     std::unique_ptr<State> state_;
 };
 
-// The exporter for a trace/stat session from its options (--otlp, --service and the
-// environment); nullptr when no export is asked for.
-struct TraceOptions;
-Expected<std::unique_ptr<OtlpExporter>> start_otlp_exporter(const TraceOptions& options, pid_t pid,
-                                                            const std::vector<std::string>& syscall_names);
+// The --otlp export of one session: an exporter per signal the command sends (logs, metrics,
+// profiles), all under one resource (--service, the target's process context, the environment).
+class OtlpSession {
+public:
+    struct Signals {
+        bool logs = false;
+        bool metrics = false;
+        bool profiles = false;  // profile --otlp-profiles
+    };
+    // nullptr when no export is asked for (no --otlp, no OTEL_EXPORTER_OTLP_* endpoint).
+    static Expected<std::unique_ptr<OtlpSession>> start(const OtlpOptions& options, pid_t pid, Signals signals,
+                                                        std::vector<std::string> syscall_names = {});
+    OtlpExporter* logs() const { return logs_.get(); }
+    OtlpExporter* metrics() const { return metrics_.get(); }
+    OtlpExporter* profiles() const { return profiles_.get(); }
+    // Sends what is queued (each signal for at most --otlp-timeout), stops the exporters.
+    void shutdown();
+    // The counts of each signal into the summary, and its error line when records were not
+    // delivered (unless the session already has an error).
+    void summarise(Summary& summary) const;
+
+private:
+    OtlpSession(const OtlpOptions& options) : options_(options) {}
+    OtlpOptions options_;
+    std::unique_ptr<OtlpExporter> logs_, metrics_, profiles_;
+};
 
 }  // namespace vtscope

@@ -38,17 +38,24 @@ Expected<Options> parse_profile_options(const std::vector<std::string>& args) {
             p.per_cpu = true;
             continue;
         }
+        if (arg == "--otlp-profiles") {
+            p.otlp_profiles = true;
+            continue;
+        }
         std::string name = arg;
         std::string value;
         if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
             name = arg.substr(0, eq);
             value = arg.substr(eq + 1);
-        } else if (takes_value(arg)) {
+        } else if (takes_value(arg) || otlp_option_takes_value(arg)) {
             if (i + 1 >= args.size()) return make_error(arg + " needs a value");
             value = args[++i];
         } else {
             return make_error("unknown option for profile: '" + arg + "'");
         }
+        auto otlp = parse_otlp_option(name, value, p.otlp);
+        if (!otlp) return otlp.error();
+        if (*otlp) continue;
         if (name == "--pid") {
             auto pid = parse_int(value, "pid", 1, 0x7fffffff);
             if (!pid) return pid.error();
@@ -90,7 +97,7 @@ Expected<Options> parse_profile_options(const std::vector<std::string>& args) {
         }
     }
     if (!have_pid) return make_error("profile needs --pid PID");
-    if (!p.folded.empty() || !p.flamegraph.empty()) p.stacks = true;
+    if (!p.folded.empty() || !p.flamegraph.empty() || p.otlp_profiles) p.stacks = true;
     return options;
 }
 

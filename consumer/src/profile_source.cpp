@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <tuple>
@@ -21,6 +22,7 @@
 #include "../bpf/profile.h"
 #include "event_format.h"
 #include "flamegraph.h"
+#include "otlp_exporter.h"
 #include "profile.skel.h"
 #include "profile_report.h"
 #include "sinks.h"
@@ -58,8 +60,9 @@ std::string read_comm(pid_t pid, uint32_t tid) {
 
 class ProfileSource final : public EventSource {
 public:
-    ProfileSource(const ProfileOptions& options, const Target& target, OutputFile& output)
-        : options_(options), target_(target), output_(output), stacks_(target) {}
+    ProfileSource(const ProfileOptions& options, const Target& target, OutputFile& output,
+                  std::unique_ptr<OtlpSession> otlp)
+        : options_(options), target_(target), output_(output), stacks_(target), otlp_(std::move(otlp)) {}
 
     Status open(const AttributionCore& core) {
         skel_.reset(profile_bpf__open());
@@ -144,6 +147,8 @@ public:
             uint32_t generation = __atomic_load_n(&skel_->bss->samples_generation, __ATOMIC_RELAXED);
             if (options_.stacks) clear_stack_map((generation & 1) ? 0 : 1);
         });
+        round_++;
+        if (otlp_ && round_ % 4 == 0) publish_cpu_time();  // every second
         if (options_.stacks) stacks_.sync_round();
     }
 
@@ -151,7 +156,12 @@ public:
         stopped_ = std::chrono::steady_clock::now();
         tables_->drain_all();  // after the detach: nothing writes them any more
         if (options_.stacks) stacks_.finish();
+        if (otlp_) publish_cpu_time();
         build_rows();
+        if (otlp_) {
+            if (otlp_->profiles()) publish_profile();
+            otlp_->shutdown();  // sends what is queued, for at most --otlp-timeout
+        }
         output_.write(render_profile_text(rows_, info()));
         output_.flush();
         if (!options_.folded.empty() || !options_.flamegraph.empty()) {
@@ -174,9 +184,45 @@ public:
             "250 ms apart)";
         summary.section_name = "profile";
         summary.section_json = render_profile_json(rows_, info());
+        if (otlp_) otlp_->summarise(summary);
     }
 
 private:
+    // profile --otlp-profiles: every row (attribution and symbolised stack) as one sample.
+    void publish_profile() {
+        const uint64_t period_ns = static_cast<uint64_t>(1e9 / options_.hz);
+        std::string id = random_uuid();
+        id.erase(std::remove(id.begin(), id.end(), '-'), id.end());  // 16 random bytes as hex
+        otlp_->profiles()->publish([rows = rows_, period_ns, id](const std::vector<OtlpAttribute>& resource,
+                                                                 uint64_t start_ns, uint64_t now_ns) {
+            return encode_profiles_request(resource, rows, period_ns, start_ns, now_ns, id);
+        });
+    }
+
+    // The CPU time of samples: cpu-clock counts nanoseconds, so the periods are the CPU time;
+    // cycles are not, so there each sample stands for 1/hz of it.
+    uint64_t cpu_ns(uint64_t samples, uint64_t period_sum) const {
+        return event_ == "cpu-clock" ? period_sum : samples * static_cast<uint64_t>(1e9 / options_.hz);
+    }
+
+    // profile --otlp: the CPU time so far by attribution status (the service is the resource),
+    // and the trace contexts that used most of it since the last export as exemplars.
+    void publish_cpu_time() {
+        OtlpMetric metric{"vtscope.cpu.time", "s",
+                          "CPU time of the target's threads (samples x period), by attribution status",
+                          OtlpMetric::Kind::kDoubleSum};
+        for (unsigned status = 0; status < VTSCOPE_STATUS_COUNT; status++) {
+            if (cpu_by_status_[status].samples == 0) continue;
+            OtlpDataPoint p;
+            p.attributes.push_back(OtlpAttribute::string("vtscope.status", status_name(status)));
+            p.as_double =
+                static_cast<double>(cpu_ns(cpu_by_status_[status].samples, cpu_by_status_[status].period_sum)) / 1e9;
+            p.exemplars = cpu_exemplars_[status].take(kExemplarsPerPoint);
+            metric.points.push_back(std::move(p));
+        }
+        otlp_->metrics()->publish({std::move(metric)});
+    }
+
     std::vector<uint32_t> list_tasks() const {
         std::vector<uint32_t> tids;
         std::string dir = "/proc/" + std::to_string(target_.pid) + "/task";
@@ -220,6 +266,17 @@ private:
         auto& total = totals_[k];
         total.samples += value.samples;
         total.period_sum += value.period_sum;
+        if (otlp_) {
+            cpu_by_status_[status].samples += value.samples;
+            cpu_by_status_[status].period_sum += value.period_sum;
+            if (status == VTSCOPE_STATUS_OK) {
+                SpanId span;
+                std::memcpy(span.data(), key.span_id, span.size());
+                cpu_exemplars_[status].add(k.trace_id, span,
+                                           static_cast<double>(cpu_ns(value.samples, value.period_sum)) / 1e9,
+                                           unix_now_ns());
+            }
+        }
     }
 
     // The interned stack (index into interned_, 0: none) of a stack id of the given map.
@@ -260,9 +317,7 @@ private:
                 row.span_id = hex_string(key.span_id.data(), key.span_id.size());
             }
             row.samples = total.samples;
-            // cpu-clock counts nanoseconds, so the periods are the CPU time; cycles are not.
-            row.cpu_ns =
-                event_ == "cpu-clock" ? total.period_sum : total.samples * static_cast<uint64_t>(1e9 / options_.hz);
+            row.cpu_ns = cpu_ns(total.samples, total.period_sum);
             if (options_.stacks) {
                 if (key.stack_lost) stack_errors_ += total.samples;
                 if (key.user_stack)
@@ -332,7 +387,10 @@ private:
     std::unique_ptr<profile_bpf, SkeletonDeleter> skel_;
     std::optional<CountTables> tables_;
     std::map<SampleKey, vtscope_profile_value> totals_;
-    std::vector<std::vector<uint64_t>> interned_ = {{}};  // index 0 is "no stack"
+    std::unique_ptr<OtlpSession> otlp_;                               // --otlp
+    vtscope_profile_value cpu_by_status_[VTSCOPE_STATUS_COUNT] = {};  // --otlp: since the start
+    ExemplarReservoir cpu_exemplars_[VTSCOPE_STATUS_COUNT];           // --otlp: since the last export
+    std::vector<std::vector<uint64_t>> interned_ = {{}};              // index 0 is "no stack"
     std::map<std::vector<uint64_t>, uint32_t> stack_index_;
     std::map<uint32_t, std::string> names_;
     std::vector<ProfileRow> rows_;
@@ -340,6 +398,7 @@ private:
     std::chrono::steady_clock::time_point started_{}, stopped_{};
     uint64_t delivered_[VTSCOPE_STATUS_COUNT] = {};
     uint64_t stack_errors_ = 0;
+    int round_ = 0;
     int file_error_ = 0;
 };
 
@@ -347,7 +406,14 @@ private:
 
 Expected<std::unique_ptr<EventSource>> open_profile_source(const ProfileOptions& options, const Target& target,
                                                            const AttributionCore& core, OutputFile& output) {
-    auto source = std::make_unique<ProfileSource>(options, target, output);
+    OtlpSession::Signals signals;
+    signals.metrics = true;
+    signals.profiles = options.otlp_profiles;
+    auto otlp = OtlpSession::start(options.otlp, target.pid, signals);
+    if (!otlp) return otlp.error();
+    if (options.otlp_profiles && !*otlp)
+        return make_error("--otlp-profiles: no OTLP endpoint (--otlp URL or OTEL_EXPORTER_OTLP_ENDPOINT)");
+    auto source = std::make_unique<ProfileSource>(options, target, output, std::move(*otlp));
     if (auto status = source->open(core); !status) return status.error();
     return std::unique_ptr<EventSource>(std::move(source));
 }

@@ -59,8 +59,7 @@ std::string render_summary_text(const Summary& s) {
                        s.writer->unavailable ? " (record table full: raise -Dvtscope.records.capacity)" : "");
     }
     text += s.section_text;
-    if (s.otlp) {
-        const ExportCounts& e = *s.otlp;
+    for (const ExportCounts& e : s.otlp) {
         const char* what = e.signal == "logs" ? "log records" : "metric exports";
         text += format(
             "vtscope: otlp %s to %s: %llu %s, %llu delivered in %llu requests, %llu dropped (queue full %llu, "
@@ -68,7 +67,7 @@ std::string render_summary_text(const Summary& s) {
             e.signal.c_str(), e.endpoint.c_str(), u(e.records), what, u(e.delivered), u(e.requests), u(e.dropped()),
             u(e.dropped_queue_full), u(e.dropped_failed), u(e.rejected), u(e.retries));
         if (!e.last_error.empty() && e.dropped() > 0)
-            text += "vtscope: otlp: last failed attempt: " + e.last_error + "\n";
+            text += "vtscope: otlp " + e.signal + ": last failed attempt: " + e.last_error + "\n";
     }
     return text;
 }
@@ -105,17 +104,27 @@ std::string render_summary_json(const Summary& s) {
     else
         js << "null";
     if (!s.section_name.empty()) js << "," << json_quote(s.section_name) << ":" << s.section_json;
+    // "otlp": the command's first signal (logs for trace and block, metrics for stat and profile);
+    // "otlp_signals": every signal by name.
+    auto export_json = [&](const ExportCounts& e) {
+        js << "{\"signal\":" << json_quote(e.signal) << ",\"endpoint\":" << json_quote(e.endpoint)
+           << ",\"records\":" << e.records << ",\"delivered\":" << e.delivered << ",\"dropped\":" << e.dropped()
+           << ",\"dropped_queue_full\":" << e.dropped_queue_full << ",\"dropped_failed\":" << e.dropped_failed
+           << ",\"rejected\":" << e.rejected << ",\"requests\":" << e.requests << ",\"retries\":" << e.retries
+           << ",\"flush_timed_out\":" << (e.flush_timed_out ? "true" : "false")
+           << ",\"last_error\":" << (e.last_error.empty() ? "null" : json_quote(e.last_error)) << "}";
+    };
     js << ",\"otlp\":";
-    if (s.otlp)
-        js << "{\"signal\":" << json_quote(s.otlp->signal) << ",\"endpoint\":" << json_quote(s.otlp->endpoint)
-           << ",\"records\":" << s.otlp->records << ",\"delivered\":" << s.otlp->delivered
-           << ",\"dropped\":" << s.otlp->dropped() << ",\"dropped_queue_full\":" << s.otlp->dropped_queue_full
-           << ",\"dropped_failed\":" << s.otlp->dropped_failed << ",\"rejected\":" << s.otlp->rejected
-           << ",\"requests\":" << s.otlp->requests << ",\"retries\":" << s.otlp->retries
-           << ",\"flush_timed_out\":" << (s.otlp->flush_timed_out ? "true" : "false")
-           << ",\"last_error\":" << (s.otlp->last_error.empty() ? "null" : json_quote(s.otlp->last_error)) << "}";
-    else
+    if (s.otlp.empty())
         js << "null";
+    else
+        export_json(s.otlp.front());
+    js << ",\"otlp_signals\":{";
+    for (size_t i = 0; i < s.otlp.size(); i++) {
+        js << (i ? "," : "") << json_quote(s.otlp[i].signal) << ":";
+        export_json(s.otlp[i]);
+    }
+    js << "}";
     js << "}";
     return js.str();
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "../bpf/attribution.h"
 #include "record_region.h"
@@ -29,7 +30,7 @@ struct MappingCounts {
 // --otlp: what was handed to the exporter and what became of it. Every record handed is, at the
 // end, exactly one of delivered, dropped_queue_full, dropped_failed or rejected.
 struct ExportCounts {
-    std::string signal;               // logs (trace), metrics (stat)
+    std::string signal;               // logs (trace, block), metrics (stat, block, profile)
     std::string endpoint;             // the URL posted to
     uint64_t records = 0;             // log records (events) or metric points handed to the exporter
     uint64_t delivered = 0;           // acknowledged by the receiver (2xx, minus what it rejected)
@@ -61,8 +62,8 @@ struct Summary {
     std::string section_name;
     std::string section_text;
     std::string section_json;
-    std::optional<ExportCounts> otlp;  // --otlp
-    std::string error;                 // the error that ended the session, empty if none
+    std::vector<ExportCounts> otlp;  // --otlp: one per signal exported
+    std::string error;               // the error that ended the session, empty if none
     int exit_code = 0;
 
     uint64_t events() const;  // delivered + lost: every event of the target seen

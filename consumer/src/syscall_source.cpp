@@ -37,12 +37,8 @@ struct Syscall {
 class SyscallSource final : public EventSource {
 public:
     SyscallSource(const TraceOptions& options, SyscallSink sink, std::vector<Syscall> syscalls, OutputFile& output,
-                  std::unique_ptr<OtlpExporter> exporter)
-        : options_(options),
-          sink_(sink),
-          syscalls_(std::move(syscalls)),
-          output_(output),
-          exporter_(std::move(exporter)) {}
+                  std::unique_ptr<OtlpSession> otlp)
+        : options_(options), sink_(sink), syscalls_(std::move(syscalls)), output_(output), otlp_(std::move(otlp)) {}
 
     Status open(const AttributionCore& core) {
         skel_.reset(syscalls_bpf__open());
@@ -93,7 +89,7 @@ public:
 
     void sync() override {
         if (tables_) tables_->rotate();
-        if (tables_ && exporter_ && ++sync_rounds_ % 4 == 0) publish_totals();  // every second
+        if (tables_ && otlp_ && ++sync_rounds_ % 4 == 0) publish_totals();  // every second
     }
 
     void finish() override {
@@ -105,9 +101,9 @@ public:
             tables_->drain_all();  // after the detach: nothing writes them any more
             output_.write(render_report(report_, options_.top));
         }
-        if (exporter_) {
+        if (otlp_) {
             if (tables_) publish_totals();
-            exporter_->shutdown();  // sends what is queued, for at most --otlp-timeout
+            otlp_->shutdown();  // sends what is queued, for at most --otlp-timeout
         }
         output_.flush();
     }
@@ -119,20 +115,7 @@ public:
         summary.lost_cause = sink_ == SyscallSink::kCounts ? "the stat table was full (65536 distinct thread/trace/"
                                                              "syscall keys between two drains, 250 ms apart)"
                                                            : "the ring buffer was full";
-        if (exporter_) {
-            summary.otlp = exporter_->counts();
-            const ExportCounts& e = *summary.otlp;
-            if (e.dropped_failed > 0 && summary.error.empty()) {
-                char within[64] = "";
-                if (e.flush_timed_out)
-                    std::snprintf(within, sizeof(within), " within the final flush's %g s",
-                                  options_.otlp_timeout_seconds);
-                summary.error = "otlp: " + std::to_string(e.dropped_failed) +
-                                (e.signal == "logs" ? " log records" : " metric exports") + " not delivered to " +
-                                e.endpoint + within +
-                                " (last failure: " + (e.last_error.empty() ? std::string("none") : e.last_error) + ")";
-            }
-        }
+        if (otlp_) otlp_->summarise(summary);
     }
 
 private:
@@ -168,7 +151,7 @@ private:
             append_syscall_event(line_, event, syscall_name(event.syscall_index));
             line_.push_back('\n');
             output_.write(line_);
-            if (exporter_) exporter_->offer(event);  // queued or counted dropped, never waits
+            if (otlp_) otlp_->logs()->offer(event);  // queued or counted dropped, never waits
         }
     }
 
@@ -215,15 +198,17 @@ private:
         }
     }
 
-    // stat --otlp: the cumulative sums so far to the exporter.
+    // stat --otlp: the cumulative sums so far to the exporter, with the trace contexts that made
+    // the most calls of each point since the last export as its exemplars.
     void publish_totals() {
         std::vector<SyscallTotals> points;
-        for (const auto& [key, t] : totals_) {
+        for (auto& [key, t] : totals_) {
             const std::string& syscall = syscall_name(key.first);
             points.push_back({syscall, status_name(key.second), t.calls,
-                              syscall_has_count(syscall) ? std::optional<uint64_t>(t.bytes) : std::nullopt});
+                              syscall_has_count(syscall) ? std::optional<uint64_t>(t.bytes) : std::nullopt,
+                              t.exemplars.take(kExemplarsPerPoint)});
         }
-        exporter_->publish(std::move(points));
+        otlp_->metrics()->publish(syscall_metrics(points));
     }
 
     // Moves one count into the report (the form `vtscope report` reads from a trace file, so
@@ -238,12 +223,17 @@ private:
         unsigned status = clamp_status(key.status);
         delivered_[status] += total.calls;
         const std::string& syscall = syscall_name(key.syscall_index);
-        if (exporter_) {
+        bool ok = status == VTSCOPE_STATUS_OK;
+        if (otlp_) {
             Totals& t = totals_[{key.syscall_index, status}];
             t.calls += total.calls;
             t.bytes += total.arg2_sum;
+            if (ok) {
+                TraceId trace;
+                std::memcpy(trace.data(), key.trace_id, trace.size());
+                t.exemplars.add(trace, std::nullopt, static_cast<double>(total.calls), unix_now_ns());
+            }
         }
-        bool ok = status == VTSCOPE_STATUS_OK;
         add_to_report(report_, status_name(status), ok ? hex_string(key.trace_id, sizeof(key.trace_id)) : "", syscall,
                       total.calls,
                       ok && syscall_has_count(syscall) ? std::optional<uint64_t>(total.arg2_sum) : std::nullopt,
@@ -259,11 +249,12 @@ private:
     std::optional<CountTables> tables_;       // counts
     ReportData report_;                       // counts: drained so far
     uint64_t delivered_[VTSCOPE_STATUS_COUNT] = {};
-    std::string line_;                        // JSON lines: the line being formatted
-    std::unique_ptr<OtlpExporter> exporter_;  // --otlp
+    std::string line_;                   // JSON lines: the line being formatted
+    std::unique_ptr<OtlpSession> otlp_;  // --otlp
     struct Totals {
         uint64_t calls = 0;
         uint64_t bytes = 0;
+        ExemplarReservoir exemplars;  // since the last export
     };
     std::map<std::pair<uint32_t, unsigned>, Totals> totals_;  // stat --otlp: by syscall and status since start
     unsigned sync_rounds_ = 0;
@@ -285,9 +276,12 @@ Expected<std::unique_ptr<EventSource>> open_syscall_source(const TraceOptions& o
     }
     std::vector<std::string> names;
     for (const Syscall& s : syscalls) names.push_back(s.name);
-    auto exporter = start_otlp_exporter(options, options.pid, names);
-    if (!exporter) return exporter.error();
-    auto source = std::make_unique<SyscallSource>(options, sink, std::move(syscalls), output, std::move(*exporter));
+    OtlpSession::Signals signals;
+    signals.logs = sink == SyscallSink::kJsonLines;
+    signals.metrics = sink == SyscallSink::kCounts;
+    auto otlp = OtlpSession::start(options.otlp, options.pid, signals, names);
+    if (!otlp) return otlp.error();
+    auto source = std::make_unique<SyscallSource>(options, sink, std::move(syscalls), output, std::move(*otlp));
     if (auto status = source->open(core); !status) return status.error();
     return std::unique_ptr<EventSource>(std::move(source));
 }

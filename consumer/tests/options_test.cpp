@@ -127,18 +127,51 @@ TEST(Options, OtlpExportOptions) {
     auto o = vtscope::parse_options({"trace", "--pid", "1", "--otlp", "http://c:4318", "--service", "svc",
                                      "--otlp-queue", "100", "--otlp-timeout=2.5"});
     ASSERT_TRUE(o) << o.error().message;
-    EXPECT_EQ(o->trace.otlp, "http://c:4318");
-    EXPECT_EQ(o->trace.service, "svc");
-    EXPECT_EQ(o->trace.otlp_queue, 100u);
-    EXPECT_EQ(o->trace.otlp_timeout_seconds, 2.5);
+    EXPECT_EQ(o->trace.otlp.endpoint, "http://c:4318");
+    EXPECT_EQ(o->trace.otlp.service, "svc");
+    EXPECT_EQ(o->trace.otlp.queue, 100u);
+    EXPECT_EQ(o->trace.otlp.timeout_seconds, 2.5);
     auto defaults = vtscope::parse_options({"stat", "--pid", "1"});
     ASSERT_TRUE(defaults);
-    EXPECT_TRUE(defaults->trace.otlp.empty());
-    EXPECT_EQ(defaults->trace.otlp_queue, 65536u);
-    EXPECT_EQ(defaults->trace.otlp_timeout_seconds, 10);
+    EXPECT_TRUE(defaults->trace.otlp.endpoint.empty());
+    EXPECT_EQ(defaults->trace.otlp.queue, 65536u);
+    EXPECT_EQ(defaults->trace.otlp.timeout_seconds, 10);
     EXPECT_FALSE(vtscope::parse_options({"trace", "--pid", "1", "--otlp"}));
     EXPECT_FALSE(vtscope::parse_options({"trace", "--pid", "1", "--otlp-queue", "0"}));
     EXPECT_FALSE(vtscope::parse_options({"trace", "--pid", "1", "--otlp-timeout", "-1"}));
     EXPECT_NE(vtscope::usage("trace").find("--otlp URL"), std::string::npos);
     EXPECT_NE(vtscope::usage("stat").find("--service NAME"), std::string::npos);
+}
+
+// block and profile take the same OTLP options through the same parser as trace and stat.
+TEST(Options, OtlpExportOptionsOnBlockAndProfile) {
+    const std::vector<std::string> otlp = {"--otlp",         "c:4318", "--service=svc", "--otlp-queue", "7",
+                                           "--otlp-timeout", "3"};
+    auto expect_otlp = [](const vtscope::OtlpOptions& o) {
+        EXPECT_EQ(o.endpoint, "c:4318");
+        EXPECT_EQ(o.service, "svc");
+        EXPECT_EQ(o.queue, 7u);
+        EXPECT_EQ(o.timeout_seconds, 3);
+    };
+    std::vector<std::string> block = {"block", "--pid", "1", "--threshold", "5"};
+    block.insert(block.end(), otlp.begin(), otlp.end());
+    auto b = vtscope::parse_options(block);
+    ASSERT_TRUE(b) << b.error().message;
+    expect_otlp(b->block.otlp);
+    EXPECT_EQ(b->block.threshold_ms, 5);
+    std::vector<std::string> profile = {"profile", "--pid", "1", "--hz", "49"};
+    profile.insert(profile.end(), otlp.begin(), otlp.end());
+    auto p = vtscope::parse_options(profile);
+    ASSERT_TRUE(p) << p.error().message;
+    expect_otlp(p->profile.otlp);
+    EXPECT_EQ(p->profile.hz, 49);
+    auto profiles = vtscope::parse_options({"profile", "--pid", "1", "--otlp-profiles"});
+    ASSERT_TRUE(profiles);
+    EXPECT_TRUE(profiles->profile.otlp_profiles);
+    EXPECT_TRUE(profiles->profile.stacks);  // a profile without stacks would say nothing
+    EXPECT_FALSE(vtscope::parse_options({"block", "--pid", "1", "--otlp-queue", "0"}));
+    EXPECT_FALSE(vtscope::parse_options({"profile", "--pid", "1", "--otlp-timeout", "x"}));
+    EXPECT_FALSE(vtscope::parse_options({"profile", "--pid", "1", "--otlp"}));
+    EXPECT_NE(vtscope::block_usage().find("  --otlp URL              also export"), std::string::npos);
+    EXPECT_NE(vtscope::usage("profile").find("      --otlp URL              also export"), std::string::npos);
 }

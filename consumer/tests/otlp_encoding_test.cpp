@@ -6,6 +6,7 @@
 
 #include "json.h"
 #include "otlp_encoding.h"
+#include "profile_report.h"
 
 namespace vtscope {
 namespace {
@@ -130,8 +131,8 @@ vtscope_syscall_event sample_event(uint8_t status) {
 TEST(OtlpLogs, OneRecordPerEventWithNativeTraceContext) {
     std::vector<OtlpAttribute> resource = {OtlpAttribute::string("service.name", "svc"),
                                            OtlpAttribute::integer("process.pid", 77)};
-    vtscope_syscall_event events[2] = {sample_event(VTSCOPE_STATUS_OK), sample_event(VTSCOPE_STATUS_UNMAPPED)};
-    events[1].attribution.reason = VTSCOPE_REASON_NOT_JAVA_THREAD;
+    OtlpLogEvent events[2] = {sample_event(VTSCOPE_STATUS_OK), sample_event(VTSCOPE_STATUS_UNMAPPED)};
+    std::get<vtscope_syscall_event>(events[1]).attribution.reason = VTSCOPE_REASON_NOT_JAVA_THREAD;
     std::string body = encode_logs_request(resource, events, {"read", "write"}, 5000, 123456789);
     Json json = parse(body);
     const Json& rl = json["resourceLogs"].array.at(0);
@@ -166,10 +167,57 @@ TEST(OtlpLogs, OneRecordPerEventWithNativeTraceContext) {
     EXPECT_EQ(attribute(unmapped["attributes"], "vtscope.reason")["stringValue"].string, "not_java_thread");
 }
 
+TEST(OtlpLogs, BlockIntervalRecordCarriesDurationReasonAndTraceContext) {
+    vtscope_syscall_event base = sample_event(VTSCOPE_STATUS_OK);
+    BlockLogEvent b;
+    b.event = {};
+    b.event.ts_ns = 1000;
+    b.event.duration_ns = 25000000;
+    b.event.pid = 77;
+    b.event.tid = 78;
+    b.event.attribution = base.attribution;
+    b.event.syscall_nr = 0;  // read on x86_64
+    b.event.block_reason = VTSCOPE_BLOCK_SYSCALL;
+    b.open = true;
+    BlockLogEvent preempted = b;
+    preempted.event.block_reason = VTSCOPE_BLOCK_PREEMPTED;
+    preempted.event.attribution.status = VTSCOPE_STATUS_NO_CONTEXT;
+    preempted.open = false;
+    OtlpLogEvent events[2] = {b, preempted};
+    Json json = parse(encode_logs_request({}, events, {}, 5000, 1));
+    const auto& records = json["resourceLogs"].array.at(0)["scopeLogs"].array.at(0)["logRecords"].array;
+    ASSERT_EQ(records.size(), 2u);
+    const Json& r = records[0];
+    EXPECT_EQ(r["eventName"].string, "vtscope.block");
+    EXPECT_EQ(r["body"]["stringValue"].string, "syscall:read");
+    EXPECT_EQ(r["timeUnixNano"].string, "6000");
+    EXPECT_EQ(r["traceId"].string, "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf");
+    EXPECT_EQ(r["spanId"].string, "1011121314151617");
+    EXPECT_EQ(attribute(r["attributes"], "process.pid")["intValue"].string, "77");
+    EXPECT_EQ(attribute(r["attributes"], "thread.id")["intValue"].string, "31");
+    EXPECT_EQ(attribute(r["attributes"], "vtscope.thread.virtual")["boolValue"].boolean, true);
+    EXPECT_EQ(attribute(r["attributes"], "vtscope.os_thread.id")["intValue"].string, "78");
+    EXPECT_EQ(attribute(r["attributes"], "vtscope.block.reason")["stringValue"].string, "syscall");
+    EXPECT_EQ(attribute(r["attributes"], "vtscope.syscall")["stringValue"].string, "read");
+    EXPECT_EQ(attribute(r["attributes"], "vtscope.block.duration_ns")["intValue"].string, "25000000");
+    EXPECT_EQ(attribute(r["attributes"], "vtscope.block.open")["boolValue"].boolean, true);
+    EXPECT_EQ(attribute(r["attributes"], "vtscope.status")["stringValue"].string, "ok");
+    const Json& p = records[1];
+    EXPECT_EQ(p["body"]["stringValue"].string, "preempted");
+    EXPECT_EQ(attribute(p["attributes"], "vtscope.syscall").type, Json::Type::Null);
+    EXPECT_EQ(attribute(p["attributes"], "vtscope.block.open")["boolValue"].boolean, false);
+    EXPECT_EQ(p["traceId"].type, Json::Type::Null);
+}
+
 TEST(OtlpMetrics, CumulativeSumsBySyscallAndStatusOnly) {
+    OtlpExemplar exemplar;
+    exemplar.time_unix_ns = 150;
+    exemplar.value = 7;
+    for (size_t i = 0; i < exemplar.trace_id.size(); i++) exemplar.trace_id[i] = static_cast<uint8_t>(0xa0 + i);
     std::vector<SyscallTotals> points = {
-        {"write", "ok", 10, 4096}, {"write", "unmapped", 2, 8}, {"close", "ok", 3, {}}};
-    Json json = parse(encode_metrics_request({OtlpAttribute::string("service.name", "svc")}, points, 100, 200));
+        {"write", "ok", 10, 4096, {exemplar}}, {"write", "unmapped", 2, 8, {}}, {"close", "ok", 3, {}, {}}};
+    Json json = parse(
+        encode_metrics_request({OtlpAttribute::string("service.name", "svc")}, syscall_metrics(points), 100, 200));
     const auto& metrics = json["resourceMetrics"].array.at(0)["scopeMetrics"].array.at(0)["metrics"].array;
     ASSERT_EQ(metrics.size(), 2u);
     EXPECT_EQ(metrics[0]["name"].string, "vtscope.syscall.calls");
@@ -180,6 +228,13 @@ TEST(OtlpMetrics, CumulativeSumsBySyscallAndStatusOnly) {
     EXPECT_EQ(calls[0]["asInt"].string, "10");
     EXPECT_EQ(calls[0]["startTimeUnixNano"].string, "100");
     EXPECT_EQ(calls[0]["timeUnixNano"].string, "200");
+    // The trace id is an exemplar of the point, not a label.
+    ASSERT_EQ(calls[0]["exemplars"].array.size(), 1u);
+    EXPECT_EQ(calls[0]["exemplars"].array[0]["traceId"].string, "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf");
+    EXPECT_EQ(calls[0]["exemplars"].array[0]["asDouble"].number, 7);
+    EXPECT_EQ(calls[0]["exemplars"].array[0]["timeUnixNano"].string, "150");
+    EXPECT_EQ(calls[0]["exemplars"].array[0]["spanId"].type, Json::Type::Null);  // stat keeps no span id
+    EXPECT_EQ(calls[1]["exemplars"].type, Json::Type::Null);
     EXPECT_EQ(calls[1]["attributes"].array.size(), 2u);  // syscall and status: no trace id label
     EXPECT_EQ(attribute(calls[1]["attributes"], "vtscope.status")["stringValue"].string, "unmapped");
     EXPECT_EQ(metrics[1]["name"].string, "vtscope.syscall.bytes");
@@ -187,6 +242,124 @@ TEST(OtlpMetrics, CumulativeSumsBySyscallAndStatusOnly) {
     const auto& bytes = metrics[1]["sum"]["dataPoints"].array;
     ASSERT_EQ(bytes.size(), 2u);  // close has no byte count
     EXPECT_EQ(bytes[0]["asInt"].string, "4096");
+}
+
+TEST(OtlpMetrics, HistogramAndDoubleSumEncoding) {
+    OtlpMetric h{"vtscope.block.duration", "s", "d", OtlpMetric::Kind::kHistogram};
+    h.bounds = {0.01, 0.1};
+    OtlpDataPoint p;
+    p.attributes = {OtlpAttribute::string("vtscope.block.reason", "syscall")};
+    p.count = 3;
+    p.sum = 0.25;
+    p.bucket_counts = {1, 1, 1};
+    OtlpExemplar x;
+    x.value = 0.2;
+    x.span_id = SpanId{1, 2, 3, 4, 5, 6, 7, 8};
+    p.exemplars = {x};
+    h.points = {p};
+    OtlpMetric cpu{"vtscope.cpu.time", "s", "c", OtlpMetric::Kind::kDoubleSum};
+    OtlpDataPoint c;
+    c.as_double = 1.5;
+    cpu.points = {c};
+    OtlpMetric metrics[2] = {h, cpu};
+    Json json = parse(encode_metrics_request({}, metrics, 1, 2));
+    const auto& m = json["resourceMetrics"].array.at(0)["scopeMetrics"].array.at(0)["metrics"].array;
+    ASSERT_EQ(m.size(), 2u);
+    const Json& hp = m[0]["histogram"]["dataPoints"].array.at(0);
+    EXPECT_EQ(m[0]["histogram"]["aggregationTemporality"].number, 2);
+    EXPECT_EQ(hp["count"].string, "3");
+    EXPECT_EQ(hp["sum"].number, 0.25);
+    ASSERT_EQ(hp["bucketCounts"].array.size(), 3u);
+    EXPECT_EQ(hp["bucketCounts"].array[2].string, "1");
+    ASSERT_EQ(hp["explicitBounds"].array.size(), 2u);
+    EXPECT_EQ(hp["explicitBounds"].array[1].number, 0.1);
+    EXPECT_EQ(hp["exemplars"].array.at(0)["spanId"].string, "0102030405060708");
+    EXPECT_EQ(m[1]["sum"]["dataPoints"].array.at(0)["asDouble"].number, 1.5);
+}
+
+TEST(OtlpMetrics, ReservoirKeepsTheLargestContextsAndEmpties) {
+    ExemplarReservoir r;
+    auto trace = [](uint8_t b) {
+        TraceId t{};
+        t[0] = b;
+        return t;
+    };
+    r.add(trace(1), std::nullopt, 1, 10);
+    r.add(trace(2), std::nullopt, 5, 11);
+    r.add(trace(1), std::nullopt, 3, 12);  // the same context adds up: 4
+    r.add(trace(3), SpanId{9}, 2, 13);
+    auto top = r.take(2);
+    ASSERT_EQ(top.size(), 2u);
+    EXPECT_EQ(top[0].trace_id[0], 2);
+    EXPECT_EQ(top[0].value, 5);
+    EXPECT_EQ(top[1].trace_id[0], 1);
+    EXPECT_EQ(top[1].value, 4);
+    EXPECT_EQ(top[1].time_unix_ns, 12u);
+    EXPECT_TRUE(r.empty());
+    EXPECT_TRUE(r.take(4).empty());
+}
+
+TEST(OtlpProfiles, DictionaryTablesLeafFirstStacksAndLinks) {
+    ProfileRow a;
+    a.tid = 5;
+    a.java_id = 40;
+    a.mounted_virtual = true;
+    a.status = VTSCOPE_STATUS_OK;
+    a.trace_id = "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf";
+    a.span_id = "1011121314151617";
+    a.frames = {"root", "mid", "leaf"};
+    a.samples = 3;
+    a.cpu_ns = 30000000;
+    ProfileRow b = a;  // the same stack, no trace context
+    b.status = VTSCOPE_STATUS_NO_CONTEXT;
+    b.trace_id.clear();
+    b.span_id.clear();
+    b.cpu_ns = 10000000;
+    ProfileRow rows[2] = {a, b};
+    Json json = parse(encode_profiles_request({OtlpAttribute::string("service.name", "svc")}, rows, 10101010, 100, 400,
+                                              "00112233445566778899aabbccddeeff"));
+    const Json& d = json["dictionary"];
+    const auto& strings = d["stringTable"].array;
+    ASSERT_GE(strings.size(), 4u);
+    EXPECT_EQ(strings[0].string, "");
+    for (const char* table : {"functionTable", "locationTable", "stackTable", "linkTable", "attributeTable"}) {
+        ASSERT_FALSE(d[table].array.empty()) << table;
+        EXPECT_TRUE(d[table].array[0].object.empty()) << table << ": entry 0 is the empty value";
+    }
+    const Json& profile = json["resourceProfiles"].array.at(0)["scopeProfiles"].array.at(0)["profiles"].array.at(0);
+    EXPECT_EQ(profile["period"].string, "10101010");
+    EXPECT_EQ(profile["timeUnixNano"].string, "100");
+    EXPECT_EQ(profile["durationNano"].string, "300");
+    EXPECT_EQ(profile["profileId"].string, "00112233445566778899aabbccddeeff");
+    EXPECT_EQ(strings.at(static_cast<size_t>(profile["sampleType"]["typeStrindex"].number)).string, "cpu");
+    const auto& samples = profile["samples"].array;
+    ASSERT_EQ(samples.size(), 2u);
+    EXPECT_EQ(samples[0]["stackIndex"].number, samples[1]["stackIndex"].number);  // one stack, interned
+    EXPECT_EQ(samples[0]["values"].array.at(0).string, "30000000");
+    const Json& link = d["linkTable"].array.at(static_cast<size_t>(samples[0]["linkIndex"].number));
+    EXPECT_EQ(link["traceId"].string, "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf");
+    EXPECT_EQ(link["spanId"].string, "1011121314151617");
+    EXPECT_EQ(samples[1]["linkIndex"].type, Json::Type::Null);  // 0, the empty link: left out
+    // The stack is leaf first: location -> function -> name.
+    const Json& stack = d["stackTable"].array.at(static_cast<size_t>(samples[0]["stackIndex"].number));
+    std::vector<std::string> names;
+    for (const Json& l : stack["locationIndices"].array) {
+        const Json& line = d["locationTable"].array.at(static_cast<size_t>(l.number))["lines"].array.at(0);
+        const Json& f = d["functionTable"].array.at(static_cast<size_t>(line["functionIndex"].number));
+        names.push_back(strings.at(static_cast<size_t>(f["nameStrindex"].number)).string);
+    }
+    EXPECT_EQ(names, (std::vector<std::string>{"leaf", "mid", "root"}));
+    // The sample's attributes, through the attribute table.
+    std::map<std::string, std::string> attrs;
+    for (const Json& i : samples[0]["attributeIndices"].array) {
+        const Json& kv = d["attributeTable"].array.at(static_cast<size_t>(i.number));
+        const Json& v = kv["value"];
+        attrs[strings.at(static_cast<size_t>(kv["keyStrindex"].number)).string] =
+            v["stringValue"].type == Json::Type::String ? v["stringValue"].string : v["intValue"].string;
+    }
+    EXPECT_EQ(attrs["thread.id"], "40");
+    EXPECT_EQ(attrs["vtscope.os_thread.id"], "5");
+    EXPECT_EQ(attrs["vtscope.status"], "ok");
 }
 
 TEST(OtlpResponse, PartialSuccessRejections) {

@@ -2,13 +2,11 @@
 // OpenTelemetry Collector (built by scripts/build-collector.sh from the Go module proxy, file
 // exporter, JSON lines). Without root, or without a Collector that builds, every test says
 // SKIPPED loudly.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -83,30 +81,8 @@ const std::pair<std::string, std::string>& collector_binary() {
         if (collector_binary().first.empty()) SKIP_LOUDLY(collector_binary().second);                   \
     } while (0)
 
-int free_port() {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(addr);
-    int port = 0;
-    if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-        getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
-        port = ntohs(addr.sin_port);
-    close(fd);
-    return port;
-}
-
-bool port_open(int port) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-    close(fd);
-    return ok;
-}
+int free_port() { return vtscope::testing::free_loopback_port(); }
+bool port_open(int port) { return vtscope::testing::loopback_port_open(port); }
 
 // A Collector on 127.0.0.1:port writing JSON lines to out (consumer/tests/collector/config.yaml).
 struct Collector {
@@ -123,14 +99,18 @@ struct Collector {
     }
 };
 
-Collector start_collector(const TempDir& dir, const std::string& name, int port) {
+// config: a file of consumer/tests/collector/; extra: more Collector arguments.
+Collector start_collector(const TempDir& dir, const std::string& name, int port,
+                          const std::string& config = "config.yaml", const std::vector<std::string>& extra = {}) {
     Collector c;
     c.out = dir.path(name + ".jsonl");
     c.err = dir.path(name + ".err");
     setenv("VTSCOPE_OTLP_PORT", std::to_string(port).c_str(), 1);
     setenv("VTSCOPE_COLLECTOR_OUT", c.out.c_str(), 1);
-    c.child = Child::start({collector_binary().first, "--config", kSourceDir + "/consumer/tests/collector/config.yaml"},
-                           "", c.err);
+    std::vector<std::string> argv = {collector_binary().first, "--config",
+                                     kSourceDir + "/consumer/tests/collector/" + config};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    c.child = Child::start(argv, "", c.err);
     auto deadline = std::chrono::steady_clock::now() + 30s;
     while (!port_open(port) && c.child.running() && std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(50ms);
@@ -210,10 +190,10 @@ DemoRun run_demo(const TempDir& dir, const std::string& command, double duration
     return run;
 }
 
-// The reconciliation every run must pass: every event vtscope saw is a local line, was handed to
-// the exporter, and is exactly one of delivered or a counted drop; the Collector holds the
-// delivered ones, each once, and nothing vtscope did not write locally.
-void expect_reconciled(const Json& summary, const std::vector<std::string>& lines, const CollectorLogs& logs) {
+// What every run must pass, the Collector killed or not: every event vtscope saw is a local
+// line, was handed to the exporter, and is exactly one of delivered or a counted drop; the
+// Collector holds nothing vtscope did not write locally.
+void expect_counted(const Json& summary, const std::vector<std::string>& lines, const CollectorLogs& logs) {
     const Json& otlp = summary["otlp"];
     ASSERT_EQ(otlp.type, Json::Type::Object) << "no otlp section in the summary";
     EXPECT_EQ(num(summary["lost"]), 0) << "kernel events lost";
@@ -222,24 +202,58 @@ void expect_reconciled(const Json& summary, const std::vector<std::string>& line
     EXPECT_EQ(num(otlp["records"]), num(otlp["delivered"]) + num(otlp["dropped"]));
     EXPECT_EQ(num(otlp["dropped"]),
               num(otlp["dropped_queue_full"]) + num(otlp["dropped_failed"]) + num(otlp["rejected"]));
-    EXPECT_EQ(static_cast<double>(logs.keys.size()), num(otlp["delivered"])) << "Collector records vs delivered";
     EXPECT_TRUE(subset(logs.keys, local_keys(lines))) << "the Collector holds records vtscope did not write";
+}
+
+// The reconciliation of a run whose Collector lived to the end: as above, and the Collector
+// holds the delivered records, each once.
+void expect_reconciled(const Json& summary, const std::vector<std::string>& lines, const CollectorLogs& logs) {
+    expect_counted(summary, lines, logs);
+    EXPECT_EQ(static_cast<double>(logs.keys.size()), num(summary["otlp"]["delivered"]))
+        << "Collector records vs delivered";
+}
+
+// The counts of a fault test's run, for its log.
+void print_export(const DemoRun& run, const CollectorLogs& logs) {
+    const Json& otlp = run.summary["otlp"];
+    std::printf(
+        "vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f (queue full %.0f, "
+        "not delivered %.0f), retries %.0f, vtscope ran %.1f s\n",
+        run.lines.size(), logs.keys.size(), num(otlp["delivered"]), num(otlp["dropped"]),
+        num(otlp["dropped_queue_full"]), num(otlp["dropped_failed"]), num(otlp["retries"]), run.seconds);
 }
 
 }  // namespace
 
-// The marker harness traced with --otlp: the Collector's log records are exactly vtscope's own
-// JSON lines (as a multiset of trace id, span id, syscall, bytes), with the resource set.
-TEST(OtlpExport, MarkerHarnessRecordsEqualLocalLines) {
-    REQUIRE_BPF_AND_COLLECTOR();
+// Every test: root and a Collector binary (else SKIPPED loudly), a directory of its own and a
+// free port for the Collector.
+class OtlpExport : public ::testing::Test {
+protected:
+    void SetUp() override { REQUIRE_BPF_AND_COLLECTOR(); }
+    // Starts the Collector (a file of consumer/tests/collector/, more arguments) on the port.
+    ::testing::AssertionResult start(const std::string& config = "config.yaml",
+                                     const std::vector<std::string>& extra = {}) {
+        collector = start_collector(dir, "collector", port, config, extra);
+        if (port_open(port)) return ::testing::AssertionSuccess();
+        return ::testing::AssertionFailure()
+               << "the Collector does not listen on " << port << ": " << vtscope::testing::read_file(collector.err);
+    }
+    std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
+    void stopped_five_seconds(const std::vector<std::string>& queue_options, bool expect_queue_drops);
+
     TempDir dir;
     int port = free_port();
-    Collector collector = start_collector(dir, "collector", port);
-    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
+    Collector collector;
+};
+
+// The marker harness traced with --otlp: the Collector's log records are exactly vtscope's own
+// JSON lines (as a multiset of trace id, span id, syscall, bytes), with the resource set.
+TEST_F(OtlpExport, MarkerHarnessRecordsEqualLocalLines) {
+    ASSERT_TRUE(start());
     vtscope::testing::HarnessPaths paths{kVtscope, java_bin(), class_path(), VTSCOPE_NATIVE_LIB};
-    auto run = vtscope::testing::run_traced_harness(
-        paths, {}, {"--threads", "16", "--markers", "8", "--mode", "concurrent"},
-        {"--otlp", "http://127.0.0.1:" + std::to_string(port), "--service", "otlp-marker-test"});
+    auto run =
+        vtscope::testing::run_traced_harness(paths, {}, {"--threads", "16", "--markers", "8", "--mode", "concurrent"},
+                                             {"--otlp", url(), "--service", "otlp-marker-test"});
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     CollectorLogs logs = collector_logs(collector.finish());
@@ -269,14 +283,10 @@ TEST(OtlpExport, MarkerHarnessRecordsEqualLocalLines) {
 
 // The Collector stopped (SIGSTOP) for 5 s mid-run, then resumed: vtscope neither stalls nor
 // loses a kernel event, and what was not delivered is counted.
-namespace {
-void stopped_five_seconds(const std::vector<std::string>& queue_options, bool expect_queue_drops) {
-    TempDir dir;
-    int port = free_port();
-    Collector collector = start_collector(dir, "collector", port);
-    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
+void OtlpExport::stopped_five_seconds(const std::vector<std::string>& queue_options, bool expect_queue_drops) {
+    ASSERT_TRUE(start());
     const double duration = 10;
-    std::vector<std::string> options = {"--otlp", "127.0.0.1:" + std::to_string(port)};
+    std::vector<std::string> options = {"--otlp", url()};
     options.insert(options.end(), queue_options.begin(), queue_options.end());
     DemoRun run = run_demo(dir, "trace", duration, options, [&] {
         std::this_thread::sleep_for(2s);
@@ -288,11 +298,7 @@ void stopped_five_seconds(const std::vector<std::string>& queue_options, bool ex
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     CollectorLogs logs = collector_logs(collector.finish());
     const Json& otlp = run.summary["otlp"];
-    std::printf(
-        "vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f (queue full %.0f, "
-        "not delivered %.0f), retries %.0f, vtscope ran %.1f s for --duration %.0f\n",
-        run.lines.size(), logs.keys.size(), num(otlp["delivered"]), num(otlp["dropped"]),
-        num(otlp["dropped_queue_full"]), num(otlp["dropped_failed"]), num(otlp["retries"]), run.seconds, duration);
+    print_export(run, logs);
     expect_reconciled(run.summary, run.lines, logs);
     EXPECT_GT(run.lines.size(), 1000u);
     // Not stalling is proven by the counts above (a stalled drain would lose kernel events); the
@@ -303,27 +309,16 @@ void stopped_five_seconds(const std::vector<std::string>& queue_options, bool ex
     }
     EXPECT_EQ(num(otlp["dropped_failed"]), 0);
 }
-}  // namespace
 
-TEST(OtlpExport, CollectorStoppedFiveSecondsReconciles) {
-    REQUIRE_BPF_AND_COLLECTOR();
-    stopped_five_seconds({}, false);
-}
+TEST_F(OtlpExport, CollectorStoppedFiveSecondsReconciles) { stopped_five_seconds({}, false); }
 
 // The same with a queue of 2,000 events, which the stall overflows: the drops are counted and
 // the totals still reconcile.
-TEST(OtlpExport, CollectorStoppedWithSmallQueueCountsDrops) {
-    REQUIRE_BPF_AND_COLLECTOR();
-    stopped_five_seconds({"--otlp-queue", "2000"}, true);
-}
+TEST_F(OtlpExport, CollectorStoppedWithSmallQueueCountsDrops) { stopped_five_seconds({"--otlp-queue", "2000"}, true); }
 
 // The Collector absent at start and started 3 s later: what was queued meanwhile is delivered.
-TEST(OtlpExport, CollectorStartedLateReconciles) {
-    REQUIRE_BPF_AND_COLLECTOR();
-    TempDir dir;
-    int port = free_port();
-    Collector collector;
-    DemoRun run = run_demo(dir, "trace", 6, {"--otlp", "127.0.0.1:" + std::to_string(port)}, [&] {
+TEST_F(OtlpExport, CollectorStartedLateReconciles) {
+    DemoRun run = run_demo(dir, "trace", 6, {"--otlp", url()}, [&] {
         std::this_thread::sleep_for(3s);
         collector = start_collector(dir, "collector", port);
     });
@@ -331,8 +326,7 @@ TEST(OtlpExport, CollectorStartedLateReconciles) {
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     CollectorLogs logs = collector_logs(collector.finish());
     const Json& otlp = run.summary["otlp"];
-    std::printf("vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f, retries %.0f\n",
-                run.lines.size(), logs.keys.size(), num(otlp["delivered"]), num(otlp["dropped"]), num(otlp["retries"]));
+    print_export(run, logs);
     expect_reconciled(run.summary, run.lines, logs);
     EXPECT_GT(num(otlp["retries"]), 0) << "nothing was refused: the Collector was not absent";
     EXPECT_GT(num(otlp["delivered"]), 0);
@@ -340,26 +334,17 @@ TEST(OtlpExport, CollectorStartedLateReconciles) {
 
 // The Collector killed for good mid-run: vtscope finishes on time with one error line and a
 // non-zero drop count, and its local output is complete.
-TEST(OtlpExport, CollectorKilledFinishesWithOneErrorLine) {
-    REQUIRE_BPF_AND_COLLECTOR();
-    TempDir dir;
-    int port = free_port();
-    Collector collector = start_collector(dir, "collector", port);
-    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
+TEST_F(OtlpExport, CollectorKilledFinishesWithOneErrorLine) {
+    ASSERT_TRUE(start());
     const double duration = 6;
-    DemoRun run =
-        run_demo(dir, "trace", duration, {"--otlp", "127.0.0.1:" + std::to_string(port), "--otlp-timeout", "2"}, [&] {
-            std::this_thread::sleep_for(2s);
-            collector.child.signal(SIGKILL);
-        });
+    DemoRun run = run_demo(dir, "trace", duration, {"--otlp", url(), "--otlp-timeout", "2"}, [&] {
+        std::this_thread::sleep_for(2s);
+        collector.child.signal(SIGKILL);
+    });
     ASSERT_TRUE(run.error.empty()) << run.error;
     CollectorLogs logs = collector_logs(collector.finish());
     const Json& otlp = run.summary["otlp"];
-    std::printf(
-        "vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f (queue full %.0f, "
-        "not delivered %.0f), retries %.0f, vtscope ran %.1f s\n",
-        run.lines.size(), logs.keys.size(), num(otlp["delivered"]), num(otlp["dropped"]),
-        num(otlp["dropped_queue_full"]), num(otlp["dropped_failed"]), num(otlp["retries"]), run.seconds);
+    print_export(run, logs);
     std::printf("stderr:\n%s", run.vtscope_stderr.c_str());
     EXPECT_EQ(run.vtscope_exit, 1) << run.vtscope_stderr;
     size_t errors = 0;
@@ -372,31 +357,56 @@ TEST(OtlpExport, CollectorKilledFinishesWithOneErrorLine) {
     EXPECT_EQ(run.summary["stop_reason"].string, "duration reached");
     EXPECT_LT(run.seconds, duration + 2 + 3) << "vtscope stalled";
     // The Collector died without flushing its last writes: it may hold fewer than delivered.
-    const Json& summary = run.summary;
-    EXPECT_EQ(num(summary["lost"]), 0);
-    EXPECT_EQ(num(otlp["records"]), static_cast<double>(run.lines.size()));
-    EXPECT_EQ(num(otlp["records"]), num(otlp["delivered"]) + num(otlp["dropped"]));
-    EXPECT_TRUE(subset(logs.keys, local_keys(run.lines)));
+    expect_counted(run.summary, run.lines, logs);
+}
+
+// A JVM whose OpenTelemetry SDK is configured (-Dotel.service.name, -Dotel.resource.attributes)
+// and publishes its resource in an OTEP 4719 process context (libvtscope's "otep" option):
+// vtscope, given no --service and another name in its own environment, exports under the
+// application's resource.
+TEST_F(OtlpExport, ServiceNameFromTheTargetsProcessContext) {
+    ASSERT_TRUE(start());
+    vtscope::testing::HarnessPaths paths{kVtscope, java_bin(), class_path(), VTSCOPE_NATIVE_LIB};
+    setenv("OTEL_SERVICE_NAME", "from-vtscope-environment", 1);  // the process context comes first
+    auto run = vtscope::testing::run_traced_harness(
+        paths,
+        {std::string("-agentpath:") + VTSCOPE_NATIVE_LIB + "=otep", "-Dotel.service.name=process-context-e2e",
+         "-Dotel.resource.attributes=deployment.environment.name=e2e"},
+        {"--threads", "4", "--markers", "8"}, {"--otlp", url()});
+    unsetenv("OTEL_SERVICE_NAME");
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    EXPECT_EQ(run.vtscope_stderr.find("process context is not used"), std::string::npos) << run.vtscope_stderr;
+    CollectorLogs logs = collector_logs(collector.finish());
+    ASSERT_FALSE(logs.resources.empty());
+    EXPECT_EQ(logs.keys, local_keys(run.trace));
+    for (const Json& r : logs.resources) {
+        const Json& attrs = r["attributes"];
+        std::printf("resource: service.name %s, deployment.environment.name %s, service.instance.id %s\n",
+                    attribute(attrs, "service.name")["stringValue"].string.c_str(),
+                    attribute(attrs, "deployment.environment.name")["stringValue"].string.c_str(),
+                    attribute(attrs, "service.instance.id")["stringValue"].string.c_str());
+        EXPECT_EQ(attribute(attrs, "service.name")["stringValue"].string, "process-context-e2e");
+        EXPECT_EQ(attribute(attrs, "deployment.environment.name")["stringValue"].string, "e2e");
+        EXPECT_FALSE(attribute(attrs, "telemetry.sdk.language")["stringValue"].string.empty())
+            << "the SDK's own resource attributes come with it";
+    }
 }
 
 // Two JVMs traced by two vtscopes into one Collector: each one's records come out under its own
 // resource (process.pid, service.instance.id, service.name), and each resource holds exactly
 // the records of that vtscope's own lines.
-TEST(OtlpExport, TwoJvmsSeparatedByResource) {
-    REQUIRE_BPF_AND_COLLECTOR();
-    TempDir dir;
-    int port = free_port();
-    Collector collector = start_collector(dir, "collector", port);
-    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
+TEST_F(OtlpExport, TwoJvmsSeparatedByResource) {
+    ASSERT_TRUE(start());
     vtscope::testing::HarnessPaths paths{kVtscope, java_bin(), class_path(), VTSCOPE_NATIVE_LIB};
-    const std::string url = "http://127.0.0.1:" + std::to_string(port);
+
     vtscope::testing::TraceRun runs[2];
     std::thread second([&] {
         runs[1] = vtscope::testing::run_traced_harness(paths, {}, {"--threads", "8", "--markers", "8"},
-                                                       {"--otlp", url, "--service", "jvm-b"});
+                                                       {"--otlp", url(), "--service", "jvm-b"});
     });
     runs[0] = vtscope::testing::run_traced_harness(paths, {}, {"--threads", "16", "--markers", "8"},
-                                                   {"--otlp", url, "--service", "jvm-a"});
+                                                   {"--otlp", url(), "--service", "jvm-a"});
     second.join();
     for (const auto& run : runs) {
         ASSERT_TRUE(run.error.empty()) << run.error;
@@ -438,15 +448,244 @@ TEST(OtlpExport, TwoJvmsSeparatedByResource) {
     EXPECT_EQ(instances.size(), 2u);
 }
 
+namespace {
+
+// The 32-digit lowercase hex tokens of text: the trace ids a run's output names.
+std::set<std::string> trace_ids_in(const std::string& text) {
+    std::set<std::string> ids;
+    auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
+    for (size_t i = 0; i < text.size();) {
+        size_t j = i;
+        while (j < text.size() && hex(text[j])) j++;
+        if (j - i == 32) ids.insert(text.substr(i, 32));
+        i = j > i ? j : i + 1;
+    }
+    return ids;
+}
+
+// What the Collector's metric exports hold: every exemplar's trace id, and every point's
+// attribute keys and values (to show no trace id is a label).
+struct CollectorMetrics {
+    size_t exports = 0;
+    size_t points = 0;
+    std::vector<std::string> exemplar_traces;
+    std::vector<std::string> attribute_keys, attribute_values;
+    const Json* last = nullptr;  // the last export request
+    std::vector<Json> requests;
+};
+
+CollectorMetrics collector_metrics(const std::vector<std::string>& lines) {
+    CollectorMetrics m;
+    for (const std::string& line : lines) {
+        Json j = parse(line);
+        if (j["resourceMetrics"].type != Json::Type::Array) continue;
+        m.requests.push_back(j);
+    }
+    for (const Json& j : m.requests) {
+        m.exports++;
+        for (const Json& rm : j["resourceMetrics"].array)
+            for (const Json& sm : rm["scopeMetrics"].array)
+                for (const Json& metric : sm["metrics"].array)
+                    for (const char* kind : {"sum", "histogram"})
+                        for (const Json& p : metric[kind]["dataPoints"].array) {
+                            m.points++;
+                            for (const Json& a : p["attributes"].array) {
+                                m.attribute_keys.push_back(a["key"].string);
+                                m.attribute_values.push_back(a["value"]["stringValue"].string);
+                            }
+                            for (const Json& x : p["exemplars"].array) m.exemplar_traces.push_back(x["traceId"].string);
+                        }
+    }
+    if (!m.requests.empty()) m.last = &m.requests.back();
+    return m;
+}
+
+// Exemplars are there, each names a trace of the run, and no trace id (nor a key about one) is
+// an attribute of a point.
+void expect_exemplars_not_labels(const CollectorMetrics& m, const std::set<std::string>& run_traces) {
+    std::printf("metric exports %zu, points %zu, exemplars %zu, run traces %zu\n", m.exports, m.points,
+                m.exemplar_traces.size(), run_traces.size());
+    EXPECT_GT(m.exemplar_traces.size(), 0u) << "no exemplar";
+    for (const std::string& t : m.exemplar_traces) EXPECT_TRUE(run_traces.count(t)) << "exemplar trace " << t;
+    for (const std::string& k : m.attribute_keys) EXPECT_EQ(k.find("trace"), std::string::npos) << k;
+    for (const std::string& v : m.attribute_values) EXPECT_TRUE(trace_ids_in(v).empty()) << v;
+}
+
+// The points of the named metric in an export request.
+std::vector<const Json*> points_of(const Json& request, const std::string& name, const char* kind) {
+    std::vector<const Json*> out;
+    for (const Json& rm : request["resourceMetrics"].array)
+        for (const Json& sm : rm["scopeMetrics"].array)
+            for (const Json& metric : sm["metrics"].array)
+                if (metric["name"].string == name)
+                    for (const Json& p : metric[kind]["dataPoints"].array) out.push_back(&p);
+    return out;
+}
+
+}  // namespace
+
+// block --otlp: one log record per reported interval, the same (trace id, span id, duration) as
+// the JSON lines; the blocked-time histogram counts those intervals, with exemplars from them.
+TEST_F(OtlpExport, BlockRecordsMatchLinesAndHistogramHasExemplars) {
+    ASSERT_TRUE(start());
+    DemoRun run = run_demo(dir, "block", 4, {"--threshold", "0.1", "--otlp", url(), "--service", "blk"}, [] {});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    std::vector<std::string> out = collector.finish();
+    using Interval = std::tuple<std::string, std::string, std::string>;  // trace id, span id, duration
+    std::multiset<Interval> local, exported;
+    std::set<std::string> run_traces;
+    for (const std::string& line : run.lines) {
+        Json j = parse(line);
+        auto text = [](const Json& v) { return v.type == Json::Type::String ? v.string : std::string(); };
+        local.insert(
+            {text(j["trace_id"]), text(j["span_id"]), std::to_string(static_cast<uint64_t>(num(j["duration_ns"])))});
+        if (j["trace_id"].type == Json::Type::String) run_traces.insert(j["trace_id"].string);
+    }
+    for (const std::string& line : out) {
+        Json j = parse(line);
+        for (const Json& rl : j["resourceLogs"].array) {
+            EXPECT_EQ(attribute(rl["resource"]["attributes"], "service.name")["stringValue"].string, "blk");
+            for (const Json& sl : rl["scopeLogs"].array)
+                for (const Json& r : sl["logRecords"].array) {
+                    EXPECT_EQ(r["eventName"].string, "vtscope.block");
+                    exported.insert({r["traceId"].string, r["spanId"].string,
+                                     attribute(r["attributes"], "vtscope.block.duration_ns")["intValue"].string});
+                }
+        }
+    }
+    const Json& logs = run.summary["otlp_signals"]["logs"];
+    std::printf("block lines %zu (%zu with a trace), Collector log records %zu, delivered %.0f, dropped %.0f\n",
+                run.lines.size(), run_traces.size(), exported.size(), num(logs["delivered"]), num(logs["dropped"]));
+    EXPECT_GT(run_traces.size(), 0u) << "no interval with a trace context: the test shows nothing";
+    EXPECT_EQ(num(logs["dropped"]), 0);
+    EXPECT_EQ(num(logs["records"]), static_cast<double>(run.lines.size()));
+    EXPECT_EQ(exported, local);
+    // The last histogram export counts every reported interval.
+    CollectorMetrics m = collector_metrics(out);
+    ASSERT_NE(m.last, nullptr) << "no metric export";
+    double counted = 0;
+    for (const Json* p : points_of(*m.last, "vtscope.block.duration", "histogram")) {
+        counted += std::stod((*p)["count"].string);
+        double in_buckets = 0;
+        for (const Json& b : (*p)["bucketCounts"].array) in_buckets += std::stod(b.string);
+        EXPECT_EQ(in_buckets, std::stod((*p)["count"].string));
+    }
+    EXPECT_EQ(counted, static_cast<double>(run.lines.size()));
+    expect_exemplars_not_labels(m, run_traces);
+    EXPECT_EQ(num(run.summary["otlp_signals"]["metrics"]["dropped"]), 0);
+}
+
+// profile --otlp: CPU time by status, the last export equal to the session's total, with the
+// traces that used it as exemplars.
+TEST_F(OtlpExport, ProfileCpuTimeWithExemplars) {
+    ASSERT_TRUE(start());
+    DemoRun run = run_demo(dir, "profile", 4, {"--otlp", url(), "--top", "1000000"}, [] {});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    CollectorMetrics m = collector_metrics(collector.finish());
+    ASSERT_NE(m.last, nullptr) << "no metric export";
+    double cpu_s = 0;
+    for (const Json* p : points_of(*m.last, "vtscope.cpu.time", "sum")) cpu_s += num((*p)["asDouble"]);
+    std::string report;
+    for (const std::string& line : run.lines) report += line + "\n";
+    std::printf("CPU time in the last export %.3f s, in the summary %.3f s\n", cpu_s,
+                num(run.summary["profile"]["cpu_ms"]) / 1000);
+    const double summary_ms = num(run.summary["profile"]["cpu_ms"]);  // printed with 6 significant digits
+    EXPECT_GT(summary_ms, 0);
+    EXPECT_NEAR(cpu_s * 1000, summary_ms, std::max(0.01, summary_ms * 1e-5));
+    expect_exemplars_not_labels(m, trace_ids_in(report + vtscope::testing::read_file(dir.path("summary.json"))));
+    EXPECT_EQ(num(run.summary["otlp"]["dropped"]), 0);
+}
+
+// profile --otlp-profiles: the samples as one OTLP profile (development stage) that the pinned
+// Collector takes with profiles enabled: its CPU time equals the session's, its links name the
+// run's traces, its stacks are symbolised frames through the dictionary.
+TEST_F(OtlpExport, ProfileStacksAsOtlpProfile) {
+    ASSERT_TRUE(start("config-profiles.yaml", {"--feature-gates=service.profilesSupport"}));
+    DemoRun run = run_demo(dir, "profile", 4,
+                           {"--otlp", url(), "--otlp-profiles", "--service", "prof", "--top", "1000000"}, [] {});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    std::vector<std::string> out = collector.finish();
+    const Json& exported = run.summary["otlp_signals"]["profiles"];
+    EXPECT_EQ(num(exported["delivered"]), 1) << run.vtscope_stderr << vtscope::testing::read_file(collector.err);
+    EXPECT_EQ(num(exported["dropped"]), 0);
+    std::vector<Json> requests;
+    for (const std::string& line : out) {
+        Json j = parse(line);
+        if (j["resourceProfiles"].type == Json::Type::Array) requests.push_back(j);
+    }
+    ASSERT_EQ(requests.size(), 1u) << "profile requests in the Collector's output";
+    const Json& request = requests[0];
+    const Json& dictionary = request["dictionary"];
+    const auto& strings = dictionary["stringTable"].array;
+    ASSERT_FALSE(strings.empty());
+    auto index = [](const Json& v) { return v.type == Json::Type::Number ? static_cast<size_t>(v.number) : 0; };
+    EXPECT_EQ(strings[0].string, "");
+    std::string report;
+    for (const std::string& line : run.lines) report += line + "\n";
+    std::set<std::string> run_traces = trace_ids_in(report + vtscope::testing::read_file(dir.path("summary.json")));
+    double cpu_ns = 0;
+    size_t samples = 0, linked = 0, with_frames = 0, bad_links = 0;
+    // The Collector's pdata moves the resource's strings into the string table when it writes a
+    // profile (keyStrindex, stringValueStrindex): resolve them there.
+    auto resource_string = [&](const Json& attributes, const std::string& key) {
+        for (const Json& a : attributes.array) {
+            std::string k =
+                a["key"].type == Json::Type::String ? a["key"].string : strings.at(index(a["keyStrindex"])).string;
+            if (k != key) continue;
+            const Json& v = a["value"];
+            return v["stringValue"].type == Json::Type::String ? v["stringValue"].string
+                                                               : strings.at(index(v["stringValueStrindex"])).string;
+        }
+        return std::string();
+    };
+    for (const Json& rp : request["resourceProfiles"].array) {
+        EXPECT_EQ(resource_string(rp["resource"]["attributes"], "service.name"), "prof");
+        EXPECT_EQ(resource_string(rp["resource"]["attributes"], "service.instance.id").size(), 36u);
+        for (const Json& sp : rp["scopeProfiles"].array)
+            for (const Json& profile : sp["profiles"].array) {
+                EXPECT_EQ(strings.at(index(profile["sampleType"]["typeStrindex"])).string, "cpu");
+                EXPECT_EQ(strings.at(index(profile["sampleType"]["unitStrindex"])).string, "nanoseconds");
+                for (const Json& sample : profile["samples"].array) {
+                    samples++;
+                    for (const Json& v : sample["values"].array) cpu_ns += std::stod(v.string);
+                    if (size_t link = index(sample["linkIndex"])) {
+                        linked++;
+                        const std::string trace = dictionary["linkTable"].array.at(link)["traceId"].string;
+                        if (!run_traces.count(trace)) bad_links++;
+                    }
+                    const Json& stack = dictionary["stackTable"].array.at(index(sample["stackIndex"]));
+                    bool named = false;
+                    for (const Json& l : stack["locationIndices"].array) {
+                        const Json& location = dictionary["locationTable"].array.at(index(l));
+                        for (const Json& line : location["lines"].array) {
+                            const Json& function = dictionary["functionTable"].array.at(index(line["functionIndex"]));
+                            named = named || !strings.at(index(function["nameStrindex"])).string.empty();
+                        }
+                    }
+                    if (named) with_frames++;
+                }
+            }
+    }
+    const double summary_ms = num(run.summary["profile"]["cpu_ms"]);
+    std::printf(
+        "profile samples %zu (%zu with a trace link, %zu with named frames), CPU %.3f ms, summary %.3f ms, "
+        "strings %zu, stacks %zu\n",
+        samples, linked, with_frames, cpu_ns / 1e6, summary_ms, strings.size(), dictionary["stackTable"].array.size());
+    EXPECT_GT(samples, 0u);
+    EXPECT_GT(linked, 0u) << "no sample links a trace";
+    EXPECT_EQ(bad_links, 0u) << "links to traces the run did not see";
+    EXPECT_GT(with_frames, 0u) << "no symbolised stack";
+    EXPECT_NEAR(cpu_ns / 1e6, summary_ms, std::max(0.01, summary_ms * 1e-5));
+}
+
 // stat --otlp: cumulative sums by syscall and status; the last export's calls add up to every
 // event the session counted, and no data point carries a label beyond syscall and status.
-TEST(OtlpExport, StatSumsEqualCountedEvents) {
-    REQUIRE_BPF_AND_COLLECTOR();
-    TempDir dir;
-    int port = free_port();
-    Collector collector = start_collector(dir, "collector", port);
-    ASSERT_TRUE(port_open(port)) << vtscope::testing::read_file(collector.err);
-    DemoRun run = run_demo(dir, "stat", 4, {"--otlp", "127.0.0.1:" + std::to_string(port)}, [] {});
+TEST_F(OtlpExport, StatSumsEqualCountedEvents) {
+    ASSERT_TRUE(start());
+    DemoRun run = run_demo(dir, "stat", 4, {"--otlp", url(), "--top", "1000000"}, [] {});
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     std::vector<std::string> lines = collector.finish();
@@ -454,17 +693,18 @@ TEST(OtlpExport, StatSumsEqualCountedEvents) {
     double calls = 0;
     size_t points = 0;
     Json last = parse(lines.back());
-    for (const Json& rm : last["resourceMetrics"].array)
-        for (const Json& sm : rm["scopeMetrics"].array)
-            for (const Json& m : sm["metrics"].array)
-                for (const Json& p : m["sum"]["dataPoints"].array) {
-                    EXPECT_EQ(p["attributes"].array.size(), 2u);
-                    points++;
-                    if (m["name"].string == "vtscope.syscall.calls") calls += std::stod(p["asInt"].string);
-                }
+    for (const Json* p : points_of(last, "vtscope.syscall.calls", "sum")) {
+        EXPECT_EQ((*p)["attributes"].array.size(), 2u);
+        points++;
+        calls += std::stod((*p)["asInt"].string);
+    }
     std::printf("metric exports in the Collector %zu, points in the last %zu, calls %.0f, events %.0f\n", lines.size(),
                 points, calls, num(run.summary["events"]));
     EXPECT_GT(calls, 0);
     EXPECT_EQ(calls, num(run.summary["events"]));
     EXPECT_EQ(num(run.summary["otlp"]["dropped"]), 0);
+    // The report lists every trace (--top 1000000): each exemplar names one of them.
+    std::string report;
+    for (const std::string& line : run.lines) report += line + "\n";
+    expect_exemplars_not_labels(collector_metrics(lines), trace_ids_in(report));
 }
