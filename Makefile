@@ -2,6 +2,7 @@
 #   make          build everything: build/bin/vtscope and build/java/*.jar
 #   make test     set up, build, run all tests (C++ unit and integration tests, Java tests)
 #   make demo     set up, build, trace the bundled sample service and summarise per trace
+#   make demo-profile  the same service under vtscope profile --stacks: report and flame graph
 #   make demo-otlp  the same with --otlp into an OpenTelemetry Collector (built from the Go proxy)
 #   make harness  the dual-channel correctness experiment over every identity channel
 #   make bench    the benchmark matrix (make bench-quick: a short sanity run)
@@ -13,7 +14,8 @@ MVN       := mvn -B -q -f java/pom.xml
 MVN_NATIVE := -Dvtscope.native.dir=$(abspath $(BUILD))/native
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
 
-.PHONY: all setup configure native java test test-native test-java demo demo-otlp collector harness bench bench-quick clean
+.PHONY: all setup configure native java test test-native test-java demo demo-otlp collector harness bench bench-quick \
+        bench-profile async-profiler demo-profile clean
 
 all: native java
 
@@ -57,6 +59,10 @@ test-native: native java
 demo: all
 	scripts/demo.sh $(BUILD)
 
+# The same service under vtscope profile --stacks at 999 Hz: report and flame graph in $(BUILD)/demo.
+demo-profile: all
+	scripts/demo.sh $(BUILD) profile
+
 # The OpenTelemetry Collector of the OTLP tests and demo-otlp (Go toolchain, Go module proxy; about
 # 5 minutes the first time, then cached in $(BUILD)/collector).
 collector:
@@ -75,15 +81,33 @@ harness: all
 	  --scopes leaky-final --threads 10000 --markers 10 --gc-pressure --gcs G1,Z --runs 1 --check \
 	  --json $(BUILD)/harness/large.json
 
-# The benchmark matrix (issue 5): workload x configuration, the write storm and native memory;
-# writes $(BUILD)/bench/results.{md,json} and figure.{svg,png}. Root (the consumer configurations).
-# bench: 4 forks, 3 x 1 s warm-up, 5 x 1 s measurement (about 23 minutes on 2 cores).
+# The benchmark matrix (issue 5): workload x configuration, the write storm and native memory,
+# then the vtscope profile part (issue 12, see bench-profile); writes $(BUILD)/bench/results.{md,json}
+# and figure.{svg,png}. Root (the consumer configurations).
+# bench: 4 forks, 3 x 1 s warm-up, 5 x 1 s measurement (about 23 minutes on 2 cores, plus about
+# 15 for the profile part).
 # bench-quick: 1 fork, short iterations (a sanity run of about 2-3 minutes, numbers are noise).
-bench: all
+bench: all async-profiler
 	$(BUILD)/bin/vtscope-bench --out $(BUILD)/bench
 
-bench-quick: all
+bench-quick: all async-profiler
 	$(BUILD)/bin/vtscope-bench --quick --out $(BUILD)/bench-quick
+
+# Only the vtscope profile part (issue 12): its overhead on Transition and the demo service, and
+# vtscope beside async-profiler and JFR on CpuBudgets (about 15 minutes on 2 cores; 18 with
+# --profile-rounds 8, as in bench/RESULTS.md).
+bench-profile: all async-profiler
+	$(BUILD)/bin/vtscope-bench --no-matrix --no-storm --no-memory --out $(BUILD)/bench-profile
+
+# async-profiler for the bench's comparison, from Maven Central (its linux-x64 jar carries
+# libasyncProfiler.so); kept in $(BUILD), never committed.
+ASYNC_PROFILER_VERSION := 4.2
+async-profiler: $(BUILD)/async-profiler/libasyncProfiler.so
+$(BUILD)/async-profiler/libasyncProfiler.so:
+	mvn -B -q dependency:copy -Dartifact=tools.profiler:async-profiler:$(ASYNC_PROFILER_VERSION):jar:linux-x64 \
+	    -DoutputDirectory=$(abspath $(BUILD))/async-profiler
+	unzip -o -j -q $(BUILD)/async-profiler/async-profiler-$(ASYNC_PROFILER_VERSION)-linux-x64.jar \
+	    linux-x64/libasyncProfiler.so -d $(BUILD)/async-profiler
 
 clean:
 	rm -rf $(BUILD)

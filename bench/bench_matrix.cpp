@@ -9,13 +9,15 @@
 // results.json, results.md, figure.svg and figure.png.
 //
 // The parts: bench_options (command line), jmh_matrix (the cells and their forks), tracer (the
-// consumer attached to a measured JVM), write_storm, native_memory, block_bench (--block: vtscope
-// block's costs), report_writer (the outputs).
+// consumer attached to a measured JVM), write_storm, native_memory, profile_bench (vtscope profile's
+// overhead, and vtscope beside async-profiler and JFR), block_bench (--block: vtscope block's
+// costs), report_writer (the outputs).
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,7 @@
 #include "block_bench.h"
 #include "jmh_matrix.h"
 #include "native_memory.h"
+#include "profile_bench.h"
 #include "report_writer.h"
 #include "write_storm.h"
 
@@ -60,16 +63,18 @@ int main(int argc, char** argv) {
     fs::create_directories(fs::path(o.out) / "logs");
     auto started = Clock::now();
 
-    Matrix matrix = make_matrix(o);
+    Matrix matrix = o.matrix ? make_matrix(o) : Matrix{};
     std::string jdk = java_version(o);
     if (o.matrix) run_matrix(o, jdk, started, &matrix);
     std::vector<StormRun> storm;
     if (o.storm) storm = run_write_storm(o);
     std::vector<MemoryRun> memory;
     if (o.memory) memory = run_native_memory(o);
+    std::optional<ProfileBench> profile;
+    if (o.profile) profile = run_profile_bench(o, jdk, started);
     BlockBench block;
     if (o.block) block = run_block_bench(o);
     double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
 
-    return write_results(o, Results{matrix, storm, memory, block, jdk, elapsed}) ? 0 : 1;
+    return write_results(o, Results{matrix, storm, memory, block, profile ? &*profile : nullptr, jdk, elapsed}) ? 0 : 1;
 }

@@ -34,10 +34,15 @@ void usage() {
         "usage: vtscope-bench [--quick] [--out DIR] [--forks N] [--wi N] [--w TIME] [--i N] [--r TIME]\n"
         "                     [--configs a,b,...] [--workloads a,b,...] [--no-storm] [--no-memory]\n"
         "                     [--storm-seconds N] [--storm-modes a,b,...] [--no-matrix] [--collector FILE]\n"
-        "                     [--block] [--block-rounds N] [--java-home DIR] [--jar FILE]\n"
+        "                     [--java-home DIR] [--jar FILE] [--no-profile] [--profile-rounds N]\n"
+        "                     [--demo-requests N] [--compare-hz N] [--async-profiler FILE]\n"
+        "                     [--block] [--block-rounds N]\n"
         "Runs the benchmark matrix (workload x configuration) as root (the consumer configurations attach\n"
         "build/bin/vtscope). Defaults: 4 forks, 3 x 1s warm-up, 5 x 1s measurement. --quick: 1 fork,\n"
-        "2 x 0.4s warm-up, 3 x 0.4s measurement, shorter storm, one memory run.\n"
+        "2 x 0.4s warm-up, 3 x 0.4s measurement, shorter storm, one memory run, 2 profile rounds.\n"
+        "--no-matrix skips the matrix; --no-profile the vtscope profile part (Transition under vtscope profile\n"
+        "at 99 and 999 Hz with and without --stacks, the demo service in --profile-rounds rounds of\n"
+        "--demo-requests requests, and vtscope, async-profiler and JFR on CpuBudgets at --compare-hz).\n"
         "--block: also the costs of vtscope block: its sched_switch program per switch (of the target's\n"
         "threads and of other processes', bpf_stats) and the demo service's throughput without and with it\n"
         "attached, N rounds (default 5); its Park/Unpark cost is the \"block\" configuration.\n"
@@ -73,6 +78,8 @@ bool parse_options(int argc, char** argv, Options* o) {
             o->iteration_time = "400ms";
             o->storm_seconds = 2;
             o->storm_warmup_ms = 2000;
+            o->profile_rounds = 2;
+            o->demo_requests = 500;
         } else if (a == "--out")
             o->out = next();
         else if (a == "--forks")
@@ -103,6 +110,16 @@ bool parse_options(int argc, char** argv, Options* o) {
             o->matrix = false;
         else if (a == "--collector")
             o->collector = next();
+        else if (a == "--no-profile")
+            o->profile = false;
+        else if (a == "--profile-rounds")
+            o->profile_rounds = std::atoi(next().c_str());
+        else if (a == "--demo-requests")
+            o->demo_requests = std::atoi(next().c_str());
+        else if (a == "--compare-hz")
+            o->compare_hz = std::atoi(next().c_str());
+        else if (a == "--async-profiler")
+            o->async_profiler = next();
         else if (a == "--storm-seconds")
             o->storm_seconds = std::atoi(next().c_str());
         else if (a == "--java-home")
@@ -114,8 +131,11 @@ bool parse_options(int argc, char** argv, Options* o) {
             return false;
         }
     }
-    if (o->forks < 1 || o->iterations < 2 || o->warmup_iterations < 1 || o->block_demo_rounds < 2) {
-        std::fprintf(stderr, "vtscope-bench: need --forks >= 1, --i >= 2, --wi >= 1, --block-rounds >= 2\n");
+    if (o->forks < 1 || o->iterations < 2 || o->warmup_iterations < 1 || o->profile_rounds < 2 ||
+        o->demo_requests < 1 || o->compare_hz < 1 || o->block_demo_rounds < 2) {
+        std::fprintf(stderr,
+                     "vtscope-bench: need --forks >= 1, --i >= 2, --wi >= 1, --profile-rounds >= 2, "
+                     "--demo-requests >= 1, --compare-hz >= 1, --block-rounds >= 2\n");
         return false;
     }
     return true;

@@ -20,6 +20,10 @@ struct Options {
     std::vector<std::string> workloads;  // empty: all
     bool storm = true;
     bool memory = true;
+    bool profile = true;     // the vtscope profile part (issue 12)
+    int profile_rounds = 5;  // JVMs per configuration of its demo-service and CpuBudgets runs
+    int demo_requests = 2000;
+    int compare_hz = 499;       // the sampling rate of every tool on CpuBudgets
     bool block = false;         // --block: the costs of vtscope block (block_bench.h)
     int block_demo_rounds = 5;  // --block-rounds: demo-service rounds, each without and with block
     int storm_seconds = 4;
@@ -30,12 +34,13 @@ struct Options {
     std::string vtscope = VTSCOPE_BIN;
     std::string native_lib = VTSCOPE_NATIVE_LIB;
     std::string control_agent = VTSCOPE_BENCH_AGENT;
+    std::string async_profiler = VTSCOPE_ASYNC_PROFILER;  // libasyncProfiler.so (make async-profiler)
     std::string heap = "1g";
     // The write storm's vtscope-otlp mode exports into this Collector (scripts/build-collector.sh
     // builds it), configured by collector_config.
     std::string collector = VTSCOPE_COLLECTOR_BIN;
     std::string collector_config = VTSCOPE_COLLECTOR_CONFIG;
-    bool matrix = true;                    // --no-matrix: the write storm and memory runs only
+    bool matrix = true;                    // --no-matrix: the write storm, memory and profile runs only
     std::vector<std::string> storm_modes;  // empty: all
 };
 

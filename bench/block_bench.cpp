@@ -9,12 +9,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <regex>
+#include <map>
 #include <thread>
+#include <vector>
 
-#include "bpf_stats.h"
 #include "process_runner.h"
+#include "profile_bench.h"
 #include "report_writer.h"
+#include "tracer.h"
 
 namespace vtscope::bench {
 
@@ -47,6 +49,16 @@ double context_switches(pid_t pid) {
     }
     closedir(d);
     return total;
+}
+
+// The programs of `all` among ids and, unless name is empty, of that name: on this shared machine
+// other users load programs of the same name (another vtscope block, another bpftrace).
+std::map<uint32_t, ProgramStats> only(const std::map<uint32_t, ProgramStats>& all, const std::vector<uint32_t>& ids,
+                                      const std::string& name = "") {
+    std::map<uint32_t, ProgramStats> out;
+    for (uint32_t id : ids)
+        if (auto it = all.find(id); it != all.end() && (name.empty() || it->second.name == name)) out[id] = it->second;
+    return out;
 }
 
 /*
@@ -90,7 +102,7 @@ SwitchCostRun run_switch_scenario(const Options& o, const std::string& mode, dou
         if (!wait_for_file(tracer_ready_file(stem), 30s, {&tracer, &jvm})) r.error = "vtscope block never became ready";
     }
     // Only this tracer's program: other users of the machine may run vtscope block too.
-    std::vector<uint32_t> ids = tracer.pid() > 0 ? programs_of_process(tracer.pid()) : std::vector<uint32_t>{};
+    std::vector<uint32_t> ids = tracer.pid() > 0 ? programs_of(tracer.pid()) : std::vector<uint32_t>{};
     // The floor of the run-time statistics (two sched_clock reads around every run): an empty
     // program on the same tracepoint, measured alongside.
     Child empty = Child::start({"/usr/bin/bpftrace", "-e", "tracepoint:sched:sched_switch { }"}, stem + ".empty.out",
@@ -98,7 +110,7 @@ SwitchCostRun run_switch_scenario(const Options& o, const std::string& mode, dou
     if (r.error.empty() && !wait_for_text(stem + ".empty.out", "Attaching", 30s, {&empty}))
         r.error = "bpftrace did not attach";
     std::this_thread::sleep_for(300ms);
-    std::vector<uint32_t> empty_ids = programs_of_process(empty.pid());
+    std::vector<uint32_t> empty_ids = programs_of(empty.pid());
     if (r.error.empty() && mode == "idle")
         other = Child::start({"perf", "bench", "sched", "pipe", "-l", "2000000000"}, stem + ".perf.out",
                              stem + ".perf.err", 1);
@@ -112,16 +124,16 @@ SwitchCostRun run_switch_scenario(const Options& o, const std::string& mode, dou
         auto programs1 = bpf_program_stats();
         double switches1 = context_switches(jvm.pid());
         auto t1 = std::chrono::steady_clock::now();
-        ProgramStats p = busiest_program(programs, programs1, kProgram, ids);
-        ProgramStats e = busiest_program(programs, programs1, "", empty_ids);
+        ProgramDelta p = busiest_program(programs, only(programs1, ids, kProgram));
+        ProgramDelta e = busiest_program(programs, only(programs1, empty_ids));
         double s = switches1 - switches;
-        if (p.runs == 0 || e.runs == 0 || std::isnan(s)) {
+        if (std::isnan(p.runs) || std::isnan(e.runs) || std::isnan(s)) {
             r.error = "the program did not run, or the target went away";
             break;
         }
-        double n = static_cast<double>(p.runs), time = static_cast<double>(p.run_time_ns);
+        double n = p.runs, time = p.run_time_ns;
         r.ns_per_run.push_back(time / n);
-        r.empty_ns_per_run.push_back(static_cast<double>(e.run_time_ns) / static_cast<double>(e.runs));
+        r.empty_ns_per_run.push_back(e.run_time_ns / e.runs);
         if (mode != "idle" && s > 0) r.ns_per_target_switch.push_back((time - (n - s) * other_ns) / s);
         runs += n;
         target += s;
@@ -189,14 +201,12 @@ double run_demo(const Options& o, bool with_block, int round, DemoRounds* d) {
         if (ts.exit_status != 0) d->errors.push_back(name + ": vtscope block exited " + std::to_string(ts.exit_status));
         d->tracers.push_back(ts);
     }
-    static const std::regex served(R"(served (\d+) requests in (\d+) us)");
-    std::string err = read_file(stem + ".err");
-    std::smatch m;
-    if (status != 0 || !std::regex_search(err, m, served) || std::stod(m[2]) <= 0) {
+    double rps = demo_requests_per_s(read_file(stem + ".out"));
+    if (status != 0 || std::isnan(rps)) {
         d->errors.push_back(name + ": the demo service exited " + std::to_string(status) + " (see " + stem + ".err)");
         return NAN;
     }
-    return std::stod(m[1]) / (std::stod(m[2]) / 1e6);
+    return rps;
 }
 
 }  // namespace

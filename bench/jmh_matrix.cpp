@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <regex>
 
 #include "json.h"
@@ -19,13 +20,13 @@ using testing::read_file;
 using testing::wait_for_file;
 using testing::wait_for_text;
 
-const std::vector<std::string> kConfigs = {"baseline", "writer", "writer+trace",    "jvmti", "lib",
-                                           "vtt",      "probes", "probes+consumer", "otep",  "otep-jvmti", "block"};
+const std::vector<std::string> kConfigs = {"baseline", "writer",          "writer+trace", "jvmti",      "lib",  "vtt",
+                                           "probes",   "probes+consumer", "otep",         "otep-jvmti", "block"};
 
 const std::map<std::string, std::string> kReference = {
-    {"writer", "baseline"}, {"writer+trace", "writer"},    {"jvmti", "baseline"}, {"lib", "baseline"},  {"vtt", "lib"},
-    {"probes", "lib"},      {"probes+consumer", "probes"}, {"otep", "lib"},       {"otep-jvmti", "lib"},
-    {"block", "baseline"}};
+    {"writer", "baseline"}, {"writer+trace", "writer"}, {"jvmti", "baseline"},         {"lib", "baseline"},
+    {"vtt", "lib"},         {"probes", "lib"},          {"probes+consumer", "probes"}, {"otep", "lib"},
+    {"otep-jvmti", "lib"},  {"block", "baseline"}};
 
 const std::map<std::string, std::string> kConfigMeaning = {
     {"baseline", "nothing of vtscope in the JVM"},
@@ -103,14 +104,18 @@ const std::vector<Workload>& all_workloads() {
 }
 
 bool has_consumer(const std::string& config) {
-    return config == "writer+trace" || config == "probes+consumer" || config == "block";
+    return config == "writer+trace" || config == "probes+consumer" || config == "block" || profile_config(config);
 }
+
+// The configuration as the JVM sees it: a profile configuration is a baseline JVM with `vtscope
+// profile` attached from outside (io.vtscope.bench.Matrix checks the baseline's claim).
+std::string in_jvm_config(const std::string& config) { return profile_config(config) ? "baseline" : config; }
 
 std::vector<std::string> jvm_options(const Options& o, const std::string& config) {
     // jmh.ignoreLock: JMH refuses to start while another JMH holds /tmp/jmh.lock, and this machine
     // is shared (the noise is dealt with by interleaving the forks, not by a lock).
     std::vector<std::string> opts = {"-Xms" + o.heap, "-Xmx" + o.heap, "--enable-native-access=ALL-UNNAMED",
-                                     "-Dvtscope.bench.config=" + config, "-Djmh.ignoreLock=true"};
+                                     "-Dvtscope.bench.config=" + in_jvm_config(config), "-Djmh.ignoreLock=true"};
     if (config == "jvmti") opts.push_back("-agentpath:" + o.control_agent);
     if (config == "lib" || config == "vtt") opts.push_back("-Dvtscope.library.path=" + o.native_lib);
     if (config == "probes" || config == "probes+consumer") opts.push_back("-agentpath:" + o.native_lib + "=probes");
@@ -131,6 +136,7 @@ void run_fork(const Options& o, Cell* cell, int fork) {
     std::string json = stem + ".json", out = stem + ".out", err = stem + ".err";
     std::vector<std::string> argv = {o.java_home + "/bin/java"};
     for (auto& opt : jvm_options(o, cell->config)) argv.push_back(opt);
+    for (auto& opt : cell->workload->jvm_options) argv.push_back(opt);
     std::vector<std::string> jmh = {"-jar",
                                     o.jar,
                                     "-f",
@@ -150,7 +156,7 @@ void run_fork(const Options& o, Cell* cell, int fork) {
                                     "-foe",
                                     "true",
                                     "-p",
-                                    "config=" + cell->config,
+                                    "config=" + in_jvm_config(cell->config),
                                     "^" + cell->workload->benchmark + "$"};
     argv.insert(argv.end(), jmh.begin(), jmh.end());
     fs::remove(json);
@@ -163,6 +169,8 @@ void run_fork(const Options& o, Cell* cell, int fork) {
     }
     Child tracer;  // started (pid > 0) only once JMH has begun its warm-up
     TracerSummary ts;
+    std::optional<ProgramCost> cost;  // the sampler's run time, for the profile configurations
+    if (profile_config(cell->config)) cost.emplace();
     if (has_consumer(cell->config)) {
         ts.present = true;
         // Attach once the benchmark's setup is done (JMH prints the first warm-up iteration), so
@@ -180,8 +188,21 @@ void run_fork(const Options& o, Cell* cell, int fork) {
             cell->errors.push_back(fork_name + ": JMH never started its warm-up");
         }
     }
+    // The consumer's CPU over the measured interval: from the first measurement iteration (JMH
+    // prints "Iteration   1:" as it begins) to the JVM's exit, while the consumer still runs.
+    double cpu0 = NAN;
+    Clock::time_point t0;
+    if (tracer.pid() > 0 && wait_for_text(out, "\nIteration   1:", 600s, {&jvm})) {
+        cpu0 = process_cpu_seconds(tracer.pid());
+        t0 = Clock::now();
+        if (cost) cost->start(tracer.pid(), process_cpu_seconds(jvm.pid()));
+    }
     int jvm_status = jvm.wait();
+    if (cost && tracer.pid() > 0) cost->stop(jvm.cpu_seconds(), &ts);
     if (tracer.pid() > 0) {
+        if (!std::isnan(cpu0))
+            ts.cpu_share =
+                (process_cpu_seconds(tracer.pid()) - cpu0) / std::chrono::duration<double>(Clock::now() - t0).count();
         std::string summary_error = finish_tracer(tracer, stem, &ts);
         if (ts.exit_status != 0)
             cell->errors.push_back(fork_name + ": the consumer exited " + std::to_string(ts.exit_status));

@@ -28,7 +28,8 @@ struct Workload {
     std::string benchmark;  // JMH benchmark (class.method)
     std::vector<std::string> configs;
     Norm norm;
-    std::string reference;  // "workload/config" for single-config workloads; empty: kReference
+    std::string reference;                      // "workload/config" for single-config workloads; empty: kReference
+    std::vector<std::string> jvm_options = {};  // added to every configuration's
 };
 
 struct Cell {

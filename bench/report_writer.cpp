@@ -39,9 +39,6 @@ std::string fmt_signed(double v, int decimals) {
     return buf;
 }
 
-namespace {
-
-// Decimals so that the error shows about two significant digits.
 int decimals_for(double error) {
     if (std::isnan(error) || error <= 0) return 1;
     int d = 1 - static_cast<int>(std::floor(std::log10(error)));
@@ -52,6 +49,8 @@ std::string diff_text(const Difference& d) {
     int dec = decimals_for(d.error);
     return fmt_signed(d.value, dec) + " ± " + fmt(d.error, dec) + (d.significant ? "" : " (n.s.)");
 }
+
+namespace {
 
 struct Report {
     const std::map<std::string, Cell>* cells;
@@ -501,18 +500,15 @@ void write_targets(std::ostream& md, const Report& rep, const StormRefs& refs, c
     }
 }
 
-// The errors of every cell; true if there was one.
-bool write_errors(std::ostream& md, const Matrix& matrix) {
-    const auto& cells = matrix.cells;
-    const auto& order = matrix.order;
-    bool any_error = false;
-    for (const auto& key : order)
-        for (const auto& e : cells.at(key).errors) {
-            if (!any_error) md << "\n## Errors\n\n";
-            any_error = true;
-            md << "- " << key << ": " << e << "\n";
-        }
-    return any_error;
+// The errors of every cell and the others given; true if there was one.
+bool write_errors(std::ostream& md, const Matrix& matrix, const std::vector<std::string>& others) {
+    std::vector<std::string> errors;
+    for (const auto& key : matrix.order)
+        for (const auto& e : matrix.cells.at(key).errors) errors.push_back(key + ": " + e);
+    errors.insert(errors.end(), others.begin(), others.end());
+    if (!errors.empty()) md << "\n## Errors\n\n";
+    for (const auto& e : errors) md << "- " << e << "\n";
+    return !errors.empty();
 }
 
 // Figure 2, runtime relative to baseline per workload and configuration, as figure.svg and (with
@@ -644,7 +640,7 @@ std::string results_json(const Options& o, const Results& results, const std::st
         for (size_t i = 0; i < d.errors.size(); i++) js << (i ? "," : "") << json_quote(d.errors[i]);
         js << "]}}";
     }
-    js << "}\n";
+    js << ",\n\"profile\":" << (results.profile ? profile_json(*results.profile) : "null") << "}\n";
     return js.str();
 }
 
@@ -664,7 +660,9 @@ bool write_results(const Options& o, const Results& results) {
     write_memory(md, results.memory);
     if (o.matrix) write_targets(md, rep, refs, results.memory);
     write_block(md, rep, results.block);
-    bool any_error = o.matrix && write_errors(md, results.matrix);
+    if (results.profile) write_profile_section(md, o, *results.profile);
+    bool any_error = write_errors(md, results.matrix,
+                                  results.profile ? profile_errors(*results.profile) : std::vector<std::string>{});
     bool png = o.matrix && write_figure(md, o, rep);
     std::ofstream(fs::path(o.out) / "results.md") << md.str();
     std::ofstream(fs::path(o.out) / "results.json") << results_json(o, results, machine);

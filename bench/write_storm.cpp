@@ -14,7 +14,6 @@
 #include <regex>
 #include <thread>
 
-#include "bpf_stats.h"
 #include "process_runner.h"
 #include "report_writer.h"
 
@@ -117,12 +116,10 @@ StormRun run_storm(const Options& o, const std::string& mode, int threads) {
         cpu1 = process_cpu_seconds(tracer.pid());
         t1 = Clock::now();
         // The tracepoint program is the one that ran most often in between.
-        ProgramStats busiest = busiest_program(programs0, bpf_program_stats());
-        if (busiest.runs > 0) {
-            r.program = busiest.name;
-            r.program_runs = static_cast<double>(busiest.runs);
-            r.program_ns_per_run = static_cast<double>(busiest.run_time_ns) / r.program_runs;
-        }
+        ProgramDelta busiest = busiest_program(programs0, bpf_program_stats());
+        r.program = busiest.name;
+        r.program_runs = busiest.runs;
+        r.program_ns_per_run = busiest.run_time_ns / busiest.runs;
     }
     if (stats_fd >= 0) close(stats_fd);
     int jvm_status = jvm.wait();

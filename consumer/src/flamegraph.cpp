@@ -63,6 +63,15 @@ std::string color(const std::string& name, int depth) {
     return buffer;
 }
 
+// The label that fits a frame w pixels wide, as the script's place() computes it after a zoom:
+// written into the SVG too, so the graph reads where its script does not run (an <img> in a page).
+std::string label(const std::string& name, double w) {
+    int chars = static_cast<int>((w - 6) / 7);
+    if (chars < 3) return "";
+    if (name.size() <= static_cast<size_t>(chars)) return name;
+    return name.substr(0, static_cast<size_t>(chars - 2)) + "..";
+}
+
 int depth_of(const Node& node) {
     int d = 0;
     for (const auto& [name, child] : node.children) d = std::max(d, depth_of(*child));
@@ -86,8 +95,8 @@ void emit(const Node& node, uint64_t start, int depth, int max_depth, uint64_t t
                   "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>", x, y, w,
                   kFrameHeight - 1, color(node.name, depth).c_str());
     out += buffer;
-    std::snprintf(buffer, sizeof(buffer), "<text x=\"%.2f\" y=\"%d\"></text></g>\n", x + 3, y + kFrameHeight - 4);
-    out += buffer;
+    std::snprintf(buffer, sizeof(buffer), "<text x=\"%.2f\" y=\"%d\">", x + 3, y + kFrameHeight - 4);
+    out += buffer + xml_escape(label(node.name, w)) + "</text></g>\n";
     uint64_t offset = start;
     for (const auto& [child_name, child] : node.children) {
         emit(*child, offset, depth + 1, max_depth, total, out);

@@ -133,6 +133,11 @@ TEST(Flamegraph, OneTowerPerRootFrameAndEscapedNames) {
     EXPECT_EQ(towers, 2u);
     EXPECT_NE(svg.find("x&lt;y&gt;&amp;&quot;z&quot;"), std::string::npos);
     EXPECT_NE(svg.find("<title>all (5 samples, 100.00%)</title>"), std::string::npos);
+    // Labels are in the file, cut to the frame's width, for viewers that run no script.
+    EXPECT_NE(svg.find(">all</text>"), std::string::npos);
+    std::string wide(400, 'n');
+    std::string one = render_flamegraph_svg({{{"trace a", wide}, 1}}, "t");
+    EXPECT_NE(one.find(">" + wide.substr(0, 165) + "..</text>"), std::string::npos);
     EXPECT_NE(svg.find("function zoom"), std::string::npos);
     EXPECT_NE(svg.find("function search"), std::string::npos);
     EXPECT_NE(render_flamegraph_svg({}, "empty").find("</svg>"), std::string::npos);

@@ -24,7 +24,9 @@ import java.util.concurrent.locks.LockSupport;
  * CLOCK_THREAD_CPUTIME_ID deltas around each slice (read through FFM: ThreadMXBean gives -1 on a
  * virtual thread), valid because nothing unmounts the thread inside a slice. One more virtual
  * thread, under its own trace, stays parked the whole time: no sample may name its trace.
- * Writes one JSON line per thread to --expected.
+ * Writes one JSON line per thread to --expected (with its spin() calls, the work done, so a
+ * profiler's overhead shows as fewer calls per CPU second), and prints the wall time of the
+ * spinning phase on stdout ({@code # cpubudgets elapsed_ns=N}).
  */
 public final class CpuBudgets {
     private static final String NAME = "CpuBudgets";
@@ -80,13 +82,17 @@ public final class CpuBudgets {
         return x;
     }
 
-    /** Spins until the carrier's CPU clock advanced by sliceNanos; returns the measured delta. */
-    static long slice(MemorySegment timespec, long sliceNanos) {
+    /**
+     * Spins until the carrier's CPU clock advanced by sliceNanos; returns the measured delta and
+     * adds the spin() calls made to spins[0].
+     */
+    static long slice(MemorySegment timespec, long sliceNanos, long[] spins) {
         long start = carrierCpuNanos(timespec);
         long now = start;
         long x = ThreadLocalRandom.current().nextLong() | 1;
         while (now - start < sliceNanos) {
             x = spin(x, 100000);
+            spins[0]++;
             now = carrierCpuNanos(timespec);
         }
         sink = x;
@@ -102,6 +108,7 @@ public final class CpuBudgets {
         volatile long threadId;
         volatile long cpuNanos;
         volatile int slices;
+        volatile long spins;
         final Set<Integer> carriers = new TreeSet<>();
 
         Spinner(int k, long budgetNanos, long sliceNanos) {
@@ -119,6 +126,7 @@ public final class CpuBudgets {
             VtScope.publish(traceId, spanId, 1);
             long total = 0;
             int n = 0;
+            long[] calls = new long[1];
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment timespec = arena.allocate(16, 8);
                 while (total < budgetNanos) {
@@ -131,13 +139,14 @@ public final class CpuBudgets {
                     // sampler's fixed period, so its slices would always catch the same number of
                     // samples (up to one more or less per slice than their share: +-20% at 5 ms).
                     long length = sliceNanos / 2 + ThreadLocalRandom.current().nextLong(sliceNanos + 1);
-                    total += slice(timespec, Math.min(length, budgetNanos - total));
+                    total += slice(timespec, Math.min(length, budgetNanos - total), calls);
                     n++;
                     Thread.yield();
                 }
             }
             cpuNanos = total;
             slices = n;
+            spins = calls[0];
             VtScope.clear();
         }
     }
@@ -165,8 +174,9 @@ public final class CpuBudgets {
         Thread warm = Thread.ofPlatform().name("warm-up").start(() -> {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment timespec = arena.allocate(16, 8);
+                long[] calls = new long[1];
                 for (int i = 0; i < 100; i++) {
-                    slice(timespec, 2_000_000L);
+                    slice(timespec, 2_000_000L, calls);
                 }
             }
         });
@@ -186,6 +196,7 @@ public final class CpuBudgets {
 
         Workloads.signalReady(o.get("ready-file"));
         Workloads.awaitGo(NAME, o.get("go-file"));
+        long started = System.nanoTime();
         List<Thread> threads = new ArrayList<>();
         for (Spinner s : spinners) {
             threads.add(Thread.ofVirtual().name("spinner-" + s.k).start(s));
@@ -193,21 +204,24 @@ public final class CpuBudgets {
         for (Thread t : threads) {
             t.join();
         }
+        long elapsed = System.nanoTime() - started;
         LockSupport.unpark(idle);
         idle.join();
 
         StringBuilder out = new StringBuilder();
         for (Spinner s : spinners) {
             out.append(String.format("{\"trace_id\":\"%s\",\"span_id\":\"%s\",\"vthread\":%d,\"budget_ms\":%d,"
-                    + "\"cpu_ns\":%d,\"slices\":%d,\"carriers\":%s}%n", s.traceId, s.spanId, s.threadId,
-                    s.budgetNanos / 1_000_000, s.cpuNanos, s.slices, s.carriers));
+                    + "\"cpu_ns\":%d,\"slices\":%d,\"spins\":%d,\"carriers\":%s}%n", s.traceId, s.spanId,
+                    s.threadId, s.budgetNanos / 1_000_000, s.cpuNanos, s.slices, s.spins, s.carriers));
         }
         out.append(String.format("{\"trace_id\":\"%s\",\"span_id\":\"%s\",\"vthread\":%d,\"budget_ms\":0,"
-                + "\"cpu_ns\":0,\"slices\":0,\"carriers\":[],\"idle\":true}%n", idleTrace, idleSpan, idleId[0]));
+                + "\"cpu_ns\":0,\"slices\":0,\"spins\":0,\"carriers\":[],\"idle\":true}%n", idleTrace, idleSpan, idleId[0]));
         Path path = Path.of(expected);
         Path tmp = path.resolveSibling(path.getFileName() + ".tmp");
         Files.writeString(tmp, out);
         Files.move(tmp, path, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        System.out.println("# cpubudgets elapsed_ns=" + elapsed);
+        System.out.flush();
         String hold = o.get("hold-file");
         if (hold != null) {
             long deadline = System.nanoTime() + 120_000_000_000L;

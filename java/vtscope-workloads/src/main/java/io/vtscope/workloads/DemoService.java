@@ -41,8 +41,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class DemoService {
     private static final String NAME = "DemoService";
-    private static final String USAGE = "[--requests N] [--concurrency C] [--ready-file PATH] [--go-file PATH]";
-    private static final int WARM_UP_REQUESTS = 20;
+    private static final String USAGE = "[--requests N] [--concurrency C] [--warm-up-requests N] [--ready-file PATH]"
+            + " [--go-file PATH]";
 
     private final Tracer tracer;
     private final Path dataDir;
@@ -56,9 +56,11 @@ public final class DemoService {
 
     public static void main(String[] args) throws Exception {
         Options o = Options.parse(NAME, USAGE, args, Map.of("requests", "300", "concurrency", "8",
-                "ready-file", "", "go-file", ""), Set.of());
+                "warm-up-requests", "20", "ready-file", "", "go-file", ""), Set.of());
         int requests = o.getInt("requests", 1, 100_000);
         int concurrency = o.getInt("concurrency", 1, 1024);
+        // Before the ready signal; more of them leave less JIT compilation inside the measured load.
+        int warmUp = o.getInt("warm-up-requests", 1, 100_000);
         Workloads.checkVtScope(NAME);
         // Everything is bounded: a stuck run must not hang the caller's test.
         Thread.ofPlatform().daemon().start(() -> {
@@ -71,7 +73,6 @@ public final class DemoService {
             }
         });
 
-        long loadNanos = 0;
         InetAddress loopback = InetAddress.getLoopbackAddress();
         Path dataDir = Files.createTempDirectory("vtscope-demo");
         try (OpenTelemetrySdk sdk = Workloads.sdk();
@@ -87,23 +88,25 @@ public final class DemoService {
             URI base = URI.create("http://" + loopback.getHostAddress() + ":" + server.getAddress().getPort());
             try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                     .connectTimeout(Duration.ofSeconds(10)).build()) {
-                load(client, base, WARM_UP_REQUESTS, concurrency);
+                load(client, base, warmUp, concurrency);
                 Workloads.signalReady(o.get("ready-file"));
                 Workloads.awaitGo(NAME, o.get("go-file"));
-                long t0 = System.nanoTime();
+                long started = System.nanoTime();
                 String[] lines = load(client, base, requests, concurrency);
-                loadNanos = System.nanoTime() - t0;
+                long elapsed = System.nanoTime() - started;
                 for (String line : lines) {
                     System.out.println(line);
                 }
+                // The load's wall time, from which vtscope-bench computes requests per second (its
+                // profile part, and --block with and without a tracer).
+                System.out.println("# demo requests=" + requests + " nanos=" + elapsed);
             } finally {
                 server.stop(0);
             }
         } finally {
             Files.deleteIfExists(dataDir);
         }
-        // The load's wall time: vtscope-bench --block compares the throughput with and without a tracer.
-        System.err.println(NAME + ": served " + requests + " requests in " + loadNanos / 1000 + " us");
+        System.err.println(NAME + ": served " + requests + " requests");
         System.exit(0); // the HttpClient's and the server's helper threads must not keep the JVM up
     }
 
