@@ -10,7 +10,8 @@
 //
 // The parts: bench_options (command line), jmh_matrix (the cells and their forks), tracer (the
 // consumer attached to a measured JVM), write_storm, native_memory, profile_bench (vtscope profile's
-// overhead, and vtscope beside async-profiler and JFR), report_writer (the outputs).
+// overhead, and vtscope beside async-profiler and JFR), block_bench (--block: vtscope block's
+// costs), report_writer (the outputs).
 #include <unistd.h>
 
 #include <chrono>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "bench_options.h"
+#include "block_bench.h"
 #include "jmh_matrix.h"
 #include "native_memory.h"
 #include "profile_bench.h"
@@ -70,7 +72,9 @@ int main(int argc, char** argv) {
     if (o.memory) memory = run_native_memory(o);
     std::optional<ProfileBench> profile;
     if (o.profile) profile = run_profile_bench(o, jdk, started);
+    BlockBench block;
+    if (o.block) block = run_block_bench(o);
     double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
 
-    return write_results(o, Results{matrix, storm, memory, profile ? &*profile : nullptr, jdk, elapsed}) ? 0 : 1;
+    return write_results(o, Results{matrix, storm, memory, block, profile ? &*profile : nullptr, jdk, elapsed}) ? 0 : 1;
 }

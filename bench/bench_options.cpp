@@ -36,13 +36,17 @@ void usage() {
         "                     [--storm-seconds N] [--storm-modes a,b,...] [--no-matrix] [--collector FILE]\n"
         "                     [--java-home DIR] [--jar FILE] [--no-profile] [--profile-rounds N]\n"
         "                     [--demo-requests N] [--compare-hz N] [--async-profiler FILE]\n"
+        "                     [--block] [--block-rounds N]\n"
         "Runs the benchmark matrix (workload x configuration) as root (the consumer configurations attach\n"
         "build/bin/vtscope). Defaults: 4 forks, 3 x 1s warm-up, 5 x 1s measurement. --quick: 1 fork,\n"
         "2 x 0.4s warm-up, 3 x 0.4s measurement, shorter storm, one memory run, 2 profile rounds.\n"
         "--no-matrix skips the matrix; --no-profile the vtscope profile part (Transition under vtscope profile\n"
         "at 99 and 999 Hz with and without --stacks, the demo service in --profile-rounds rounds of\n"
         "--demo-requests requests, and vtscope, async-profiler and JFR on CpuBudgets at --compare-hz).\n"
-        "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep otep-jvmti\n"
+        "--block: also the costs of vtscope block: its sched_switch program per switch (of the target's\n"
+        "threads and of other processes', bpf_stats) and the demo service's throughput without and with it\n"
+        "attached, N rounds (default 5); its Park/Unpark cost is the \"block\" configuration.\n"
+        "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep otep-jvmti block\n"
         "workloads: transition parkunpark churn ctx-platform ctx-distinct ctx-virtual vtt-nanotime vtt-pair "
         "vtt-transition\n"
         "           vtt-parkunpark\n"
@@ -96,6 +100,10 @@ bool parse_options(int argc, char** argv, Options* o) {
             o->storm = false;
         else if (a == "--no-memory")
             o->memory = false;
+        else if (a == "--block")
+            o->block = true;
+        else if (a == "--block-rounds")
+            o->block_demo_rounds = std::atoi(next().c_str());
         else if (a == "--storm-modes")
             o->storm_modes = split(next(), ',');
         else if (a == "--no-matrix")
@@ -124,10 +132,10 @@ bool parse_options(int argc, char** argv, Options* o) {
         }
     }
     if (o->forks < 1 || o->iterations < 2 || o->warmup_iterations < 1 || o->profile_rounds < 2 ||
-        o->demo_requests < 1 || o->compare_hz < 1) {
+        o->demo_requests < 1 || o->compare_hz < 1 || o->block_demo_rounds < 2) {
         std::fprintf(stderr,
                      "vtscope-bench: need --forks >= 1, --i >= 2, --wi >= 1, --profile-rounds >= 2, "
-                     "--demo-requests >= 1, --compare-hz >= 1\n");
+                     "--demo-requests >= 1, --compare-hz >= 1, --block-rounds >= 2\n");
         return false;
     }
     return true;

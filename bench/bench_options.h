@@ -23,7 +23,9 @@ struct Options {
     bool profile = true;     // the vtscope profile part (issue 12)
     int profile_rounds = 5;  // JVMs per configuration of its demo-service and CpuBudgets runs
     int demo_requests = 2000;
-    int compare_hz = 499;  // the sampling rate of every tool on CpuBudgets
+    int compare_hz = 499;       // the sampling rate of every tool on CpuBudgets
+    bool block = false;         // --block: the costs of vtscope block (block_bench.h)
+    int block_demo_rounds = 5;  // --block-rounds: demo-service rounds, each without and with block
     int storm_seconds = 4;
     int storm_warmup_ms = 4000;
     std::string java_home = VTSCOPE_DEFAULT_JAVA_HOME;

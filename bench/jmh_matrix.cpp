@@ -20,12 +20,13 @@ using testing::read_file;
 using testing::wait_for_file;
 using testing::wait_for_text;
 
-const std::vector<std::string> kConfigs = {"baseline", "writer", "writer+trace",    "jvmti", "lib",
-                                           "vtt",      "probes", "probes+consumer", "otep",  "otep-jvmti"};
+const std::vector<std::string> kConfigs = {"baseline", "writer",          "writer+trace", "jvmti",      "lib",  "vtt",
+                                           "probes",   "probes+consumer", "otep",         "otep-jvmti", "block"};
 
 const std::map<std::string, std::string> kReference = {
-    {"writer", "baseline"}, {"writer+trace", "writer"},    {"jvmti", "baseline"}, {"lib", "baseline"},  {"vtt", "lib"},
-    {"probes", "lib"},      {"probes+consumer", "probes"}, {"otep", "lib"},       {"otep-jvmti", "lib"}};
+    {"writer", "baseline"}, {"writer+trace", "writer"}, {"jvmti", "baseline"},         {"lib", "baseline"},
+    {"vtt", "lib"},         {"probes", "lib"},          {"probes+consumer", "probes"}, {"otep", "lib"},
+    {"otep-jvmti", "lib"},  {"block", "baseline"}};
 
 const std::map<std::string, std::string> kConfigMeaning = {
     {"baseline", "nothing of vtscope in the JVM"},
@@ -46,7 +47,8 @@ const std::map<std::string, std::string> kConfigMeaning = {
      "-agentpath:libvtscope.so=otep (otel_thread_ctx_v1 follows every mount, through the VirtualThread mount "
      "hook)"},
     {"otep-jvmti",
-     "-agentpath:libvtscope.so=otep-jvmti (the same through the JVMTI mount/unmount events, the fallback)"}};
+     "-agentpath:libvtscope.so=otep-jvmti (the same through the JVMTI mount/unmount events, the fallback)"},
+    {"block", "nothing of vtscope in the JVM; `vtscope block` (sched_switch, vmstructs) attached"}};
 
 namespace {
 
@@ -102,7 +104,7 @@ const std::vector<Workload>& all_workloads() {
 }
 
 bool has_consumer(const std::string& config) {
-    return config == "writer+trace" || config == "probes+consumer" || profile_config(config);
+    return config == "writer+trace" || config == "probes+consumer" || config == "block" || profile_config(config);
 }
 
 // The configuration as the JVM sees it: a profile configuration is a baseline JVM with `vtscope
@@ -110,8 +112,10 @@ bool has_consumer(const std::string& config) {
 std::string in_jvm_config(const std::string& config) { return profile_config(config) ? "baseline" : config; }
 
 std::vector<std::string> jvm_options(const Options& o, const std::string& config) {
+    // jmh.ignoreLock: JMH refuses to start while another JMH holds /tmp/jmh.lock, and this machine
+    // is shared (the noise is dealt with by interleaving the forks, not by a lock).
     std::vector<std::string> opts = {"-Xms" + o.heap, "-Xmx" + o.heap, "--enable-native-access=ALL-UNNAMED",
-                                     "-Dvtscope.bench.config=" + in_jvm_config(config)};
+                                     "-Dvtscope.bench.config=" + in_jvm_config(config), "-Djmh.ignoreLock=true"};
     if (config == "jvmti") opts.push_back("-agentpath:" + o.control_agent);
     if (config == "lib" || config == "vtt") opts.push_back("-Dvtscope.library.path=" + o.native_lib);
     if (config == "probes" || config == "probes+consumer") opts.push_back("-agentpath:" + o.native_lib + "=probes");
@@ -172,7 +176,7 @@ void run_fork(const Options& o, Cell* cell, int fork) {
         // Attach once the benchmark's setup is done (JMH prints the first warm-up iteration), so
         // the JVM is fully up; the warm-up iterations absorb the attach.
         if (wait_for_text(out, "# Warmup Iteration", 60s, {&jvm})) {
-            tracer = start_tracer(o, cell->config, jvm.pid(), stem);
+            tracer = start_tracer(o, cell->config, jvm.pid(), stem, cell->config == "block" ? "block" : "trace");
             if (wait_for_file(tracer_ready_file(stem), 60s, {&tracer, &jvm})) {
                 ts.attach_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
                 // A measurement line "Iteration   1:" (not "# Warmup Iteration") means it was late.

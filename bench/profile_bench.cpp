@@ -128,15 +128,24 @@ void run_demo_round(const Options& o, RoundSeries* series, int round) {
         series->program_share.push_back(ts.program_run_time_ns / (ts.target_cpu_s * 1e9));
         series->consumer_cpu_share.push_back((cpu1 - cpu0) / wall);
     }
-    static const std::regex line(R"(# demo requests=(\d+) nanos=(\d+))");
-    std::string text = read_file(out);
-    std::smatch m;
-    if (status != 0 || !done || !std::regex_search(text, m, line)) {
+    double rps = demo_requests_per_s(read_file(out));
+    if (status != 0 || !done || std::isnan(rps)) {
         series->errors.push_back(label + ": java exited " + std::to_string(status) + " (see " + stem + ".err)");
         return;
     }
-    series->scores.back() = std::stod(m[1]) / (std::stod(m[2]) / 1e9);
+    series->scores.back() = rps;
 }
+
+}  // namespace
+
+double demo_requests_per_s(const std::string& output) {
+    static const std::regex line(R"(# demo requests=(\d+) nanos=(\d+))");
+    std::smatch m;
+    if (!std::regex_search(output, m, line) || std::stod(m[2]) <= 0) return NAN;
+    return std::stod(m[1]) / (std::stod(m[2]) / 1e9);
+}
+
+namespace {
 
 std::vector<RoundSeries> run_demo(const Options& o, Clock::time_point started) {
     std::vector<RoundSeries> demo;

@@ -81,6 +81,10 @@ ProfileBench run_profile_bench(const Options& o, const std::string& jdk, std::ch
 void write_profile_section(std::ostream& md, const Options& o, const ProfileBench& p);
 std::string profile_json(const ProfileBench& p);
 
+// Requests per second from the demo service's output (its "# demo requests=N nanos=T" line, the
+// load's wall time); NaN without that line.
+double demo_requests_per_s(const std::string& output);
+
 // Every error the part recorded, each prefixed with where it happened.
 std::vector<std::string> profile_errors(const ProfileBench& p);
 

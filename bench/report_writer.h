@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bench_options.h"
+#include "block_bench.h"
 #include "jmh_matrix.h"
 #include "native_memory.h"
 #include "profile_bench.h"
@@ -26,6 +27,7 @@ struct Results {
     const Matrix& matrix;
     const std::vector<StormRun>& storm;
     const std::vector<MemoryRun>& memory;
+    const BlockBench& block;
     const ProfileBench* profile;  // null when not run
     std::string jdk;              // the java -version line
     double elapsed_s;             // wall time of all the measurements

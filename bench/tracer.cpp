@@ -31,9 +31,15 @@ std::vector<std::string> tracer_argv(const Options& o, const std::string& config
         if (profile->stacks) argv.push_back("--stacks");
         return argv;
     }
-    std::vector<std::string> argv = {
-        o.vtscope,  command,     "--pid",        std::to_string(pid),     "--syscalls",     "write",
-        "--output", "/dev/null", "--ready-file", tracer_ready_file(stem), "--summary-json", summary_json_file(stem)};
+    std::vector<std::string> argv = {o.vtscope,        command,
+                                     "--pid",          std::to_string(pid),
+                                     "--output",       "/dev/null",
+                                     "--ready-file",   tracer_ready_file(stem),
+                                     "--summary-json", summary_json_file(stem)};
+    if (command != "block") {  // block traces sched_switch, not syscalls
+        argv.push_back("--syscalls");
+        argv.push_back("write");
+    }
     if (config == "probes+consumer") {
         argv.push_back("--identity");
         argv.push_back("lifecycle");

@@ -45,9 +45,9 @@ std::optional<ProfileConfig> profile_config(const std::string& config);
 std::string tracer_ready_file(const std::string& stem);
 
 // Starts `vtscope COMMAND --pid PID --syscalls write` for the configuration (command: "trace",
-// or "stat", the same attribution counted in the kernel), or `vtscope profile --hz HZ [--stacks]`
-// for a profile configuration, after removing its old ready and summary files; cpu pins it;
-// extra: more vtscope options (--otlp URL).
+// or "stat", the same attribution counted in the kernel; or "block", without --syscalls), or
+// `vtscope profile --hz HZ [--stacks]` for a profile configuration, after removing its old ready
+// and summary files; cpu pins it; extra: more vtscope options (--otlp URL).
 testing::Child start_tracer(const Options& o, const std::string& config, pid_t pid, const std::string& stem,
                             const std::string& command = "trace", std::optional<int> cpu = std::nullopt,
                             const std::vector<std::string>& extra = {});

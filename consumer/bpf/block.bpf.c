@@ -19,7 +19,8 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set by user space before load. */
 const volatile __u64 threshold_ns = 20 * 1000 * 1000;
-const volatile __u32 all_threads = 0; /* also intervals of threads with no virtual thread mounted */
+const volatile __u32 all_threads = 0;	 /* also intervals of threads with no virtual thread mounted */
+const volatile __u32 collect_stacks = 0; /* --stacks */
 
 #define TASK_RUNNING_STATE 0x0000
 #define TASK_DEAD_STATE	   0x0080
@@ -31,14 +32,50 @@ struct {
 	__uint(max_entries, RINGBUF_BYTES);
 } events SEC(".maps");
 
-/* Intervals by tid, open (ts_ns != 0) or closed; preallocated, so the first switch-out of a task
- * never allocates. An entry lives until its task exits. */
+/* Each task's interval, open (interval.ts_ns != 0) or closed, and its pending short intervals, by
+ * tid; preallocated, so the first switch-out of a task never allocates. An entry lives until its
+ * task exits. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, VTSCOPE_MAX_THREADS);
 	__type(key, __u32);
-	__type(value, struct vtscope_block_event);
+	__type(value, struct vtscope_block_task);
 } open_intervals SEC(".maps");
+
+/* The value a task's open_intervals entry is created with (too large for the BPF stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vtscope_block_task);
+} empty_task SEC(".maps");
+
+/*
+ * --stacks: the stacks of each task's last switch-out, by tid, written in place like
+ * open_intervals (only the task's own, ordered switches touch its entry) and copied into the
+ * record of a reported interval. A stack lives with its interval rather than in a stack-trace map
+ * (profile.bpf.c's way): an interval can stay open for seconds, longer than any round after which
+ * such a map could be emptied, and a reused bucket would give it another stack. Not preallocated
+ * (about 2 KiB an entry): entries exist only for the tasks that blocked with a virtual thread
+ * mounted; user space sets max_entries to 1 without --stacks.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, VTSCOPE_MAX_THREADS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct vtscope_block_stacks);
+} open_stacks SEC(".maps");
+
+/* The value a task's open_stacks entry is created with (too large for the BPF stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vtscope_block_stacks);
+} empty_stacks SEC(".maps");
+
+#define VTSCOPE_ENOENT 2
 
 /* Intervals shorter than the threshold: two tables, one active (counts_generation & 1) while
  * user space drains the other (sinks.h, CountTables). */
@@ -82,30 +119,59 @@ static __always_inline bool keep(const struct vtscope_attribution *a)
 	return a->reason != VTSCOPE_REASON_NOT_JAVA_THREAD && a->reason != VTSCOPE_REASON_NO_LIFECYCLE_MAPPING;
 }
 
-static __always_inline void count_interval(const struct vtscope_block_event *e)
+static __always_inline void count_key(const struct vtscope_block_event *e, struct vtscope_block_key *key)
 {
-	struct vtscope_block_key key = {};
-	key.java_id = e->attribution.java_id;
-	key.syscall_nr = e->syscall_nr;
-	key.status = e->attribution.status;
-	key.block_reason = e->block_reason;
-	key.mounted_virtual = e->attribution.mounted_virtual;
+	__builtin_memset(key, 0, sizeof(*key));
+	key->java_id = e->attribution.java_id;
+	key->syscall_nr = e->syscall_nr;
+	key->status = e->attribution.status;
+	key->block_reason = e->block_reason;
+	key->mounted_virtual = e->attribution.mounted_virtual;
 	if (e->attribution.status == VTSCOPE_STATUS_OK)
-		__builtin_memcpy(key.trace_id, e->attribution.trace_id, sizeof(key.trace_id));
+		__builtin_memcpy(key->trace_id, e->attribution.trace_id, sizeof(key->trace_id));
+}
+
+/* Adds n intervals of total_ns under *key to the active count table. */
+static __always_inline void count_intervals(const struct vtscope_block_key *key, __u64 n, __u64 total_ns)
+{
 	void *table = (counts_generation & 1) ? (void *)&counts1 : (void *)&counts0;
-	struct vtscope_block_value *value = bpf_map_lookup_elem(table, &key);
+	struct vtscope_block_value *value = bpf_map_lookup_elem(table, key);
 	if (!value) {
 		/* Another CPU may insert the same key first (EEXIST): the lookup below finds its entry. */
 		struct vtscope_block_value zero = {};
-		bpf_map_update_elem(table, &key, &zero, BPF_NOEXIST);
-		value = bpf_map_lookup_elem(table, &key);
+		bpf_map_update_elem(table, key, &zero, BPF_NOEXIST);
+		value = bpf_map_lookup_elem(table, key);
 		if (!value) {
 			vtscope_count(VTSCOPE_COUNTER_LOST); /* the table is full */
 			return;
 		}
 	}
-	__sync_fetch_and_add(&value->count, 1);
-	__sync_fetch_and_add(&value->total_ns, e->duration_ns);
+	__sync_fetch_and_add(&value->count, n);
+	__sync_fetch_and_add(&value->total_ns, total_ns);
+}
+
+static __always_inline bool same_key(const struct vtscope_block_key *a, const struct vtscope_block_key *b)
+{
+	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+	return x[0] == y[0] && x[1] == y[1] && x[2] == y[2] && x[3] == y[3];
+}
+
+/* A short interval of task t: summed with t's pending ones if the key is theirs, else those go to
+ * the table and this one is pending. Only t's own switch-ins (ordered) and its exit touch them. */
+static __always_inline void count_interval(struct vtscope_block_task *t, const struct vtscope_block_event *e)
+{
+	struct vtscope_block_key key;
+	count_key(e, &key);
+	if (t->pending.count != 0 && same_key(&key, &t->pending_key)) {
+		t->pending.count += 1;
+		t->pending.total_ns += e->duration_ns;
+		return;
+	}
+	if (t->pending.count != 0)
+		count_intervals(&t->pending_key, t->pending.count, t->pending.total_ns);
+	t->pending_key = key;
+	t->pending.count = 1;
+	t->pending.total_ns = e->duration_ns;
 }
 
 /* Switch-out of a target task (prev == current). */
@@ -119,7 +185,31 @@ static __always_inline __u64 switch_time(__u64 *now)
 	return *now;
 }
 
-static __always_inline void open_interval(bool preempt, struct task_struct *prev, __u32 prev_state, __u64 *now)
+/*
+ * The stacks of prev, which is still current here (sched_switch fires in __schedule before
+ * context_switch, kernel/sched/core.c): bpf_get_stack from a tp_btf program walks current's kernel
+ * stack from this point and its user stack from its saved user registers (bpf_get_stack_raw_tp,
+ * kernel/trace/bpf_trace.c; get_perf_callchain, kernel/events/callchain.c).
+ */
+static __always_inline void take_stacks(void *ctx, __u32 tid)
+{
+	struct vtscope_block_stacks *s = bpf_map_lookup_elem(&open_stacks, &tid);
+	if (!s) {
+		__u32 zero = 0;
+		struct vtscope_block_stacks *empty = bpf_map_lookup_elem(&empty_stacks, &zero);
+		if (!empty)
+			return;
+		bpf_map_update_elem(&open_stacks, &tid, empty, BPF_NOEXIST);
+		s = bpf_map_lookup_elem(&open_stacks, &tid);
+		if (!s)
+			return; /* the map is full: the interval's record says no stack was taken */
+	}
+	s->user_bytes = bpf_get_stack(ctx, s->user, sizeof(s->user), BPF_F_USER_STACK);
+	s->kernel_bytes = bpf_get_stack(ctx, s->kernel, sizeof(s->kernel), 0);
+}
+
+static __always_inline void open_interval(void *ctx, bool preempt, struct task_struct *prev, __u32 prev_state,
+					  __u64 *now)
 {
 	if (prev_state & TASK_DEAD_STATE)
 		return; /* its last switch: it never runs again, and its memory is gone */
@@ -144,52 +234,79 @@ static __always_inline void open_interval(bool preempt, struct task_struct *prev
 	else
 		e.block_reason = e.syscall_nr >= 0 ? VTSCOPE_BLOCK_SYSCALL : VTSCOPE_BLOCK_OTHER;
 	__builtin_memset(e.pad, 0, sizeof(e.pad));
+	if (collect_stacks)
+		take_stacks(ctx, tid);
 	/* The task's entry, once created, is written in place: only its own switches touch it, and
 	 * they are ordered (see the top), so no lock and no delete is needed; ts_ns 0 marks it closed. */
-	struct vtscope_block_event *slot = bpf_map_lookup_elem(&open_intervals, &tid);
-	if (slot) {
-		if (slot->ts_ns != 0) {
-			__u32 zero = 0;
-			__u64 *missed = bpf_map_lookup_elem(&block_anomalies, &zero);
-			if (missed)
-				*missed += 1;
+	__u32 zero = 0;
+	struct vtscope_block_task *slot = bpf_map_lookup_elem(&open_intervals, &tid);
+	if (!slot) {
+		struct vtscope_block_task *empty = bpf_map_lookup_elem(&empty_task, &zero);
+		if (!empty)
+			return;
+		bpf_map_update_elem(&open_intervals, &tid, empty, BPF_NOEXIST);
+		slot = bpf_map_lookup_elem(&open_intervals, &tid);
+		if (!slot) {
+			vtscope_count(VTSCOPE_COUNTER_LOST); /* the map is full */
+			return;
 		}
-		*slot = e;
-		return;
+	} else if (slot->interval.ts_ns != 0) {
+		__u64 *missed = bpf_map_lookup_elem(&block_anomalies, &zero);
+		if (missed)
+			*missed += 1;
 	}
-	if (bpf_map_update_elem(&open_intervals, &tid, &e, BPF_NOEXIST) != 0)
-		vtscope_count(VTSCOPE_COUNTER_LOST); /* the map is full */
+	slot->interval = e;
 }
 
 /* Switch-in of a target task. */
 static __always_inline void close_interval(__u32 tid, __u64 *now)
 {
-	struct vtscope_block_event *open = bpf_map_lookup_elem(&open_intervals, &tid);
-	if (!open || open->ts_ns == 0)
+	struct vtscope_block_task *t = bpf_map_lookup_elem(&open_intervals, &tid);
+	if (!t || t->interval.ts_ns == 0)
 		return;
-	struct vtscope_block_event e = *open;
-	open->ts_ns = 0; /* closed */
+	struct vtscope_block_event e = t->interval;
+	t->interval.ts_ns = 0; /* closed */
 	e.duration_ns = switch_time(now) - e.ts_ns;
 	if (e.duration_ns >= threshold_ns) {
-		struct vtscope_block_event *out = bpf_ringbuf_reserve(&events, sizeof(*out), 0);
-		if (out) {
-			*out = e;
-			bpf_ringbuf_submit(out, 0);
-			return;
+		if (collect_stacks) {
+			struct vtscope_block_record *out = bpf_ringbuf_reserve(&events, sizeof(*out), 0);
+			if (out) {
+				out->event = e;
+				struct vtscope_block_stacks *s = bpf_map_lookup_elem(&open_stacks, &tid);
+				if (!s || bpf_probe_read_kernel(&out->stacks, sizeof(out->stacks), s) != 0) {
+					out->stacks.user_bytes = -VTSCOPE_ENOENT;
+					out->stacks.kernel_bytes = -VTSCOPE_ENOENT;
+				}
+				bpf_ringbuf_submit(out, 0);
+				return;
+			}
+		} else {
+			struct vtscope_block_event *out = bpf_ringbuf_reserve(&events, sizeof(*out), 0);
+			if (out) {
+				*out = e;
+				bpf_ringbuf_submit(out, 0);
+				return;
+			}
 		}
 		vtscope_count(VTSCOPE_COUNTER_LOST); /* not streamed; still counted below */
 	}
-	count_interval(&e);
+	count_interval(t, &e);
 }
 
-/* A task of the target exits: its entry goes (it is closed: the task is running). */
+/* A task of the target exits: its pending short intervals are counted and its entry goes (its
+ * interval is closed: the task is running). */
 SEC("tracepoint/sched/sched_process_exit")
 int on_block_task_exit(void *ctx)
 {
 	if (!vtscope_is_target())
 		return 0;
 	__u32 tid = vtscope_current_tid();
+	struct vtscope_block_task *t = bpf_map_lookup_elem(&open_intervals, &tid);
+	if (t && t->pending.count != 0)
+		count_intervals(&t->pending_key, t->pending.count, t->pending.total_ns);
 	bpf_map_delete_elem(&open_intervals, &tid);
+	if (collect_stacks)
+		bpf_map_delete_elem(&open_stacks, &tid);
 	return 0;
 }
 
@@ -204,7 +321,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		return 0;
 	__u64 now = 0;
 	if (out)
-		open_interval(preempt, prev, prev_state, &now);
+		open_interval(ctx, preempt, prev, prev_state, &now);
 	if (in)
 		close_interval(next->pid, &now);
 	return 0;

@@ -49,10 +49,48 @@ struct vtscope_block_value {
 	__u64 total_ns;
 };
 
+/* Deepest stack kept per interval with --stacks (the kernel's default perf_event_max_stack). */
+#define VTSCOPE_BLOCK_STACK_DEPTH 127
+
+/*
+ * The stacks of a task at its switch-out (--stacks; the "open_stacks" map, keyed by tid, and the
+ * tail of a reported interval's ring-buffer record), leaf first. Each *_bytes is what
+ * bpf_get_stack returned: the bytes written (8 per frame), or a negative errno (-ENOENT: no stack
+ * was taken for this interval).
+ */
+struct vtscope_block_stacks {
+	__s32 user_bytes;
+	__s32 kernel_bytes;
+	__u64 user[VTSCOPE_BLOCK_STACK_DEPTH];
+	__u64 kernel[VTSCOPE_BLOCK_STACK_DEPTH];
+};
+
+/* A reported interval's ring-buffer record with --stacks (without: the event alone). */
+struct vtscope_block_record {
+	struct vtscope_block_event event;
+	struct vtscope_block_stacks stacks;
+};
+
+/*
+ * A task's entry of the "open_intervals" map: its interval (open while interval.ts_ns != 0) and
+ * the intervals shorter than the threshold it closed since, all with one key (consecutive short
+ * intervals of a carrier usually have one: the same thread blocking the same way), summed here
+ * and added to the count table only when the key changes, when the task exits and (by user
+ * space, after the detach) at the end.
+ */
+struct vtscope_block_task {
+	struct vtscope_block_event interval;
+	struct vtscope_block_key pending_key;
+	struct vtscope_block_value pending; /* pending.count 0: nothing pending */
+};
+
 #ifdef __cplusplus
+static_assert(sizeof(struct vtscope_block_task) == 128, "map value layout shared with BPF");
 static_assert(sizeof(struct vtscope_block_event) == 80, "event layout shared with BPF");
 static_assert(sizeof(struct vtscope_block_key) == 32, "map key layout shared with BPF");
 static_assert(sizeof(struct vtscope_block_value) == 16, "map value layout shared with BPF");
+static_assert(sizeof(struct vtscope_block_stacks) == 8 + 2 * 8 * VTSCOPE_BLOCK_STACK_DEPTH, "shared with BPF");
+static_assert(sizeof(struct vtscope_block_record) == 80 + sizeof(struct vtscope_block_stacks), "shared with BPF");
 #endif
 
 #endif /* VTSCOPE_BLOCK_H */

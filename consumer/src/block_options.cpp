@@ -36,6 +36,11 @@ Intervals shorter than the threshold are counted in the kernel and appear in the
                           event to its interval: jfr_pinned_reason, jfr_blocking_operation,
                           jfr_stack; events JFR saw and vtscope did not are lines with
                           "jfr_only":true. The lines are then written at the end, in time order
+  --stacks                also the kernel and user stacks of the carrier at switch-out, leaf
+                          first and symbolised: kernel_stack, user_stack (native frames from ELF
+                          symbols, JIT-compiled Java frames from the JVM's perf map, which block
+                          has the JVM write as jcmd Compiler.perfmap does; Java frames need
+                          -XX:+PreserveFramePointer in the target, else a warning)
   --duration SEC          stop after SEC seconds (default: until SIGINT/SIGTERM or the target exits)
   --output FILE           write JSON lines to FILE (default: standard output)
   --ready-file FILE       create FILE once every probe is attached and the JVM was read
@@ -49,7 +54,10 @@ java_thread, trace_id, span_id, trace_flags, status and (for unmapped/invalid) r
 trace; block_reason: syscall (asleep in the syscall named by syscall), preempted (runnable but
 not running: run-queue wait, not blocking), other (asleep outside a syscall, e.g. a page fault);
 syscall: the x86_64 syscall name or null; open: true for an interval still open when the session
-ended (its duration runs to that moment).
+ended (its duration runs to that moment). With --stacks: kernel_stack and user_stack (arrays of
+frames, leaf first; a "[truncated]" last frame when the stack stops before the thread's entry
+frame or at the depth limit; null when it could not be read) and kernel_stack_error and
+user_stack_error (null, or why).
 
 block needs )") +
            kPrivilegeText + ". It only reads the target.\n";
@@ -86,7 +94,10 @@ Expected<BlockOptions> parse_block_options(const std::vector<std::string>& args)
             b.jfr = true;
             continue;
         }
-        if (arg == "--stacks") return make_error(arg + " is not implemented yet in block");
+        if (arg == "--stacks") {
+            b.stacks = true;
+            continue;
+        }
         std::string name = arg;
         std::string value;
         if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstddef>
 #include <cstring>
 #include <optional>
 #include <set>
@@ -14,6 +15,7 @@
 #include "block.skel.h"
 #include "event_format.h"
 #include "json.h"
+#include "jvm_stacks.h"
 #include "otlp_exporter.h"
 #include "sinks.h"
 #include "syscall_names.h"
@@ -28,7 +30,7 @@ const char* block_reason_name(unsigned reason) {
     }
 }
 
-std::string format_block_event(const vtscope_block_event& e, bool open) {
+std::string format_block_event(const vtscope_block_event& e, bool open, std::string_view more_fields) {
     std::string out;
     out.reserve(360);
     char buf[128];
@@ -48,7 +50,33 @@ std::string format_block_event(const vtscope_block_event& e, bool open) {
     } else {
         out += "null";
     }
-    out += open ? ",\"open\":true}" : ",\"open\":false}";
+    out += open ? ",\"open\":true" : ",\"open\":false";
+    out += more_fields;
+    out += '}';
+    return out;
+}
+
+std::string format_block_stacks(const BlockStack& kernel, const BlockStack& user) {
+    std::string out;
+    auto add = [&out](const char* name, const BlockStack& stack) {
+        out += ",\"";
+        out += name;
+        out += "\":";
+        if (!stack.error.empty() && stack.frames.empty()) {
+            out += "null";
+        } else {
+            out += '[';
+            for (size_t i = 0; i < stack.frames.size(); i++) out += (i ? "," : "") + json_quote(stack.frames[i]);
+            if (stack.truncated) out += stack.frames.empty() ? "\"[truncated]\"" : ",\"[truncated]\"";
+            out += ']';
+        }
+        out += ",\"";
+        out += name;
+        out += "_error\":";
+        out += stack.error.empty() ? "null" : json_quote(stack.error);
+    };
+    add("kernel_stack", kernel);
+    add("user_stack", user);
     return out;
 }
 
@@ -210,6 +238,12 @@ unsigned clamp_status(unsigned status) {
     return status < VTSCOPE_STATUS_COUNT ? status : unsigned{VTSCOPE_STATUS_INVALID};
 }
 
+// Why a stack of bpf_get_stack's is missing: its negative return.
+std::string stack_error(int32_t bytes) {
+    if (bytes == -ENOENT) return "not taken (the task's stack entry could not be created: the map was full)";
+    return std::string("not readable (") + std::strerror(-bytes) + ")";
+}
+
 // Upper bounds (seconds) of the blocked-time histogram's buckets: from 1 ms (below the default
 // 20 ms threshold, for --threshold 0 or 1) to 10 s, the last bucket open-ended.
 const std::vector<double> kBlockBounds = {0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10};
@@ -248,7 +282,7 @@ class BlockSource final : public EventSource {
 public:
     BlockSource(const BlockOptions& options, const Target& target, OutputFile& output,
                 std::unique_ptr<OtlpSession> otlp)
-        : options_(options), target_(target), output_(output), otlp_(std::move(otlp)) {}
+        : options_(options), target_(target), output_(output), otlp_(std::move(otlp)), stacks_(target) {}
 
     Status open(const AttributionCore& core) {
         skel_.reset(block_bpf__open());
@@ -257,6 +291,8 @@ public:
         threshold_ns_ = static_cast<uint64_t>(options_.threshold_ms * 1e6);
         skel_->rodata->threshold_ns = threshold_ns_;
         skel_->rodata->all_threads = options_.all_threads ? 1 : 0;
+        skel_->rodata->collect_stacks = options_.stacks ? 1 : 0;
+        if (!options_.stacks) bpf_map__set_max_entries(skel_->maps.open_stacks, 1);
         if (int err = block_bpf__load(skel_.get())) return load_error(err, "block");
         tables_.emplace(skel_->maps.counts0, skel_->maps.counts1, &skel_->bss->counts_generation,
                         [this](std::span<const uint8_t> key, std::span<const uint8_t> value) { count(key, value); });
@@ -269,6 +305,7 @@ public:
     bpf_object* object() override { return skel_->obj; }
 
     Status attach(Links& links) override {
+        if (options_.stacks) stacks_.prepare();
         attached_ns_ = monotonic_ns();
         bpf_link* link = bpf_program__attach(skel_->progs.on_sched_switch);
         if (!link) return attach_error("tp_btf/sched_switch");
@@ -289,9 +326,11 @@ public:
     void sync() override {
         tables_->rotate();
         if (otlp_ && ++sync_rounds_ % 4 == 0) publish_histograms();  // every second
+        if (options_.stacks) stacks_.sync_round();
     }
 
     void finish() override {
+        if (options_.stacks) stacks_.finish();  // the last perf map, for the final drain
         ring_->drain();
         tables_->drain_all();  // after the detach: nothing writes them any more
         close_open_intervals();
@@ -359,7 +398,54 @@ private:
             add_n(aggregate_.by_vthread[a.java_id]);
     }
 
-    void report(const vtscope_block_event& e, bool open) {
+    // --stacks: the fields of one interval's stacks, symbolised now (the perf map names the JIT
+    // code that is there now; one that names none of a JIT frame is written again, at most once a
+    // second, and the stack read again).
+    std::string stack_fields(const vtscope_block_stacks* s) {
+        if (!s) return format_block_stacks({{}, stack_error(-ENOENT), false}, {{}, stack_error(-ENOENT), false});
+        auto frames_of = [](int32_t bytes, const __u64* ips) {
+            size_t n = std::min<size_t>(static_cast<size_t>(bytes) / sizeof(__u64), VTSCOPE_BLOCK_STACK_DEPTH);
+            return std::vector<uint64_t>(ips, ips + n);
+        };
+        BlockStack kernel, user;
+        if (s->kernel_bytes < 0) {
+            kernel.error = stack_error(s->kernel_bytes);
+        } else {
+            auto ips = frames_of(s->kernel_bytes, s->kernel);
+            kernel.frames = stacks_.kernel_frames(ips);
+            // The walk starts in the tracepoint's machinery (the program, bpf_trace_run4,
+            // __traceiter_sched_switch, kernel/trace/bpf_trace.c); the task's own stack starts at
+            // __schedule below it.
+            auto machinery = [](const std::string& f) {
+                return f.starts_with("bpf_prog_") || f.starts_with("bpf_trace_run") || f.starts_with("__bpf_trace_") ||
+                       f.starts_with("__traceiter_");
+            };
+            auto first = std::find_if_not(kernel.frames.begin(), kernel.frames.end(), machinery);
+            kernel.frames.erase(kernel.frames.begin(), first);
+            kernel.truncated = ips.size() == VTSCOPE_BLOCK_STACK_DEPTH;
+        }
+        if (s->user_bytes < 0) {
+            user.error = stack_error(s->user_bytes);
+        } else {
+            auto ips = frames_of(s->user_bytes, s->user);
+            user.frames = stacks_.user_frames(ips);
+            auto unnamed_jit = [](const std::string& f) { return f == "[unknown]" || f.starts_with("[anon"); };
+            if (std::any_of(user.frames.begin(), user.frames.end(), unnamed_jit)) {
+                uint64_t now = monotonic_ns();
+                if (now - perf_map_written_ns_ >= 1000000000ull && target_.alive()) {
+                    perf_map_written_ns_ = now;
+                    if (stacks_.refresh_perf_map()) user.frames = stacks_.user_frames(ips);
+                }
+            }
+            // A stack walked by frame pointer stops early at code without one (JIT code without
+            // -XX:+PreserveFramePointer): complete only if it reaches the thread's entry frame.
+            user.truncated = ips.size() == VTSCOPE_BLOCK_STACK_DEPTH ||
+                             std::none_of(user.frames.begin(), user.frames.end(), is_entry_frame);
+        }
+        return format_block_stacks(kernel, user);
+    }
+
+    void report(const vtscope_block_event& e, bool open, std::string stacks = {}) {
         delivered_[clamp_status(e.attribution.status)]++;
         add(e.attribution, e.block_reason, e.syscall_nr, 1, e.duration_ns, true);
         if (open) aggregate_.open_at_end++;
@@ -372,10 +458,10 @@ private:
         if (e.attribution.mounted_virtual && e.block_reason != VTSCOPE_BLOCK_PREEMPTED)
             spans_.push_back({e.ts_ns, e.ts_ns + e.duration_ns, e.tid});
         if (jfr_) {
-            pending_.push_back({e, open, nullptr});  // written by join_jfr
+            pending_.push_back({e, open, std::move(stacks), nullptr});  // written by join_jfr
             return;
         }
-        std::string line = format_block_event(e, open);
+        std::string line = format_block_event(e, open, stacks);
         line.push_back('\n');
         output_.write(line);
     }
@@ -384,7 +470,11 @@ private:
         if (record.size() < sizeof(vtscope_block_event)) return;
         vtscope_block_event e;
         std::memcpy(&e, record.data(), sizeof(e));
-        report(e, false);
+        if (!options_.stacks) return report(e, false);
+        if (record.size() < sizeof(vtscope_block_record)) return report(e, false, stack_fields(nullptr));
+        auto stacks = std::make_unique<vtscope_block_stacks>();
+        std::memcpy(stacks.get(), record.data() + offsetof(vtscope_block_record, stacks), sizeof(*stacks));
+        report(e, false, stack_fields(stacks.get()));
     }
 
     void count(std::span<const uint8_t> key_bytes, std::span<const uint8_t> value_bytes) {
@@ -404,7 +494,8 @@ private:
     }
 
     // The intervals still open when the session ended (threads off-CPU at the detach): closed
-    // now, so the run loses none of them.
+    // now, so the run loses none of them; and the short intervals still pending in a task's
+    // entry (block.h) are counted.
     void close_open_intervals() {
         int fd = bpf_map__fd(skel_->maps.open_intervals);
         uint64_t now = monotonic_ns();
@@ -414,14 +505,24 @@ private:
         while (bpf_map_get_next_key(fd, first ? nullptr : &key, &next) == 0) {
             first = false;
             key = next;
-            vtscope_block_event e;
-            if (bpf_map_lookup_elem(fd, &key, &e) == 0 && e.ts_ns != 0) open.push_back(e);  // 0: closed
+            vtscope_block_task t;
+            if (bpf_map_lookup_elem(fd, &key, &t) != 0) continue;
+            if (t.interval.ts_ns != 0) open.push_back(t.interval);  // 0: closed
+            if (t.pending.count != 0)
+                count({reinterpret_cast<const uint8_t*>(&t.pending_key), sizeof(t.pending_key)},
+                      {reinterpret_cast<const uint8_t*>(&t.pending), sizeof(t.pending)});
         }
         std::sort(open.begin(), open.end(), [](const auto& a, const auto& b) { return a.ts_ns < b.ts_ns; });
         for (vtscope_block_event& e : open) {
             e.duration_ns = now > e.ts_ns ? now - e.ts_ns : 0;
             if (e.duration_ns >= threshold_ns_) {
-                report(e, true);
+                if (!options_.stacks) {
+                    report(e, true);
+                    continue;
+                }
+                auto stacks = std::make_unique<vtscope_block_stacks>();
+                bool found = bpf_map_lookup_elem(bpf_map__fd(skel_->maps.open_stacks), &e.tid, stacks.get()) == 0;
+                report(e, true, stack_fields(found ? stacks.get() : nullptr));
             } else {
                 delivered_[clamp_status(e.attribution.status)]++;
                 add(e.attribution, e.block_reason, e.syscall_nr, 1, e.duration_ns, false);
@@ -469,10 +570,10 @@ private:
         aggregate_.jfr_joined = jfr_events_.size() - unjoined.size();
         for (const Pending& p : pending_) {
             if (!p.jfr) aggregate_.reported_not_in_jfr++;
-            std::string line = format_block_event(p.event, p.open);
-            line.pop_back();  // the closing brace
-            append_jfr_fields(line, p.jfr);
-            line += "}\n";
+            std::string fields = p.stacks;
+            append_jfr_fields(fields, p.jfr);
+            std::string line = format_block_event(p.event, p.open, fields);
+            line.push_back('\n');
             output_.write(line);
         }
         for (const JfrPinnedEvent* j : unjoined) {
@@ -512,11 +613,14 @@ private:
     std::optional<CountTables> tables_;
     BlockAggregate aggregate_;
     uint64_t attached_ns_ = 0;
+    JvmStacks stacks_;                         // --stacks
+    uint64_t perf_map_written_ns_ = 0;         // --stacks: when an unnamed JIT frame last had it written
     std::vector<BlockAggregate::Span> spans_;  // reported intervals of carriers, for the stall time
     // --jfr: the intervals, held back until the recording is read, and its events.
     struct Pending {
         vtscope_block_event event;
         bool open;
+        std::string stacks;  // --stacks: its fields
         const JfrPinnedEvent* jfr;
     };
     std::optional<JfrRecording> jfr_;

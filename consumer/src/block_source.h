@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../bpf/block.h"
@@ -21,8 +22,19 @@
 namespace vtscope {
 
 const char* block_reason_name(unsigned reason);
-// One JSON line (no newline) of `vtscope block`; open: the interval was still open at the end.
-std::string format_block_event(const vtscope_block_event& event, bool open);
+// One JSON line (no newline) of `vtscope block`; open: the interval was still open at the end;
+// more_fields (",\"name\":value..."): the --stacks and --jfr fields, before the closing brace.
+std::string format_block_event(const vtscope_block_event& event, bool open, std::string_view more_fields = {});
+
+// One stack of an interval (--stacks), symbolised, leaf first.
+struct BlockStack {
+    std::vector<std::string> frames;
+    std::string error;       // why there is no stack (frames empty then), or empty
+    bool truncated = false;  // it stops before the thread's entry frame, or at the depth limit
+};
+// The --stacks fields: ,"kernel_stack":[...]|null,"kernel_stack_error":null|"...", and the same for
+// the user stack; a truncated stack ends with a "[truncated]" frame.
+std::string format_block_stacks(const BlockStack& kernel, const BlockStack& user);
 
 // Blocked time of one trace or virtual thread, over reported and counted intervals.
 struct BlockTotals {

@@ -94,8 +94,8 @@ std::string profile_help() {
 std::string block_summary() {
     return R"(  block --pid PID [options]   off-CPU intervals of carriers with a virtual thread mounted (the
                               virtual thread blocks or pins its carrier), attributed to it and
-                              its trace: --threshold MS (default 20), --all-threads, --jfr; see
-                              vtscope block --help
+                              its trace: --threshold MS (default 20), --all-threads, --jfr,
+                              --stacks; see vtscope block --help
 )";
 }
 

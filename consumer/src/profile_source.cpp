@@ -22,12 +22,11 @@
 #include "../bpf/profile.h"
 #include "event_format.h"
 #include "flamegraph.h"
-#include "jvm_attach.h"
 #include "otlp_exporter.h"
 #include "profile.skel.h"
 #include "profile_report.h"
 #include "sinks.h"
-#include "stack_symbolizer.h"
+#include "jvm_stacks.h"
 
 namespace vtscope {
 namespace {
@@ -37,8 +36,6 @@ struct SkeletonDeleter {
 };
 
 constexpr uint32_t kStackEntries = 16384;
-constexpr int kMapsEveryRounds = 4;     // the target's mappings: every second
-constexpr int kPerfMapEveryRounds = 8;  // the JVM's perf map: every 2 s
 
 int perf_event_open(perf_event_attr* attr, pid_t pid, int cpu) {
     return static_cast<int>(syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
@@ -61,19 +58,11 @@ std::string read_comm(pid_t pid, uint32_t tid) {
     return name;
 }
 
-// A frame that marks where a virtual thread's stack begins (the continuation's entry) or where
-// any thread's stack begins: a stack that reaches one is complete.
-bool is_entry_frame(const std::string& frame) {
-    return frame.find("enterSpecial") != std::string::npos ||
-           (frame.find("VirtualThread") != std::string::npos && frame.find("run") != std::string::npos) ||
-           frame == "start_thread" || frame == "clone3" || frame == "__clone3" || frame == "thread_native_entry";
-}
-
 class ProfileSource final : public EventSource {
 public:
     ProfileSource(const ProfileOptions& options, const Target& target, OutputFile& output,
                   std::unique_ptr<OtlpSession> otlp)
-        : options_(options), target_(target), output_(output), symbolizer_(target.pid), otlp_(std::move(otlp)) {}
+        : options_(options), target_(target), output_(output), stacks_(target), otlp_(std::move(otlp)) {}
 
     Status open(const AttributionCore& core) {
         skel_.reset(profile_bpf__open());
@@ -92,7 +81,7 @@ public:
 
     Status attach(Links& links) override {
         read_thread_names();
-        if (options_.stacks) prepare_stacks();
+        if (options_.stacks) stacks_.prepare();
         int cpus = libbpf_num_possible_cpus();
         if (cpus <= 0) return make_error("cannot count the CPUs");
         // Hardware cycles where there is a PMU; this VM has none, so the software cpu-clock.
@@ -160,19 +149,13 @@ public:
         });
         round_++;
         if (otlp_ && round_ % 4 == 0) publish_cpu_time();  // every second
-        if (!options_.stacks) return;
-        if (round_ % kMapsEveryRounds == 0) symbolizer_.snapshot_maps();
-        if (round_ % kPerfMapEveryRounds == 0) refresh_perf_map();
+        if (options_.stacks) stacks_.sync_round();
     }
 
     void finish() override {
         stopped_ = std::chrono::steady_clock::now();
         tables_->drain_all();  // after the detach: nothing writes them any more
-        if (options_.stacks && target_.alive()) {
-            symbolizer_.snapshot_maps();
-            refresh_perf_map();
-        }
-        if (options_.stacks && !symbolizer_.have_perf_map()) symbolizer_.load_perf_map();  // -XX:+DumpPerfMapAtExit
+        if (options_.stacks) stacks_.finish();
         if (otlp_) publish_cpu_time();
         build_rows();
         if (otlp_) {
@@ -256,34 +239,6 @@ private:
         for (uint32_t tid : list_tasks()) names_[tid] = read_comm(target_.pid, tid);
     }
 
-    // Java frames are walked by frame pointer only when the JIT keeps them; say so when it does not.
-    void prepare_stacks() {
-        symbolizer_.snapshot_maps();
-        auto flags = jvm_diagnostic_command(target_.pid, "VM.flags", std::chrono::seconds(10));
-        if (!flags) {
-            warnings_.push_back("cannot read the JVM's flags (" + flags.error().message +
-                                "): Java frames may be missing");
-        } else if (flags->find("-XX:+PreserveFramePointer") == std::string::npos) {
-            warnings_.push_back(
-                "the JVM runs without -XX:+PreserveFramePointer: stacks stop at the first JIT-compiled "
-                "Java frame (native frames still resolve); restart it with the flag for Java stacks");
-        }
-        refresh_perf_map();
-        if (!warnings_.empty())
-            for (const std::string& w : warnings_) std::fprintf(stderr, "vtscope: warning: %s\n", w.c_str());
-    }
-
-    void refresh_perf_map() {
-        auto done = jvm_diagnostic_command(target_.pid, "Compiler.perfmap", std::chrono::seconds(10));
-        if (done)
-            symbolizer_.load_perf_map();
-        else if (!perf_map_warned_ && target_.alive()) {
-            perf_map_warned_ = true;
-            warnings_.push_back("cannot have the JVM write its perf map (" + done.error().message +
-                                "): JIT frames show as [unknown]");
-        }
-    }
-
     // One drained count: added to the totals of its attribution and stacks. The stacks are read
     // now, from the stack map of the count's generation, which is emptied right after.
     void count(std::span<const uint8_t> key_bytes, std::span<const uint8_t> value_bytes) {
@@ -324,7 +279,7 @@ private:
         }
     }
 
-    // The interned stack (index into stacks_, 0: none) of a stack id of the given map.
+    // The interned stack (index into interned_, 0: none) of a stack id of the given map.
     uint32_t read_stack(unsigned generation, int32_t id) {
         if (id < 0 || !options_.stacks) return 0;
         bpf_map* map = generation ? skel_->maps.stacks1 : skel_->maps.stacks0;
@@ -332,8 +287,8 @@ private:
         if (bpf_map_lookup_elem(bpf_map__fd(map), &id, ips.data()) != 0) return 0;
         while (!ips.empty() && ips.back() == 0) ips.pop_back();
         if (ips.empty()) return 0;
-        auto [it, fresh] = stack_index_.try_emplace(ips, static_cast<uint32_t>(stacks_.size()));
-        if (fresh) stacks_.push_back(std::move(ips));
+        auto [it, fresh] = stack_index_.try_emplace(ips, static_cast<uint32_t>(interned_.size()));
+        if (fresh) interned_.push_back(std::move(ips));
         return it->second;
     }
 
@@ -366,18 +321,19 @@ private:
             if (options_.stacks) {
                 if (key.stack_lost) stack_errors_ += total.samples;
                 if (key.user_stack)
-                    for (auto ip = stacks_[key.user_stack].rbegin(); ip != stacks_[key.user_stack].rend(); ++ip) {
+                    for (auto ip = interned_[key.user_stack].rbegin(); ip != interned_[key.user_stack].rend(); ++ip) {
                         auto [name, fresh] = user_names.try_emplace(*ip);
-                        if (fresh) name->second = symbolizer_.user_frame(*ip);
+                        if (fresh) name->second = stacks_.symbolizer().user_frame(*ip);
                         row.frames.push_back(name->second);
                     }
                 bool complete = false;
                 for (const std::string& f : row.frames) complete = complete || is_entry_frame(f);
                 row.truncated = row.mounted_virtual && !row.frames.empty() && !complete;
                 if (key.kernel_stack)
-                    for (auto ip = stacks_[key.kernel_stack].rbegin(); ip != stacks_[key.kernel_stack].rend(); ++ip) {
+                    for (auto ip = interned_[key.kernel_stack].rbegin(); ip != interned_[key.kernel_stack].rend();
+                         ++ip) {
                         auto [name, fresh] = kernel_names.try_emplace(*ip);
-                        if (fresh) name->second = symbolizer_.kernel_frame(*ip);
+                        if (fresh) name->second = stacks_.symbolizer().kernel_frame(*ip);
                         row.frames.push_back(name->second);
                     }
             }
@@ -395,7 +351,7 @@ private:
         i.top = options_.top;
         i.stacks = options_.stacks;
         i.thread_names = names_;
-        i.warnings = warnings_;
+        i.warnings = stacks_.warnings();
         i.stack_errors = stack_errors_;
         return i;
     }
@@ -427,17 +383,16 @@ private:
     const ProfileOptions& options_;
     const Target& target_;
     OutputFile& output_;
-    StackSymbolizer symbolizer_;
+    JvmStacks stacks_;
     std::unique_ptr<profile_bpf, SkeletonDeleter> skel_;
     std::optional<CountTables> tables_;
     std::map<SampleKey, vtscope_profile_value> totals_;
     std::unique_ptr<OtlpSession> otlp_;                               // --otlp
     vtscope_profile_value cpu_by_status_[VTSCOPE_STATUS_COUNT] = {};  // --otlp: since the start
     ExemplarReservoir cpu_exemplars_[VTSCOPE_STATUS_COUNT];           // --otlp: since the last export
-    std::vector<std::vector<uint64_t>> stacks_ = {{}};                // interned; index 0 is "no stack"
+    std::vector<std::vector<uint64_t>> interned_ = {{}};              // index 0 is "no stack"
     std::map<std::vector<uint64_t>, uint32_t> stack_index_;
     std::map<uint32_t, std::string> names_;
-    std::vector<std::string> warnings_;
     std::vector<ProfileRow> rows_;
     std::string event_ = "cpu-clock";
     std::chrono::steady_clock::time_point started_{}, stopped_{};
@@ -445,7 +400,6 @@ private:
     uint64_t stack_errors_ = 0;
     int round_ = 0;
     int file_error_ = 0;
-    bool perf_map_warned_ = false;
 };
 
 }  // namespace

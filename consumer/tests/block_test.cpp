@@ -60,22 +60,30 @@ std::vector<Json> parse_lines(const std::vector<std::string>& lines, std::string
     return out;
 }
 
+// Starts PinningCases on 2 carriers with its files in dir (expected.jsonl, java.ready, go,
+// java.err); it waits for the go file once ready.
+Child start_pinning_cases(const TempDir& dir, const std::vector<std::string>& jvm_options,
+                          const std::vector<std::string>& workload_options) {
+    std::vector<std::string> java = {java_bin(), "--enable-native-access=ALL-UNNAMED",
+                                     "-Djdk.virtualThreadScheduler.parallelism=2"};
+    java.insert(java.end(), jvm_options.begin(), jvm_options.end());
+    for (const std::string& a : std::vector<std::string>{"-cp", class_path(), "io.vtscope.workloads.PinningCases",
+                                                         "--expected", dir.path("expected.jsonl"), "--ready-file",
+                                                         dir.path("java.ready"), "--go-file", dir.path("go")})
+        java.push_back(a);
+    java.insert(java.end(), workload_options.begin(), workload_options.end());
+    return Child::start(java, "", dir.path("java.err"));
+}
+
 // Runs PinningCases (repetitions of every case), traced by `vtscope block` with block_options.
 BlockRun run_block(const std::vector<std::string>& jvm_options, int repetitions,
                    const std::vector<std::string>& block_options,
                    const std::vector<std::string>& workload_options = {}) {
     TempDir dir;
     BlockRun run;
-    std::vector<std::string> java = {java_bin(), "--enable-native-access=ALL-UNNAMED",
-                                     "-Djdk.virtualThreadScheduler.parallelism=2"};
-    java.insert(java.end(), jvm_options.begin(), jvm_options.end());
-    for (const std::string& a :
-         std::vector<std::string>{"-cp", class_path(), "io.vtscope.workloads.PinningCases", "--expected",
-                                  dir.path("expected.jsonl"), "--repetitions", std::to_string(repetitions),
-                                  "--ready-file", dir.path("java.ready"), "--go-file", dir.path("go")})
-        java.push_back(a);
-    java.insert(java.end(), workload_options.begin(), workload_options.end());
-    Child jvm = Child::start(java, "", dir.path("java.err"));
+    std::vector<std::string> workload = {"--repetitions", std::to_string(repetitions)};
+    workload.insert(workload.end(), workload_options.begin(), workload_options.end());
+    Child jvm = start_pinning_cases(dir, jvm_options, workload);
     if (!wait_for_file(dir.path("java.ready"), 60s)) {
         run.error = "PinningCases did not become ready: " + read_file(dir.path("java.err"));
         return run;
@@ -106,6 +114,42 @@ BlockRun run_block(const std::vector<std::string>& jvm_options, int repetitions,
 
 double num(const Json& j, const char* key) { return j[key].number; }
 std::string str(const Json& j, const char* key) { return j[key].type == Json::Type::String ? j[key].string : "null"; }
+
+std::string frames_text(const Json& stack) {
+    std::string text;
+    for (const Json& f : stack.array) text += (text.empty() ? "" : ";") + f.string;
+    return text;
+}
+
+bool has_frame(const Json& stack, const std::vector<std::string>& names) {
+    for (const Json& f : stack.array)
+        for (const std::string& n : names)
+            if (f.type == Json::Type::String && f.string.find(n) != std::string::npos) return true;
+    return false;
+}
+
+// Whether a frame of stack starts with one of prefixes ("Monitor::wait" is not "ObjectMonitor::wait").
+bool has_frame_prefix(const Json& stack, const std::vector<std::string>& prefixes) {
+    for (const Json& f : stack.array)
+        for (const std::string& p : prefixes)
+            if (f.type == Json::Type::String && f.string.starts_with(p)) return true;
+    return false;
+}
+
+// Frames of HotSpot's own blocking (its mutexes and monitors, safepoints, handshakes, the compile
+// queue), not of a Java-level operation (those block in Parker::park, ObjectMonitor, ...).
+const std::vector<std::string> kVmInternalFrames = {
+    "Mutex::lock",          "Monitor::wait",    "SafepointSynchronize::",
+    "SafepointMechanism::", "HandshakeState::", "CompileBroker::"};
+
+// An interval's reason, syscall, attribution and (with --stacks) stacks, for a message.
+std::string describe(const Json& iv) {
+    std::string text = str(iv, "block_reason") + " " + str(iv, "syscall") + ", " + str(iv, "status") + ", trace " +
+                       str(iv, "trace_id");
+    if (iv["kernel_stack"].type == Json::Type::Array) text += "; kernel: " + frames_text(iv["kernel_stack"]);
+    if (iv["user_stack"].type == Json::Type::Array) text += "; user: " + frames_text(iv["user_stack"]);
+    return text;
+}
 
 const std::vector<std::string> kBlockingCases = {"downcall-usleep", "pipe-read",          "upcall-sleep",
                                                  "clinit-sleep",    "clinit-initialiser", "clinit-wait"};
@@ -156,8 +200,30 @@ void check_run(const BlockRun& run, int repetitions, const std::string& label) {
             continue;
         }
         if (!blocking) {
-            EXPECT_TRUE(matches.empty()) << what << ": an unmounting case blocked its carrier";
-            for (size_t i : matches) used[i] = true;
+            // The case unmounts, so its operation must not block the carrier: had it pinned, one
+            // interval would span most of the window (it sleeps, parks, waits or waits for the
+            // lock from start to end). The JVM can still block a mounted thread briefly on its own
+            // locks: seen on this loaded machine, 9.2 ms in futex under Mutex::lock <-
+            // CompileBroker::compile_method_base <- InterpreterRuntime::frequency_counter_overflow
+            // (interpreted code queueing a compilation while a compiler thread, preempted, held
+            // the queue's lock), and 27.8 ms in futex just before a window (its stack cut in libc).
+            // vtscope is right to report those (the carrier is blocked with the thread mounted);
+            // they are told from the operation by their stack (HotSpot's own lock, safepoint or
+            // compiler frames) or by covering less than half of the window, and counted.
+            for (size_t i : matches) {
+                used[i] = true;
+                const Json& iv = run.intervals[i];
+                double start = num(iv, "ts_ns"), end = start + num(iv, "duration_ns");
+                double covered = std::max(0.0, std::min(end, t1) - std::max(start, t0));
+                bool vm_internal = has_frame_prefix(iv["user_stack"], kVmInternalFrames);
+                std::printf("[ block    ] %s: off-CPU %.1f ms at %+.1f ms of a %.1f ms window (%s): %s\n", what.c_str(),
+                            num(iv, "duration_ns") / 1e6, (start - t0) / 1e6, (t1 - t0) / 1e6,
+                            vm_internal ? "in the JVM's own code" : "no JVM-internal frame", describe(iv).c_str());
+                EXPECT_TRUE(vm_internal || covered < 0.5 * (t1 - t0))
+                    << what << ": an unmounting case blocked its carrier for " << covered / 1e6 << " ms of its "
+                    << (t1 - t0) / 1e6 << " ms: " << describe(iv);
+                t.stalls++;
+            }
             continue;
         }
         // The operation itself: the interval in its syscall covering most of its window. Further
@@ -181,10 +247,9 @@ void check_run(const BlockRun& run, int repetitions, const std::string& label) {
         EXPECT_EQ(operation.size(), 1u) << what << ": " << operation.size() << " intervals";
         if (matches.size() > 1)
             for (size_t i : matches)
-                std::printf("[ block    ] %s: ts %+.1f ms from the start of the operation, %.1f ms, %s %s\n",
-                            what.c_str(), (num(run.intervals[i], "ts_ns") - t0) / 1e6,
-                            num(run.intervals[i], "duration_ns") / 1e6, str(run.intervals[i], "block_reason").c_str(),
-                            str(run.intervals[i], "syscall").c_str());
+                std::printf("[ block    ] %s: ts %+.1f ms from the start of the operation, %.1f ms, %s\n", what.c_str(),
+                            (num(run.intervals[i], "ts_ns") - t0) / 1e6, num(run.intervals[i], "duration_ns") / 1e6,
+                            describe(run.intervals[i]).c_str());
         if (operation.size() != 1) continue;
         matches = operation;
         const Json& iv = run.intervals[matches[0]];
@@ -234,8 +299,10 @@ void check_run(const BlockRun& run, int repetitions, const std::string& label) {
         EXPECT_EQ(t.expected, repetitions) << kase;
     }
     for (const std::string& kase : kUnmountingCases)
-        std::printf("[ block    ] %s %-20s expected  0 reported  0 of %d runs (unmounts)\n", label.c_str(),
-                    kase.c_str(), tally[kase].expected);
+        std::printf(
+            "[ block    ] %s %-20s expected  0 reported  0 of %d runs (unmounts), %d stalls that are not the "
+            "operation\n",
+            label.c_str(), kase.c_str(), tally[kase].expected, tally[kase].stalls);
     std::printf("[ block    ] %s %zu intervals reported, %d of them run-queue waits; %.0f intervals in all\n",
                 label.c_str(), run.intervals.size(), preempted, run.summary["block"]["count"].number);
     // The program saw every switch of the target.
@@ -254,7 +321,8 @@ class BlockMatrix : public ::testing::TestWithParam<std::string> {};
 TEST_P(BlockMatrix, EveryBlockingCaseOncePerRepetitionAndNothingElse) {
     REQUIRE_BPF();
     constexpr int kRepetitions = 10;
-    BlockRun run = run_block({GetParam()}, kRepetitions, {"--threshold", "5"});
+    // --stacks: a stray interval's stack says where it blocked.
+    BlockRun run = run_block({GetParam()}, kRepetitions, {"--threshold", "5", "--stacks"});
     check_run(run, kRepetitions, GetParam());
 }
 
@@ -419,23 +487,7 @@ TEST(Block, JfrPinnedEventsJoinTheirIntervals) {
 TEST(Block, IntervalOpenAtTheEndIsClosedAndReported) {
     REQUIRE_BPF();
     TempDir dir;
-    std::vector<std::string> java = {java_bin(),
-                                     "--enable-native-access=ALL-UNNAMED",
-                                     "-Djdk.virtualThreadScheduler.parallelism=2",
-                                     "-cp",
-                                     class_path(),
-                                     "io.vtscope.workloads.PinningCases",
-                                     "--expected",
-                                     dir.path("expected.jsonl"),
-                                     "--repetitions",
-                                     "1",
-                                     "--sleep-ms",
-                                     "4000",
-                                     "--ready-file",
-                                     dir.path("java.ready"),
-                                     "--go-file",
-                                     dir.path("go")};
-    Child jvm = Child::start(java, "", dir.path("java.err"));
+    Child jvm = start_pinning_cases(dir, {}, {"--repetitions", "1", "--sleep-ms", "4000"});
     ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 120s)) << read_file(dir.path("java.err"));
     Child tracer = Child::start({kVtscope, "block", "--pid", std::to_string(jvm.pid()), "--threshold", "5",
                                  "--duration", "2", "--output", dir.path("block.jsonl"), "--ready-file",
@@ -469,23 +521,7 @@ TEST(Block, IntervalOpenAtTheEndIsClosedAndReported) {
 TEST(Block, TargetKilledMidIntervalLosesNothing) {
     REQUIRE_BPF();
     TempDir dir;
-    std::vector<std::string> java = {java_bin(),
-                                     "--enable-native-access=ALL-UNNAMED",
-                                     "-Djdk.virtualThreadScheduler.parallelism=2",
-                                     "-cp",
-                                     class_path(),
-                                     "io.vtscope.workloads.PinningCases",
-                                     "--expected",
-                                     dir.path("expected.jsonl"),
-                                     "--repetitions",
-                                     "1",
-                                     "--sleep-ms",
-                                     "4000",
-                                     "--ready-file",
-                                     dir.path("java.ready"),
-                                     "--go-file",
-                                     dir.path("go")};
-    Child jvm = Child::start(java, "", dir.path("java.err"));
+    Child jvm = start_pinning_cases(dir, {}, {"--repetitions", "1", "--sleep-ms", "4000"});
     ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 120s)) << read_file(dir.path("java.err"));
     Child tracer = Child::start({kVtscope, "block", "--pid", std::to_string(jvm.pid()), "--threshold", "5", "--output",
                                  dir.path("block.jsonl"), "--ready-file", dir.path("vtscope.ready")},
@@ -506,4 +542,85 @@ TEST(Block, TargetKilledMidIntervalLosesNothing) {
     for (const Json& iv : intervals)
         if (str(iv, "syscall") == "clock_nanosleep" && num(iv, "duration_ns") > 0.5e9) downcall++;
     EXPECT_EQ(downcall, 1) << read_file(dir.path("block.jsonl"));
+}
+
+namespace {
+
+// The reported interval of each downcall-usleep operation of run (the one in clock_nanosleep on
+// its virtual thread, inside its window), null when there is none.
+std::vector<const Json*> downcall_intervals(const BlockRun& run) {
+    std::vector<const Json*> out;
+    for (const Json& op : run.expected) {
+        if (str(op, "case") != "downcall-usleep") continue;
+        const Json* found = nullptr;
+        for (const Json& iv : run.intervals)
+            if (iv["vthread"].type == Json::Type::Number && num(iv, "vthread") == num(op, "vthread") &&
+                str(iv, "syscall") == "clock_nanosleep" && num(iv, "ts_ns") >= num(op, "t0_ns") - 2e6 &&
+                num(iv, "ts_ns") + num(iv, "duration_ns") <= num(op, "t1_ns") + 2e6)
+                found = &iv;
+        out.push_back(found);
+    }
+    return out;
+}
+
+// The checks every --stacks run shares: each reported interval carries both stacks (or says why
+// not); each downcall's kernel stack holds the scheduler and its user stack the sleep.
+void check_stacks(const BlockRun& run, int repetitions) {
+    for (const Json& iv : run.intervals) {
+        ASSERT_NE(iv["kernel_stack"].type, Json::Type::Null) << "no kernel stack: " << str(iv, "kernel_stack_error");
+        EXPECT_EQ(iv["kernel_stack_error"].type, Json::Type::Null);
+        if (iv["user_stack"].type == Json::Type::Null) {
+            EXPECT_EQ(iv["user_stack_error"].type, Json::Type::String) << "a missing user stack without its reason";
+        }
+    }
+    std::vector<const Json*> downcalls = downcall_intervals(run);
+    ASSERT_EQ(downcalls.size(), static_cast<size_t>(repetitions));
+    for (const Json* iv : downcalls) {
+        ASSERT_NE(iv, nullptr) << "a downcall without its interval";
+        const Json& kernel = (*iv)["kernel_stack"];
+        const Json& user = (*iv)["user_stack"];
+        std::printf("[ block    ] --stacks downcall: kernel %s\n[ block    ] --stacks downcall: user %s\n",
+                    frames_text(kernel).c_str(), frames_text(user).c_str());
+        EXPECT_TRUE(has_frame(kernel, {"__schedule_[k]", "schedule_[k]"})) << frames_text(kernel);
+        EXPECT_TRUE(has_frame(kernel, {"nanosleep"})) << frames_text(kernel);
+        ASSERT_FALSE(user.array.empty()) << str(*iv, "user_stack_error");
+        EXPECT_TRUE(has_frame(user, {"usleep", "clock_nanosleep"})) << frames_text(user);
+    }
+}
+
+}  // namespace
+
+// --stacks with -XX:+PreserveFramePointer: the matrix still holds, and the downcall's user stack
+// goes from the sleep through the case's own JIT-compiled Java method (named by the JVM's perf
+// map) to the virtual thread's entry; no frame-pointer warning.
+TEST(Block, StacksNameTheSleepAndTheJavaMethod) {
+    REQUIRE_BPF();
+    constexpr int kRepetitions = 3;
+    BlockRun run = run_block({"-XX:+PreserveFramePointer"}, kRepetitions, {"--threshold", "5", "--stacks"});
+    check_run(run, kRepetitions, "--stacks");
+    check_stacks(run, kRepetitions);
+    EXPECT_EQ(run.vtscope_stderr.find("PreserveFramePointer"), std::string::npos) << run.vtscope_stderr;
+    for (const Json* iv : downcall_intervals(run)) {
+        if (!iv) continue;
+        const Json& user = (*iv)["user_stack"];
+        EXPECT_TRUE(has_frame(user, {"io.vtscope.workloads.PinningCases.downcallUsleep"})) << frames_text(user);
+        EXPECT_TRUE(has_frame(user, {"enterSpecial", "VirtualThread.run"})) << frames_text(user);
+        EXPECT_FALSE(has_frame(user, {"[truncated]"})) << frames_text(user);
+    }
+}
+
+// Without -XX:+PreserveFramePointer: one warning, and the kernel frames and the native leaf still
+// resolve.
+TEST(Block, StacksWithoutPreserveFramePointerWarnOnce) {
+    REQUIRE_BPF();
+    BlockRun run = run_block({}, 1, {"--threshold", "5", "--stacks"});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    const std::string warning = "vtscope: warning: the JVM runs without -XX:+PreserveFramePointer";
+    size_t at = run.vtscope_stderr.find(warning);
+    EXPECT_NE(at, std::string::npos) << run.vtscope_stderr;
+    if (at != std::string::npos) {
+        EXPECT_EQ(run.vtscope_stderr.find(warning, at + 1), std::string::npos);
+    }
+    check_stacks(run, 1);
 }

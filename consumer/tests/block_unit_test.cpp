@@ -81,9 +81,28 @@ TEST(BlockOptions, BadInput) {
     EXPECT_FALSE(vtscope::parse_options({"block", "--pid", "1", "--identity", "nope"}));
     EXPECT_FALSE(vtscope::parse_options({"block", "--pid", "1", "--output", ""}));
     EXPECT_TRUE(vtscope::parse_options({"block", "--pid", "1", "--jfr"})->block.jfr);
-    auto stacks = vtscope::parse_options({"block", "--pid", "1", "--stacks"});
-    ASSERT_FALSE(stacks);
-    EXPECT_NE(stacks.error().message.find("not implemented"), std::string::npos);
+    EXPECT_FALSE(vtscope::parse_options({"block", "--pid", "1"})->block.stacks);
+    EXPECT_TRUE(vtscope::parse_options({"block", "--pid", "1", "--stacks"})->block.stacks);
+}
+
+// --stacks: leaf first, a truncated stack marked by a last "[truncated]" frame, a missing one null
+// with its reason; the fields go before the closing brace.
+TEST(BlockFormat, StackFields) {
+    vtscope::BlockStack kernel{{"__schedule_[k]", "schedule_[k]"}, "", false};
+    vtscope::BlockStack user{{"clock_nanosleep", "a.B.c"}, "", true};
+    std::string fields = vtscope::format_block_stacks(kernel, user);
+    EXPECT_EQ(fields,
+              ",\"kernel_stack\":[\"__schedule_[k]\",\"schedule_[k]\"],\"kernel_stack_error\":null,"
+              "\"user_stack\":[\"clock_nanosleep\",\"a.B.c\",\"[truncated]\"],\"user_stack_error\":null");
+    vtscope::BlockStack missing{{}, "not readable (Bad address)", false};
+    fields = vtscope::format_block_stacks(kernel, missing);
+    EXPECT_NE(fields.find(",\"user_stack\":null,\"user_stack_error\":\"not readable (Bad address)\""),
+              std::string::npos)
+        << fields;
+    vtscope_block_event e{};
+    std::string line = vtscope::format_block_event(e, false, fields);
+    EXPECT_NE(line.find("\"open\":false,\"kernel_stack\":["), std::string::npos) << line;
+    EXPECT_EQ(line.back(), '}');
 }
 
 TEST(BlockSummary, TotalsPerTraceAndVirtualThread) {

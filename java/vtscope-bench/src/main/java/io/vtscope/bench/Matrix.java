@@ -28,6 +28,8 @@ import java.nio.file.Path;
  *       current through the VirtualThread mount hook (checked: its class is in the boot loader).
  *   <li>{@code otep-jvmti}: {@code -agentpath:libvtscope.so=otep-jvmti}, the same through the
  *       JVMTI mount/unmount events, the library's fallback (checked: no hook class).
+ *   <li>{@code block}: the baseline JVM with {@code vtscope block} attached from outside (its
+ *       sched_switch program; issue 11).
  * </ul>
  * The driver passes the JVM options of the configuration and {@code -Dvtscope.bench.config=NAME};
  * the benchmark's {@code config} parameter must name the same configuration. {@link #apply}
@@ -45,7 +47,8 @@ final class Matrix {
 
     static boolean isMatrixConfig(String config) {
         return switch (config) {
-            case "baseline", "writer", "writer+trace", "jvmti", "lib", "vtt", "probes", "probes+consumer", "otep", "otep-jvmti" -> true;
+            case "baseline", "writer", "writer+trace", "jvmti", "lib", "vtt", "probes", "probes+consumer", "otep", "otep-jvmti",
+                    "block" -> true;
             default -> false;
         };
     }
@@ -57,7 +60,7 @@ final class Matrix {
         boolean libMapped = maps.contains("/" + NativeLibrary.LIBRARY_NAME);
         boolean agentMapped = maps.contains("/" + BENCH_AGENT);
         switch (config) {
-            case "baseline" -> {
+            case "baseline", "block" -> {
                 requireLibrary(config, libMapped, false);
                 requireAgent(config, agentMapped, false);
                 Setups.baseline(config);

@@ -44,7 +44,8 @@ public class Transition {
         }
     };
 
-    @Param({"baseline", "writer", "writer+trace", "jvmti", "lib", "vtt", "probes", "probes+consumer", "otep", "otep-jvmti"})
+    @Param({"baseline", "writer", "writer+trace", "jvmti", "lib", "vtt", "probes", "probes+consumer", "otep", "otep-jvmti",
+            "block"})
     public String config;
 
     private VirtualWorker worker;

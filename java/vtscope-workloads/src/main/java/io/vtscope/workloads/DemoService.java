@@ -97,7 +97,8 @@ public final class DemoService {
                 for (String line : lines) {
                     System.out.println(line);
                 }
-                // The load's wall time, from which vtscope-bench computes requests per second.
+                // The load's wall time, from which vtscope-bench computes requests per second (its
+                // profile part, and --block with and without a tracer).
                 System.out.println("# demo requests=" + requests + " nanos=" + elapsed);
             } finally {
                 server.stop(0);

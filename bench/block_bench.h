@@ -1,0 +1,54 @@
+// vtscope-bench --block (issue 11): what `vtscope block` costs. (a) Its sched_switch program's run
+// time per switch of a target thread and per switch of any other thread, from the kernel's run-time
+// statistics; (b) Park/Unpark with block attached is the JMH matrix's "block" configuration;
+// (c) the demo service's throughput with and without block attached, side by side in rounds.
+#pragma once
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "bench_options.h"
+#include "stats.h"
+#include "tracer.h"
+
+namespace vtscope::bench {
+
+// One scenario of the per-switch cost, measured over 1 s intervals.
+struct SwitchCostRun {
+    // idle: the JVM sleeps while another process pair switches (perf bench sched pipe);
+    // platform / pinned: two threads of the JVM hand a byte back and forth over pipes (platform
+    // threads; virtual threads blocking their carriers in the downcall).
+    std::string mode;
+    std::vector<double> ns_per_run;            // run_time_ns / run_cnt of the program, per interval
+    std::vector<double> empty_ns_per_run;      // the same of an empty program on sched_switch (bpftrace)
+    std::vector<double> ns_per_target_switch;  // platform, pinned: see block_bench.cpp
+    Summary per_run, empty_per_run, per_target_switch;
+    double runs_per_s = NAN;             // the program's runs (every sched_switch of the machine)
+    double target_switches_per_s = NAN;  // the target's context switches (/proc, nvcsw + nivcsw)
+    TracerSummary tracer;
+    std::string error;
+};
+
+// The demo service (io.vtscope.workloads.DemoService, its own load generator) without and with
+// `vtscope block` attached, one of each per round, their order alternating.
+struct DemoRounds {
+    int requests = 0;
+    int concurrency = 0;
+    std::vector<double> none_rps, block_rps;  // requests per second of each round
+    std::vector<double> ratios;               // block / none, per round
+    Summary none, block, ratio;
+    std::vector<TracerSummary> tracers;
+    std::vector<std::string> errors;
+};
+
+struct BlockBench {
+    bool ran = false;
+    std::vector<SwitchCostRun> switches;  // idle first: its per-run cost is the other-switch cost
+    DemoRounds demo;
+};
+
+// Runs every part of --block, reporting each on stderr.
+BlockBench run_block_bench(const Options& o);
+
+}  // namespace vtscope::bench
