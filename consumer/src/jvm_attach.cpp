@@ -60,34 +60,43 @@ Status check_attachable(pid_t pid) {
 
 // Makes the JVM start its attach listener (HotSpot's AttachListener::is_init_trigger): a file
 // .attach_pidPID in its working directory or /tmp, then SIGQUIT.
+// The trigger file, removed on every way out. Its folder is held open, so the file goes even
+// when the JVM has exited meanwhile and /proc/PID/cwd no longer resolves.
+struct TriggerFile {
+    Fd dir;
+    std::string name;
+    ~TriggerFile() {
+        if (dir.fd >= 0) unlinkat(dir.fd, name.c_str(), 0);
+    }
+};
+
 Status start_listener(pid_t pid, const std::string& socket_path, std::chrono::steady_clock::time_point deadline) {
     if (auto attachable = check_attachable(pid); !attachable) return attachable;
-    std::string trigger = "/proc/" + std::to_string(pid) + "/cwd/.attach_pid" + std::to_string(pid);
-    int fd = open(trigger.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        trigger = target_tmp(pid) + "/.attach_pid" + std::to_string(pid);
-        fd = open(trigger.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+    TriggerFile trigger;
+    trigger.name = ".attach_pid" + std::to_string(pid);
+    std::string folder;
+    for (const std::string& candidate : {"/proc/" + std::to_string(pid) + "/cwd", target_tmp(pid)}) {
+        folder = candidate;
+        Fd dir;
+        dir.fd = open(candidate.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (dir.fd < 0) continue;
+        int fd = openat(dir.fd, trigger.name.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+        if (fd < 0) continue;
+        close(fd);
+        std::swap(trigger.dir.fd, dir.fd);
+        break;
     }
-    if (fd < 0) return make_error("cannot create " + trigger + ": " + std::strerror(errno));
-    close(fd);
-    if (kill(pid, SIGQUIT) != 0) {
-        unlink(trigger.c_str());
-        return make_error(std::string("cannot signal the JVM: ") + std::strerror(errno));
-    }
+    if (trigger.dir.fd < 0)
+        return make_error("cannot create " + folder + "/" + trigger.name + ": " + std::strerror(errno));
+    if (kill(pid, SIGQUIT) != 0) return make_error(std::string("cannot signal the JVM: ") + std::strerror(errno));
     while (!socket_exists(socket_path)) {
         // A JVM that is exiting has removed its socket and never opens another: give up at once
         // rather than at the deadline (vtscope profile then stops within its drain interval).
-        if (!process_alive(pid)) {
-            unlink(trigger.c_str());
-            return make_error("the JVM exited");
-        }
-        if (std::chrono::steady_clock::now() >= deadline) {
-            unlink(trigger.c_str());
+        if (!process_alive(pid)) return make_error("the JVM exited");
+        if (std::chrono::steady_clock::now() >= deadline)
             return make_error("the JVM did not open its attach socket (started with -XX:+DisableAttachMechanism?)");
-        }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    unlink(trigger.c_str());
     return ok_status();
 }
 

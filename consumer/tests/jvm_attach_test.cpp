@@ -70,7 +70,10 @@ TEST(JvmAttach, ACommandToAJvmWithoutItsSocketEndsWhenTheJvmExits) {
     if (child == 0) never_listens();
     std::this_thread::sleep_for(100ms);  // its SIGQUIT handler is installed
     expect_ends_with_the_process(child);
-    unlink((std::string("/tmp/.attach_pid") + std::to_string(child)).c_str());
+    // The trigger file (in the process's working folder, this test's) is gone with it.
+    std::string trigger = ".attach_pid" + std::to_string(child);
+    EXPECT_NE(access(trigger.c_str(), F_OK), 0) << trigger << " left behind";
+    unlink(trigger.c_str());
 }
 
 TEST(JvmAttach, ACommandTheJvmNeverAnswersEndsWhenTheJvmExits) {
