@@ -5,10 +5,11 @@
  * accounting block is read directly by Java). Everything else in the library is hidden.
  *
  * The library is loaded either at run time (Java: SymbolLookup.libraryLookup, or System.load,
- * then vtscope_native_init) or at JVM start with -agentpath:libvtscope.so=OPTIONS (OPTIONS: a
- * comma-separated subset of vtt, probes, otep). It exports exactly what this header declares,
- * plus the two entry points the JVM looks up by name, JNI_OnLoad and Agent_OnLoad (declared by
- * jni.h and jvmti.h). Initialisation is process-wide and happens once:
+ * then vtscope_native_init), at JVM start with -agentpath:libvtscope.so=OPTIONS (OPTIONS: a
+ * comma-separated subset of vtt, probes, otep), or into a running JVM with the same OPTIONS
+ * (jcmd PID JVMTI.agent_load /path/libvtscope.so OPTIONS). It exports exactly what this header
+ * declares, plus the three entry points the JVM looks up by name, JNI_OnLoad, Agent_OnLoad and
+ * Agent_OnAttach (declared by jni.h and jvmti.h). Initialisation is process-wide and happens once:
  * its first result is kept until the JVM exits and returned to every later caller.
  */
 #ifndef VTSCOPE_NATIVE_H

@@ -1,4 +1,4 @@
-// The JVM boundary of libvtscope.so: entry points (JNI_OnLoad, Agent_OnLoad, the C ABI of
+// The JVM boundary of libvtscope.so: entry points (JNI_OnLoad, Agent_OnLoad, Agent_OnAttach, the C ABI of
 // vtscope_native.h), initialisation with the JVMTI callbacks' registration, and the callbacks
 // themselves, which hand each event to the features: Virtual Thread Time
 // (virtual_thread_time.h), the lifecycle records and probes (lifecycle.h, probes.h) and the OTEP
@@ -16,6 +16,7 @@
 //   notifyJvmtiMount/Unmount while it is the current thread), so "current thread" in a callback
 //   is the virtual thread, and its JVMTI thread-local storage is the virtual thread's.
 #include <dlfcn.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <jni.h>
 #include <jvmti.h>
@@ -24,6 +25,8 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "../../common/vtscope_record.h"
 #include "agent_options.h"
@@ -194,6 +197,74 @@ bool find_extension_events(jvmtiEnv* jvmti, jint* mount_index, jint* unmount_ind
     return *mount_index >= 0 && *unmount_index >= 0;
 }
 
+// The resource the Java side published before this library was loaded (otel_ctx.h,
+// kResourceProperty): read through JNI (java.lang.System.getProperty), because JVMTI's
+// GetSystemProperty sees only the properties of the VM's start-up, not System.setProperty
+// (JVMTI spec, GetSystemProperty). A system property and not a Java field: it is one per
+// process whatever class loader set it (the agent extension's loader is not the application's,
+// and neither is visible to this library's FindClass). Failures only cost the resource, so they
+// are reported on stderr and initialisation goes on.
+void adopt_handed_over_resource(JNIEnv* jni) {
+    jclass system = jni->FindClass("java/lang/System");
+    jmethodID get =
+        system ? jni->GetStaticMethodID(system, "getProperty", "(Ljava/lang/String;)Ljava/lang/String;") : nullptr;
+    jstring key = get ? jni->NewStringUTF(kResourceProperty) : nullptr;
+    auto value = key ? static_cast<jstring>(jni->CallStaticObjectMethod(system, get, key)) : nullptr;
+    if (jni->ExceptionCheck()) {
+        jni->ExceptionClear();
+        value = nullptr;
+    }
+    const char* chars = value ? jni->GetStringUTFChars(value, nullptr) : nullptr;
+    if (chars) {
+        std::vector<ContextAttribute> resource;
+        std::string error;
+        if (!decode_resource_property(chars, &resource))
+            std::fprintf(stderr,
+                         "vtscope: otep: the system property %s is malformed; the process context has no resource\n",
+                         kResourceProperty);
+        else if (!adopt_process_resource(resource, nullptr, &error))
+            std::fprintf(stderr, "vtscope: otep: the application's resource is not in the process context: %s\n",
+                         error.c_str());
+        jni->ReleaseStringUTFChars(value, chars);
+    }
+    for (jobject ref : {static_cast<jobject>(value), static_cast<jobject>(key), static_cast<jobject>(system)})
+        if (ref) jni->DeleteLocalRef(ref);
+}
+
+// The record region this process already maps, if any: the Java writer's memfd (its name and
+// shared read-write mapping from offset 0, as io.vtscope.internal.RecordRegion creates it and
+// adopts one), with a header that validates. A library loaded into a running JVM adopts it
+// rather than creating a second one, as the Java writer adopts the -agentpath library's: readers
+// take one region per process, and OTEP's thread-locals must point at the records the writer
+// fills.
+bool find_mapped_region(uint64_t* base, uint64_t* size) {
+    std::FILE* maps = std::fopen("/proc/self/maps", "re");
+    if (!maps) return false;
+    const std::string name = std::string("/memfd:") + VTSCOPE_REGION_NAME;
+    char line[4096];
+    bool found = false;
+    while (!found && std::fgets(line, sizeof(line), maps)) {
+        unsigned long start = 0, end = 0, offset = 0;
+        char perms[8] = "";
+        int path_at = 0;
+        // "start-end perms offset dev inode path" (proc(5))
+        if (std::sscanf(line, "%lx-%lx %7s %lx %*s %*s %n", &start, &end, perms, &offset, &path_at) < 4 || !path_at)
+            continue;
+        std::string_view path(line + path_at);
+        while (!path.empty() && (path.back() == '\n' || path.back() == ' ')) path.remove_suffix(1);
+        if (path != name && path != name + " (deleted)") continue;
+        if (std::strlen(perms) < 4 || perms[0] != 'r' || perms[1] != 'w' || perms[3] != 's' || offset != 0) continue;
+        std::string error;
+        found = validate_region_header(start, end - start, getpid(), &error);
+        if (found) {
+            *base = start;
+            *size = end - start;
+        }
+    }
+    std::fclose(maps);
+    return found;
+}
+
 // Called with g_init_mutex held. in_onload: from Agent_OnLoad (no JNI yet).
 int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, uint64_t region_size, uint32_t capacity,
                           bool in_onload) {
@@ -217,6 +288,11 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
     if (features & VTSCOPE_FEATURE_OTEP) {
         std::string error;
         set_thread_context_region(g_rt.table.base(), g_rt.table.size());  // platform threads (otel_ctx.h)
+        // Loaded after the application's OpenTelemetry started (dynamic attach, or the Java side's
+        // own late load): its resource is waiting in a system property. With -agentpath there is
+        // nothing to fetch: the library is mapped before any Java code runs, so the Java side
+        // finds it and passes its resource through the C ABI.
+        if (jni) adopt_handed_over_resource(jni);
         if (!publish_process_context(&error)) return fail(VTSCOPE_ERR_REGION, error);
     }
 
@@ -291,6 +367,33 @@ JavaVM* find_java_vm() {
     return vm;
 }
 
+// Agent_OnLoad (in_onload) and Agent_OnAttach: the options, then initialisation; every failure
+// is one line on the JVM's stderr and JNI_ERR (-agentpath: the JVM does not start; attach: the
+// command reports the failure and the JVM runs on).
+jint load_agent(JavaVM* vm, const char* options, bool in_onload) {
+    AgentOptions parsed;
+    std::string error;
+    if (!parse_agent_options(options ? options : "", &parsed, &error)) {
+        std::fprintf(stderr, "vtscope: %s options: %s\n", in_onload ? "-agentpath" : "agent_load", error.c_str());
+        return JNI_ERR;
+    }
+    uint64_t base = 0, size = 0;
+    if (!in_onload) find_mapped_region(&base, &size);
+    {
+        std::lock_guard<std::mutex> lock(g_init_mutex);
+        if (!g_init_done) {  // a second load keeps the first one's choices
+            g_rt.paper_release = parsed.paper_release;
+            g_rt.otep_jvmti = parsed.otep_jvmti;
+        }
+    }
+    int32_t result = initialize(vm, parsed.features, base, size, parsed.capacity, in_onload);
+    if (result != VTSCOPE_OK) {
+        std::fprintf(stderr, "%s\n", g_error);
+        return JNI_ERR;
+    }
+    return JNI_OK;
+}
+
 }  // namespace
 }  // namespace vtscope::native
 
@@ -305,20 +408,15 @@ __attribute__((visibility("default"))) jint JNI_OnLoad(JavaVM* vm, void*) {
 }
 
 __attribute__((visibility("default"))) jint Agent_OnLoad(JavaVM* vm, char* options, void*) {
-    AgentOptions parsed;
-    std::string error;
-    if (!parse_agent_options(options ? options : "", &parsed, &error)) {
-        std::fprintf(stderr, "vtscope: -agentpath options: %s\n", error.c_str());
-        return JNI_ERR;
-    }
-    g_rt.paper_release = parsed.paper_release;
-    g_rt.otep_jvmti = parsed.otep_jvmti;
-    int32_t result = initialize(vm, parsed.features, 0, 0, parsed.capacity, true);
-    if (result != VTSCOPE_OK) {
-        std::fprintf(stderr, "%s\n", g_error);
-        return JNI_ERR;
-    }
-    return JNI_OK;
+    return load_agent(vm, options, true);
+}
+
+// Loaded into a running JVM (jcmd PID JVMTI.agent_load /path/libvtscope.so otep, or the attach
+// API's loadAgentPath): the same options as -agentpath; initialised at once, in the live phase
+// (JNI works: the attach listener is a Java thread), with the record region the process already
+// maps, if any.
+__attribute__((visibility("default"))) jint Agent_OnAttach(JavaVM* vm, char* options, void*) {
+    return load_agent(vm, options, false);
 }
 
 __attribute__((visibility("default"))) int32_t vtscope_native_init(uint32_t features, uint64_t region_base,

@@ -83,6 +83,7 @@ struct Publisher {
     ProcessContextHeader* header = nullptr;  // the OTEL_CTX page, null until published
     size_t page_size = 0;
     std::vector<ContextAttribute> resource;  // the last resource given
+    bool resource_given = false;             // update_process_resource ran (adopt_process_resource yields)
     // Payload buffers: the current one and the one before it (a reader may still be copying it;
     // it re-checks the timestamp afterwards). An in-page payload (right after the header) has
     // no mapping of its own (size 0 here).
@@ -271,9 +272,11 @@ bool publish_process_context(std::string* error) {
     return publish_locked(error);
 }
 
-bool update_process_resource(const std::vector<ContextAttribute>& resource, size_t* dropped, std::string* error) {
+namespace {
+
+// update_process_resource and adopt_process_resource, with the publisher's mutex held.
+bool replace_resource_locked(const std::vector<ContextAttribute>& resource, size_t* dropped, std::string* error) {
     Publisher& pub = g_publisher;
-    std::lock_guard<std::mutex> lock(pub.mutex);
     pub.resource = resource;
     std::vector<uint8_t> payload = encode_process_context_payload(pub.resource, dropped);
     ProcessContextHeader* header = pub.header;
@@ -306,6 +309,40 @@ bool update_process_resource(const std::vector<ContextAttribute>& resource, size
     pub.current = fresh;
     pub.current_size = mapped;
     return true;
+}
+
+}  // namespace
+
+bool update_process_resource(const std::vector<ContextAttribute>& resource, size_t* dropped, std::string* error) {
+    std::lock_guard<std::mutex> lock(g_publisher.mutex);
+    g_publisher.resource_given = true;
+    return replace_resource_locked(resource, dropped, error);
+}
+
+bool adopt_process_resource(const std::vector<ContextAttribute>& resource, size_t* dropped, std::string* error) {
+    std::lock_guard<std::mutex> lock(g_publisher.mutex);
+    if (g_publisher.resource_given) {
+        if (dropped) *dropped = 0;
+        return true;
+    }
+    return replace_resource_locked(resource, dropped, error);
+}
+
+bool decode_resource_property(std::string_view hex, std::vector<ContextAttribute>* out) {
+    auto digit = [](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
+    };
+    if (hex.size() % 2 != 0) return false;
+    std::vector<uint8_t> entries(hex.size() / 2);
+    for (size_t i = 0; i < entries.size(); i++) {
+        int high = digit(hex[2 * i]), low = digit(hex[2 * i + 1]);
+        if (high < 0 || low < 0) return false;
+        entries[i] = static_cast<uint8_t>(high << 4 | low);
+    }
+    return decode_resource_entries(entries.data(), entries.size(), out);
 }
 
 bool decode_resource_entries(const uint8_t* data, size_t size, std::vector<ContextAttribute>* out) {

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 extern "C" {
@@ -82,6 +83,18 @@ bool publish_process_context(std::string* error);
 // fence, payload pointer and size, fence, a new larger timestamp, rename). Before the first
 // publication it only records the resource for it. *dropped as above.
 bool update_process_resource(const std::vector<ContextAttribute>& resource, size_t* dropped, std::string* error);
+
+// The hand-over of a resource set before this library was loaded. The Java side
+// (io.vtscope.internal.ProcessResource) keeps its last resource, as the C ABI's entries in
+// lowercase hex, in the system property kResourceProperty; the library reads it where JNI first
+// works for it (agent.cpp) and adopts it, unless a resource already came through
+// update_process_resource, which is then the newer one (the Java side sets the property before
+// it calls the library). *dropped as above.
+constexpr const char* kResourceProperty = "vtscope.process.resource";
+bool adopt_process_resource(const std::vector<ContextAttribute>& resource, size_t* dropped, std::string* error);
+// Decodes the property's value: hex digits (either case) of the entries below; false if
+// malformed.
+bool decode_resource_property(std::string_view hex, std::vector<ContextAttribute>* out);
 
 // Decodes the resource a Java caller passes through the C ABI: a sequence of entries
 // u8 kind (0 string, 1 int64), u16 key length, key bytes, then for a string u32 length and

@@ -1,5 +1,5 @@
 # The exports of libvtscope.so and the declarations of include/vtscope_native.h are the same set
-# (plus JNI_OnLoad and Agent_OnLoad, which jni.h and jvmti.h declare): a tracer finds symbols by
+# (plus JNI_OnLoad, Agent_OnLoad and Agent_OnAttach, which jni.h and jvmti.h declare): a tracer finds symbols by
 # name (consumer/src/probe_modules.cpp, thread_context_tls.cpp), so an export missing from the
 # header is an undocumented ABI, and a declaration without an export a broken one.
 # Run as: cmake -DNM=nm -DLIBRARY=libvtscope.so -DHEADER=vtscope_native.h -P check_exports.cmake
@@ -14,7 +14,7 @@ foreach(line IN LISTS nm_lines)
     list(APPEND exported ${CMAKE_MATCH_1})
   endif()
 endforeach()
-list(REMOVE_ITEM exported JNI_OnLoad Agent_OnLoad)
+list(REMOVE_ITEM exported JNI_OnLoad Agent_OnLoad Agent_OnAttach)
 
 # Declarations: file-scope lines (no indentation, not a comment, macro, struct or assertion)
 # that declare a function "name(" or a variable "name;".

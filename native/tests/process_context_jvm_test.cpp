@@ -112,6 +112,41 @@ const pb::KeyValue* find(const google::protobuf::RepeatedPtrField<pb::KeyValue>&
     return nullptr;
 }
 
+// The process context of pid as a reader takes it (OTEP 4719 reading protocol): the header
+// (signature, version, timestamp non-zero), the payload, the timestamp again, then libprotobuf.
+::testing::AssertionResult read_context(pid_t pid, ProcessContextHeader* h, pb::ProcessContext* ctx) {
+    std::string name;
+    uint64_t addr = find_context(pid, &name);
+    if (addr == 0) return ::testing::AssertionFailure() << "no OTEL_CTX mapping";
+    std::printf("[ mapping  ] %s\n", name.c_str());
+    if (!read_remote(pid, addr, h, sizeof(*h))) return ::testing::AssertionFailure() << "header unreadable";
+    if (std::string(h->signature, 8) != "OTEL_CTX" || h->version != 2u || h->monotonic_published_at_ns == 0 ||
+        h->payload_size == 0 || h->payload_size > vtscope::native::kMaxPayload)
+        return ::testing::AssertionFailure() << "bad header: version " << h->version << ", timestamp "
+                                             << h->monotonic_published_at_ns << ", size " << h->payload_size;
+    std::string payload(h->payload_size, '\0');
+    if (!read_remote(pid, h->payload, payload.data(), payload.size()))
+        return ::testing::AssertionFailure() << "payload unreadable";
+    uint64_t again = 0;
+    if (!read_remote(pid, addr + offsetof(ProcessContextHeader, monotonic_published_at_ns), &again, 8) ||
+        again != h->monotonic_published_at_ns)
+        return ::testing::AssertionFailure() << "updated while idle";
+    if (!ctx->ParseFromString(payload)) return ::testing::AssertionFailure() << "not a ProcessContext";
+    return ::testing::AssertionSuccess();
+}
+
+// Runs `jcmd PID ARGS` of the JDK and returns its output.
+std::string jcmd(pid_t pid, const std::string& args) {
+    std::string command = VTSCOPE_JAVA_HOME "/bin/jcmd " + std::to_string(pid) + " " + args + " 2>&1";
+    std::string out;
+    if (std::FILE* p = popen(command.c_str(), "r")) {
+        char buf[512];
+        while (std::fgets(buf, sizeof(buf), p)) out += buf;
+        pclose(p);
+    }
+    return out;
+}
+
 }  // namespace
 
 TEST(ProcessContextJvm, ReadFromOutsideWithTheApplicationsResource) {
@@ -125,28 +160,11 @@ TEST(ProcessContextJvm, ReadFromOutsideWithTheApplicationsResource) {
              "-Dotel.service.name=vtscope-pc-it", "-Dotel.resource.attributes=deployment.environment.name=ci"});
     ASSERT_TRUE(jvm.wait_ready()) << jvm.stderr_text();
 
-    std::string name;
-    uint64_t addr = find_context(jvm.pid, &name);
-    ASSERT_NE(addr, 0u) << "no OTEL_CTX mapping";
-    std::printf("[ mapping  ] %s\n", name.c_str());
-    // Reading protocol: header (signature, version, timestamp non-zero), payload, timestamp again.
     ProcessContextHeader h{};
-    ASSERT_TRUE(read_remote(jvm.pid, addr, &h, sizeof(h)));
-    EXPECT_EQ(std::string(h.signature, 8), "OTEL_CTX");
-    EXPECT_EQ(h.version, 2u);
-    ASSERT_NE(h.monotonic_published_at_ns, 0u);
+    pb::ProcessContext ctx;
+    ASSERT_TRUE(read_context(jvm.pid, &h, &ctx));
     EXPECT_GT(h.monotonic_published_at_ns, started) << "CLOCK_BOOTTIME, after the JVM started";
     EXPECT_LT(h.monotonic_published_at_ns, boottime_ns());
-    ASSERT_GT(h.payload_size, 0u);
-    ASSERT_LE(h.payload_size, vtscope::native::kMaxPayload);
-    std::string payload(h.payload_size, '\0');
-    ASSERT_TRUE(read_remote(jvm.pid, h.payload, payload.data(), payload.size()));
-    uint64_t again = 0;
-    ASSERT_TRUE(read_remote(jvm.pid, addr + offsetof(ProcessContextHeader, monotonic_published_at_ns), &again, 8));
-    ASSERT_EQ(again, h.monotonic_published_at_ns) << "updated while idle";
-
-    pb::ProcessContext ctx;
-    ASSERT_TRUE(ctx.ParseFromString(payload));
     const pb::KeyValue* service = find(ctx.resource().attributes(), "service.name");
     ASSERT_NE(service, nullptr) << ctx.DebugString();
     EXPECT_EQ(service->value().string_value(), "vtscope-pc-it");
@@ -163,4 +181,34 @@ TEST(ProcessContextJvm, ReadFromOutsideWithTheApplicationsResource) {
     ASSERT_NE(key_map, nullptr);
     EXPECT_TRUE(key_map->value().has_array_value());
     EXPECT_EQ(find(ctx.resource().attributes(), "threadlocal.schema_version"), nullptr);
+}
+
+// The SDK's resource is set at start-up, before libvtscope is in the process; the library,
+// loaded into the running JVM afterwards (Agent_OnAttach), publishes it: it was kept in the
+// vtscope.process.resource system property.
+TEST(ProcessContextJvm, ALibraryLoadedLaterPublishesTheResourceSetBefore) {
+    if (!std::filesystem::exists(VTSCOPE_JAVA_DIR "/vtscope-workloads.jar")) {
+        std::fprintf(stderr, "\n*** SKIPPED: no %s/vtscope-workloads.jar (make java builds it) ***\n\n",
+                     VTSCOPE_JAVA_DIR);
+        GTEST_SKIP() << "SKIPPED: no Java jars";
+    }
+    Jvm jvm({"--enable-native-access=ALL-UNNAMED", "-Dotel.service.name=vtscope-pc-late"});
+    ASSERT_TRUE(jvm.wait_ready()) << jvm.stderr_text();
+    std::string name;
+    ASSERT_EQ(find_context(jvm.pid, &name), 0u) << "a process context before the library was loaded: " << name;
+    std::string property = jcmd(jvm.pid, "VM.system_properties");
+    EXPECT_NE(property.find("vtscope.process.resource="), std::string::npos) << "the hand-over property is not set";
+    std::string loaded = jcmd(jvm.pid, std::string("JVMTI.agent_load ") + VTSCOPE_NATIVE_LIB + " otep");
+    std::printf("[ jcmd     ] JVMTI.agent_load: %s", loaded.c_str());
+
+    ProcessContextHeader h{};
+    pb::ProcessContext ctx;
+    ASSERT_TRUE(read_context(jvm.pid, &h, &ctx)) << loaded << jvm.stderr_text();
+    const pb::KeyValue* service = find(ctx.resource().attributes(), "service.name");
+    ASSERT_NE(service, nullptr) << ctx.DebugString();
+    EXPECT_EQ(service->value().string_value(), "vtscope-pc-late");
+    const pb::KeyValue* language = find(ctx.resource().attributes(), "telemetry.sdk.language");
+    ASSERT_NE(language, nullptr) << ctx.DebugString();
+    EXPECT_EQ(language->value().string_value(), "java");
+    EXPECT_NE(find(ctx.attributes(), "threadlocal.schema_version"), nullptr) << ctx.DebugString();
 }

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -208,6 +209,54 @@ TEST(ProcessContextPayload, ResourceEntriesFromTheCAbi) {
     EXPECT_FALSE(decode_resource_entries(bad_kind, sizeof(bad_kind), &r));
 }
 
+// The hand-over property's value (ProcessResource.RESOURCE_PROPERTY): the same entries in hex.
+TEST(ProcessContextPayload, ResourcePropertyIsTheEntriesInHex) {
+    std::vector<ContextAttribute> r;
+    // "service.name" = "abc", as ResourceEntriesFromTheCAbi, written by HexFormat.formatHex.
+    const std::string hex = "000c00736572766963652e6e616d6503000000616263";
+    ASSERT_TRUE(decode_resource_property(hex, &r));
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].key, "service.name");
+    EXPECT_EQ(r[0].string_value, "abc");
+    std::string upper = hex;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    ASSERT_TRUE(decode_resource_property(upper, &r));
+    EXPECT_EQ(r.size(), 1u);
+    EXPECT_TRUE(decode_resource_property("", &r));
+    EXPECT_TRUE(r.empty());
+    EXPECT_FALSE(decode_resource_property(hex.substr(1), &r)) << "odd length";
+    EXPECT_FALSE(decode_resource_property(hex.substr(0, hex.size() - 2), &r)) << "a truncated entry";
+    std::string bad = hex;
+    bad[5] = 'g';
+    EXPECT_FALSE(decode_resource_property(bad, &r)) << "not a hex digit";
+}
+
+// A resource handed over before the first publication (a library loaded after the application's
+// OpenTelemetry started) is in that publication. In a child: the publisher is once per process
+// and the next test needs this process's first one.
+TEST(ProcessContextPublication, AResourceAdoptedBeforePublicationIsInIt) {
+    ASSERT_EQ(published_process_context(), nullptr) << "this test needs a process that has not published";
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        std::string error;
+        size_t dropped = 99;
+        if (!adopt_process_resource(sample_resource(), &dropped, &error) || dropped != 0) _exit(2);
+        if (!publish_process_context(&error)) _exit(3);
+        const ProcessContextHeader* h = published_process_context();
+        pb::ProcessContext ctx;
+        if (!ctx.ParseFromArray(reinterpret_cast<const void*>(h->payload), static_cast<int>(h->payload_size))) _exit(4);
+        if (ctx.resource().attributes_size() != 3) _exit(5);
+        if (ctx.resource().attributes(0).value().string_value() != "checkout") _exit(6);
+        if (ctx.attributes_size() != 2) _exit(7);  // the threadlocal.* keys as always
+        _exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "child check failed at step " << WEXITSTATUS(status);
+}
+
 TEST(ProcessContextPublication, HeaderClockWriteOrderAndMapping) {
     ASSERT_EQ(published_process_context(), nullptr) << "this test needs the process's first publication";
     g_steps.clear();
@@ -319,6 +368,28 @@ TEST(ProcessContextPublication, ResourceUpdateFollowsTheUpdatingProtocol) {
         ASSERT_TRUE(find_context_mapping(&m));
         EXPECT_EQ(m.start, reinterpret_cast<uint64_t>(h));
     }
+}
+
+// Once a resource came through the C ABI (update_process_resource, after the previous test), a
+// handed-over one is older: it is not adopted and the process context stays as it is.
+TEST(ProcessContextPublication, AHandedOverResourceYieldsToTheCAbis) {
+    std::string error;
+    ASSERT_TRUE(publish_process_context(&error)) << error;
+    const ProcessContextHeader* h = published_process_context();
+    ASSERT_NE(h, nullptr);
+    std::vector<ContextAttribute> r = sample_resource();
+    ASSERT_TRUE(update_process_resource(r, nullptr, &error)) << error;
+    ProcessContextHeader before{};
+    std::memcpy(&before, h, sizeof(before));
+    std::vector<ContextAttribute> stale = sample_resource();
+    stale[0].string_value = "stale";
+    size_t dropped = 99;
+    ASSERT_TRUE(adopt_process_resource(stale, &dropped, &error)) << error;
+    EXPECT_EQ(dropped, 0u);
+    EXPECT_EQ(std::memcmp(&before, h, sizeof(before)), 0) << "the header changed";
+    pb::ProcessContext ctx = decode(reinterpret_cast<const uint8_t*>(h->payload), h->payload_size);
+    ASSERT_EQ(ctx.resource().attributes_size(), 3);
+    EXPECT_EQ(ctx.resource().attributes(0).value().string_value(), "checkout");
 }
 
 TEST(ThreadContextAttach, OnlyRecordsOfTheRegisteredRegion) {
