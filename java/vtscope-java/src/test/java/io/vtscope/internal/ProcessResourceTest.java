@@ -2,7 +2,9 @@ package io.vtscope.internal;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +20,21 @@ class ProcessResourceTest {
         byte[] expected = {0, 12, 0, 's', 'e', 'r', 'v', 'i', 'c', 'e', '.', 'n', 'a', 'm', 'e', 3, 0, 0, 0, 'a', 'b', 'c',
                            1, 3, 0, 'p', 'i', 'd', (byte) 0x92, 0x10, 0, 0, 0, 0, 0, 0};
         assertArrayEquals(expected, ProcessResource.encode(m));
+    }
+
+    @Test
+    void publishKeepsTheEntriesForALibraryLoadedLater() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("service.name", "abc");
+        m.put("pid", 4242L);
+        try {
+            // Whether or not a library is mapped in this test JVM, the hand-over is kept.
+            assertTrue(ProcessResource.publish(m) >= 0);
+            assertEquals(HexFormat.of().formatHex(ProcessResource.encode(m)),
+                    System.getProperty(ProcessResource.RESOURCE_PROPERTY));
+        } finally {
+            System.clearProperty(ProcessResource.RESOURCE_PROPERTY);
+        }
     }
 
     @Test

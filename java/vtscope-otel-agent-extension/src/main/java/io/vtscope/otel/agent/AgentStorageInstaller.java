@@ -61,12 +61,20 @@ public final class AgentStorageInstaller {
         if (!INSTALL_CALLED.compareAndSet(false, true)) {
             return;
         }
-        underAgent = ContextStorage.class.getName().startsWith(SHADED_PREFIX);
+        underAgent = insideAgent();
         if (!underAgent) {
             LOGGER.fine("vtscope: not running inside the OpenTelemetry Java agent; the agent extension does nothing");
             return;
         }
         ContextStorage.addWrapper(AgentStorageInstaller::wrap);
+    }
+
+    /**
+     * Whether this class runs inside the OpenTelemetry Java agent: the agent loads extensions with
+     * {@code io.opentelemetry.context} remapped onto its shaded copy.
+     */
+    static boolean insideAgent() {
+        return ContextStorage.class.getName().startsWith(SHADED_PREFIX);
     }
 
     /** Registers the wrapper on whichever {@code ContextStorage} this class was linked against (tests). */
