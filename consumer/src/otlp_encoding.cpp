@@ -152,7 +152,8 @@ Expected<std::vector<OtlpAttribute>> parse_resource_attributes(const std::string
 
 Expected<std::vector<OtlpAttribute>> make_resource(const std::string& service_option, const EnvLookup& env, int64_t pid,
                                                    const std::string& host_name, const std::string& instance_id,
-                                                   const std::vector<OtlpAttribute>& process_context) {
+                                                   const std::vector<OtlpAttribute>& process_context,
+                                                   ServiceNameSource* source) {
     std::vector<OtlpAttribute> from_env;
     if (const char* text = env("OTEL_RESOURCE_ATTRIBUTES")) {
         auto parsed = parse_resource_attributes(text);
@@ -172,17 +173,23 @@ Expected<std::vector<OtlpAttribute>> make_resource(const std::string& service_op
         return std::nullopt;
     };
     std::string service = "unknown_service";
+    ServiceNameSource from = ServiceNameSource::kDefault;
     const OtlpAttribute* context_service = find(process_context, "service.name");
     if (!service_option.empty()) {
         service = service_option;
+        from = ServiceNameSource::kOption;
     } else if (context_service && context_service->kind == OtlpAttribute::Kind::kString &&
                !context_service->text.empty()) {
         service = context_service->text;
+        from = ServiceNameSource::kProcessContext;
     } else if (const char* s = env("OTEL_SERVICE_NAME"); s && *s) {
         service = s;
+        from = ServiceNameSource::kServiceNameVariable;
     } else if (const OtlpAttribute* from_attributes = find(from_env, "service.name")) {
         service = from_attributes->text;
+        from = ServiceNameSource::kResourceAttributes;
     }
+    if (source) *source = from;
     std::vector<OtlpAttribute> resource;
     resource.push_back(OtlpAttribute::string("service.name", service));
     resource.push_back(
@@ -197,6 +204,39 @@ Expected<std::vector<OtlpAttribute>> make_resource(const std::string& service_op
     for (auto& a : from_env)
         if (!own(a.key) && !find(process_context, a.key)) resource.push_back(std::move(a));
     return resource;
+}
+
+const char* service_name_source_name(ServiceNameSource source) {
+    switch (source) {
+        case ServiceNameSource::kOption: return "service_option";
+        case ServiceNameSource::kProcessContext: return "process_context";
+        case ServiceNameSource::kServiceNameVariable: return "OTEL_SERVICE_NAME";
+        case ServiceNameSource::kResourceAttributes: return "OTEL_RESOURCE_ATTRIBUTES";
+        case ServiceNameSource::kDefault: break;
+    }
+    return "default";
+}
+
+std::string service_name_fallback_line(ServiceNameSource source, const std::string& service,
+                                       const std::string& why_not_target) {
+    // Where the application's own name would have come from, and the ways to give one.
+    const std::string how =
+        "name it with --service NAME or OTEL_SERVICE_NAME, or let the application's OpenTelemetry publish it "
+        "(vtscope-otel.jar or vtscope's agent extension, with libvtscope.so loaded: -agentpath:libvtscope.so=otep "
+        "or jcmd PID JVMTI.agent_load libvtscope.so otep)";
+    switch (source) {
+        case ServiceNameSource::kServiceNameVariable:
+        case ServiceNameSource::kResourceAttributes:
+            return "vtscope: note: otlp: exporting under service.name=" + service + " from vtscope's own " +
+                   service_name_source_name(source) + ", not the target's resource: " + why_not_target +
+                   "; to use the application's, " + how;
+        case ServiceNameSource::kDefault:
+            return "vtscope: warning: otlp: exporting under service.name=unknown_service: no --service, " +
+                   why_not_target + ", no OTEL_SERVICE_NAME; " + how;
+        case ServiceNameSource::kOption:
+        case ServiceNameSource::kProcessContext: break;
+    }
+    return "";
 }
 
 std::string random_uuid() {

@@ -296,15 +296,26 @@ Expected<std::unique_ptr<OtlpSession>> OtlpSession::start(const OtlpOptions& opt
     // cannot be read is not fatal: the export goes on under the options' and environment's
     // resource, and says why once.
     std::vector<OtlpAttribute> context;
+    std::string why_not_target = "the target's process context has no service.name";
     if (auto published = target_process_context(pid); !published) {
         std::fprintf(stderr, "vtscope: warning: otlp: the target's process context is not used: %s\n",
                      published.error().message.c_str());
+        why_not_target = "the target's process context could not be read";
     } else if (*published) {
         context = std::move(**published);
+    } else {
+        why_not_target = "the target publishes no OTEP 4719 process context";
     }
-    auto resource = make_resource(options.service, env, pid, host, random_uuid(), context);
+    ServiceNameSource source = ServiceNameSource::kDefault;
+    auto resource = make_resource(options.service, env, pid, host, random_uuid(), context, &source);
     if (!resource) return resource.error();
+    // A fallback is legitimate, but a silent one files the records under a name the
+    // application's own telemetry does not carry; one line says so, and how to fix it.
+    if (std::string line = service_name_fallback_line(source, (*resource)[0].text, why_not_target); !line.empty())
+        std::fprintf(stderr, "%s\n", line.c_str());
     std::unique_ptr<OtlpSession> session(new OtlpSession(options));
+    session->service_name_ = (*resource)[0].text;
+    session->service_name_source_ = source;
     auto start_signal = [&](const char* signal, const std::string& endpoint, std::vector<std::string> headers) {
         OtlpExporterConfig config;
         config.signal = signal;
@@ -344,6 +355,8 @@ void OtlpSession::shutdown() {
 }
 
 void OtlpSession::summarise(Summary& summary) const {
+    summary.otlp_service_name = service_name_;
+    summary.otlp_service_name_source = service_name_source_name(service_name_source_);
     std::string failures;
     for (OtlpExporter* exporter : {logs_.get(), metrics_.get(), profiles_.get()}) {
         if (!exporter) continue;

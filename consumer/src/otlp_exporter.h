@@ -84,13 +84,16 @@ public:
     OtlpExporter* profiles() const { return profiles_.get(); }
     // Sends what is queued (each signal for at most --otlp-timeout), stops the exporters.
     void shutdown();
-    // The counts of each signal into the summary, and its error line when records were not
-    // delivered (unless the session already has an error).
+    // The resource's service.name and its source, the counts of each signal into the summary,
+    // and its error line when records were not delivered (unless the session already has an
+    // error).
     void summarise(Summary& summary) const;
 
 private:
     OtlpSession(const OtlpOptions& options) : options_(options) {}
     OtlpOptions options_;
+    std::string service_name_;  // the resource's service.name, and where it came from
+    ServiceNameSource service_name_source_ = ServiceNameSource::kDefault;
     std::unique_ptr<OtlpExporter> logs_, metrics_, profiles_;
 };
 

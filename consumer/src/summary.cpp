@@ -59,6 +59,9 @@ std::string render_summary_text(const Summary& s) {
                        s.writer->unavailable ? " (record table full: raise -Dvtscope.records.capacity)" : "");
     }
     text += s.section_text;
+    if (!s.otlp_service_name.empty())
+        text += "vtscope: otlp resource: service.name " + s.otlp_service_name + " (from " + s.otlp_service_name_source +
+                ")\n";
     for (const ExportCounts& e : s.otlp) {
         const char* what = e.signal == "logs" ? "log records" : "metric exports";
         text += format(
@@ -114,6 +117,12 @@ std::string render_summary_json(const Summary& s) {
            << ",\"flush_timed_out\":" << (e.flush_timed_out ? "true" : "false")
            << ",\"last_error\":" << (e.last_error.empty() ? "null" : json_quote(e.last_error)) << "}";
     };
+    js << ",\"otlp_resource\":";
+    if (s.otlp_service_name.empty())
+        js << "null";
+    else
+        js << "{\"service.name\":" << json_quote(s.otlp_service_name)
+           << ",\"source\":" << json_quote(s.otlp_service_name_source) << "}";
     js << ",\"otlp\":";
     if (s.otlp.empty())
         js << "null";

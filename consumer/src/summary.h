@@ -63,7 +63,11 @@ struct Summary {
     std::string section_text;
     std::string section_json;
     std::vector<ExportCounts> otlp;  // --otlp: one per signal exported
-    std::string error;               // the error that ended the session, empty if none
+    // --otlp: the resource's service.name and where it came from (service_name_source_name in
+    // otlp_encoding.h); empty without --otlp.
+    std::string otlp_service_name;
+    std::string otlp_service_name_source;
+    std::string error;  // the error that ended the session, empty if none
     int exit_code = 0;
 
     uint64_t events() const;  // delivered + lost: every event of the target seen

@@ -7,6 +7,7 @@
 #include "json.h"
 #include "otlp_encoding.h"
 #include "profile_report.h"
+#include "summary.h"
 
 namespace vtscope {
 namespace {
@@ -96,6 +97,66 @@ TEST(OtlpResource, ServiceNameOrderAndAttributes) {
     EXPECT_EQ((*fallback)[0].text, "unknown_service");
     EXPECT_FALSE(make_resource("", env_of({{"OTEL_RESOURCE_ATTRIBUTES", "novalue"}}), 1, "h", "u"));
     EXPECT_FALSE(make_resource("", env_of({{"OTEL_RESOURCE_ATTRIBUTES", "k=%zz"}}), 1, "h", "u"));
+}
+
+// Where service.name came from, for the fallback line and --summary-json's otlp_resource.
+TEST(OtlpResource, ServiceNameSourceFollowsThePrecedence) {
+    const std::vector<OtlpAttribute> context = {OtlpAttribute::string("service.name", "from-context")};
+    auto source_of = [&](const std::string& option, const EnvLookup& env, const std::vector<OtlpAttribute>& ctx) {
+        ServiceNameSource source = ServiceNameSource::kOption;
+        auto r = make_resource(option, env, 1, "h", "u", ctx, &source);
+        EXPECT_TRUE(r);
+        return std::string(service_name_source_name(source)) + "=" + (r ? (*r)[0].text : "");
+    };
+    auto all = env_of({{"OTEL_SERVICE_NAME", "env"}, {"OTEL_RESOURCE_ATTRIBUTES", "service.name=attrs"}});
+    EXPECT_EQ(source_of("opt", all, context), "service_option=opt");
+    EXPECT_EQ(source_of("", all, context), "process_context=from-context");
+    EXPECT_EQ(source_of("", all, {}), "OTEL_SERVICE_NAME=env");
+    EXPECT_EQ(source_of("", env_of({{"OTEL_RESOURCE_ATTRIBUTES", "service.name=attrs"}}), {}),
+              "OTEL_RESOURCE_ATTRIBUTES=attrs");
+    EXPECT_EQ(source_of("", env_of({}), {}), "default=unknown_service");
+    // A process context without service.name (the application has no OpenTelemetry) falls back.
+    EXPECT_EQ(source_of("", env_of({}), {OtlpAttribute::string("host.name", "h2")}), "default=unknown_service");
+}
+
+TEST(OtlpResource, FallbackLineOnlyForVtscopesEnvironmentAndTheDefault) {
+    const std::string why = "the target publishes no OTEP 4719 process context";
+    EXPECT_EQ(service_name_fallback_line(ServiceNameSource::kOption, "x", why), "");
+    EXPECT_EQ(service_name_fallback_line(ServiceNameSource::kProcessContext, "x", why), "");
+    std::string unknown = service_name_fallback_line(ServiceNameSource::kDefault, "unknown_service", why);
+    EXPECT_EQ(unknown.rfind("vtscope: warning: otlp: exporting under service.name=unknown_service: no --service, " +
+                                why + ", no OTEL_SERVICE_NAME; ",
+                            0),
+              0u)
+        << unknown;
+    std::string env = service_name_fallback_line(ServiceNameSource::kServiceNameVariable, "env", why);
+    EXPECT_EQ(env.rfind("vtscope: note: otlp: exporting under service.name=env from vtscope's own OTEL_SERVICE_NAME, "
+                        "not the target's resource: " +
+                            why,
+                        0),
+              0u)
+        << env;
+    std::string attrs = service_name_fallback_line(ServiceNameSource::kResourceAttributes, "a", why);
+    EXPECT_NE(attrs.find("from vtscope's own OTEL_RESOURCE_ATTRIBUTES"), std::string::npos) << attrs;
+    for (const std::string& line : {unknown, env, attrs}) {
+        EXPECT_EQ(line.find('\n'), std::string::npos) << "one line";
+        EXPECT_NE(line.find("--service NAME or OTEL_SERVICE_NAME"), std::string::npos) << line;
+        EXPECT_NE(line.find("application's OpenTelemetry"), std::string::npos) << line;
+    }
+}
+
+TEST(OtlpResource, SummarySaysTheServiceNameAndItsSource) {
+    Summary s;
+    EXPECT_EQ(parse(render_summary_json(s))["otlp_resource"].type, Json::Type::Null) << "null without --otlp";
+    EXPECT_EQ(render_summary_text(s).find("otlp resource"), std::string::npos);
+    s.otlp_service_name = "checkout";
+    s.otlp_service_name_source = service_name_source_name(ServiceNameSource::kProcessContext);
+    Json resource = parse(render_summary_json(s))["otlp_resource"];
+    EXPECT_EQ(resource["service.name"].string, "checkout");
+    EXPECT_EQ(resource["source"].string, "process_context");
+    EXPECT_NE(render_summary_text(s).find("vtscope: otlp resource: service.name checkout (from process_context)\n"),
+              std::string::npos)
+        << render_summary_text(s);
 }
 
 TEST(OtlpResource, RandomUuidIsVersion4) {
