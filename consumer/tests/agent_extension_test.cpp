@@ -8,13 +8,18 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "attribution_checker.h"
+#include "json.h"
+#include "jvm_attach.h"
 #include "privilege.h"
+#include "process_context.h"
 #include "process_runner.h"
 #include "report.h"
 #include "test_support.h"
@@ -71,14 +76,18 @@ std::vector<std::string> agent_options(const std::string& agent, bool with_exten
 struct ServiceRun {
     std::vector<std::string> expected, trace;
     std::string java_stdout, java_stderr, vtscope_stderr;
+    vtscope::Json summary;  // vtscope's --summary-json
     int java_exit = -1, vtscope_exit = -1;
     int regions = -1;  // vtscope record regions mapped by the JVM while it served
 };
 
 // Starts AgentHttpService with the JVM options, class path and arguments, attaches vtscope trace
-// (write syscalls) once the server is up, lets the requests run and collects everything.
+// (write syscalls, plus vtscope_args) once the server is up, lets the requests run and collects
+// everything. before_trace, if given, runs once the server is up, before anything else.
 ServiceRun run_service(const std::vector<std::string>& jvm_options, const std::string& class_path,
-                       const std::vector<std::string>& args, bool trace = true) {
+                       const std::vector<std::string>& args, bool trace = true,
+                       const std::vector<std::string>& vtscope_args = {},
+                       const std::function<void(pid_t)>& before_trace = {}) {
     TempDir dir;
     ServiceRun run;
     std::vector<std::string> java = {java_bin(), "--enable-native-access=ALL-UNNAMED"};
@@ -94,14 +103,20 @@ ServiceRun run_service(const std::vector<std::string>& jvm_options, const std::s
         ADD_FAILURE() << "the service did not become ready: " << read_file(dir.path("java.err"));
         return run;
     }
+    if (before_trace) before_trace(jvm.pid());
     run.regions = 0;
     for (const std::string& line : read_lines("/proc/" + std::to_string(jvm.pid()) + "/maps"))
         if (line.find("/memfd:vtscope-records") != std::string::npos) run.regions++;
     std::optional<Child> tracer;
     if (trace) {
-        tracer.emplace(Child::start({kVtscope, "trace", "--pid", std::to_string(jvm.pid()), "--syscalls", "write",
-                                     "--output", dir.path("trace.jsonl"), "--ready-file", dir.path("vtscope.ready")},
-                                    "", dir.path("vtscope.err")));
+        std::vector<std::string> argv = {kVtscope,         "trace",
+                                         "--pid",          std::to_string(jvm.pid()),
+                                         "--syscalls",     "write",
+                                         "--output",       dir.path("trace.jsonl"),
+                                         "--ready-file",   dir.path("vtscope.ready"),
+                                         "--summary-json", dir.path("summary.json")};
+        argv.insert(argv.end(), vtscope_args.begin(), vtscope_args.end());
+        tracer.emplace(Child::start(argv, "", dir.path("vtscope.err")));
         if (!wait_for_file(dir.path("vtscope.ready"), 60s)) {
             ADD_FAILURE() << "vtscope did not become ready: " << read_file(dir.path("vtscope.err"));
             return run;
@@ -115,6 +130,9 @@ ServiceRun run_service(const std::vector<std::string>& jvm_options, const std::s
     run.java_stdout = read_file(dir.path("java.out"));
     run.java_stderr = read_file(dir.path("java.err"));
     run.vtscope_stderr = read_file(dir.path("vtscope.err"));
+    std::string summary = read_file(dir.path("summary.json")), error;
+    if (trace && !vtscope::parse_json(summary, &run.summary, &error))
+        ADD_FAILURE() << "--summary-json: " << error << ": " << summary;
     return run;
 }
 
@@ -374,4 +392,119 @@ TEST(AgentExtensionHarness, EveryMarkerAttributedOnBothPlanes) {
         EXPECT_EQ(r.content.correct, 128);
         EXPECT_EQ(r.misattributed, 0);
     }
+}
+
+// The application's resource in the OTEP 4719 process context under the agent (issue 15): the
+// extension puts the agent's final resource there, whether libvtscope.so came with the JVM
+// (-agentpath) or is loaded into it later, after the agent built its SDK (dynamic attach, where
+// the resource waits in the vtscope.process.resource system property). vtscope --otlp then
+// exports under it with no --service. The OTLP endpoint is a closed port: what the export
+// carries is the session's one resource, which the summary reports with its source.
+namespace {
+
+// service.name of the target's process context, or why there is none.
+std::string context_service_name(pid_t pid) {
+    auto context = vtscope::target_process_context(pid);
+    if (!context) return "unreadable: " + context.error().message;
+    if (!*context) return "no process context";
+    for (const vtscope::OtlpAttribute& a : **context)
+        if (a.key == "service.name") return a.text;
+    return "no service.name in the process context";
+}
+
+std::vector<std::string> otlp_to_nowhere() {
+    return {"--otlp", "http://127.0.0.1:" + std::to_string(vtscope::testing::free_loopback_port()), "--otlp-timeout",
+            "1"};
+}
+
+// vtscope's own environment must not name a service here.
+struct NoServiceInEnvironment {
+    NoServiceInEnvironment() {
+        unsetenv("OTEL_SERVICE_NAME");
+        unsetenv("OTEL_RESOURCE_ATTRIBUTES");
+    }
+};
+
+void expect_exported_under(const ServiceRun& run, const std::string& service) {
+    const vtscope::Json& resource = run.summary["otlp_resource"];
+    std::printf("[ agent    ] --otlp resource: service.name %s (from %s)\n", resource["service.name"].string.c_str(),
+                resource["source"].string.c_str());
+    EXPECT_EQ(resource["service.name"].string, service) << run.vtscope_stderr;
+    EXPECT_EQ(resource["source"].string, "process_context");
+    EXPECT_EQ(run.vtscope_stderr.find("otlp: exporting under"), std::string::npos) << run.vtscope_stderr;
+    EXPECT_NE(run.vtscope_stderr.find("vtscope: otlp resource: service.name " + service + " (from process_context)"),
+              std::string::npos)
+        << run.vtscope_stderr;
+}
+
+}  // namespace
+
+TEST(AgentResource, LibraryLoadedIntoTheRunningJvmPublishesTheAgentsResource) {
+    REQUIRE_AGENT(agent_jar("newest"));
+    NoServiceInEnvironment env;
+    std::vector<std::string> jvm = agent_options(agent_jar("newest"));
+    jvm.push_back("-Dotel.service.name=agent-late-e2e");
+    std::string before_load, after_load, load_output;
+    ServiceRun run = run_service(jvm, kWorkloads, {"--requests", "10"}, true, otlp_to_nowhere(), [&](pid_t pid) {
+        before_load = context_service_name(pid);
+        auto loaded = vtscope::jvm_diagnostic_command(
+            pid, std::string("JVMTI.agent_load ") + VTSCOPE_NATIVE_LIB + " otep", std::chrono::seconds(30));
+        load_output = loaded ? *loaded : "error: " + loaded.error().message;
+        while (!load_output.empty() && load_output.back() == '\n') load_output.pop_back();
+        after_load = context_service_name(pid);
+    });
+    std::printf("[ agent    ] before the load: %s; JVMTI.agent_load: %s; after: %s\n", before_load.c_str(),
+                load_output.c_str(), after_load.c_str());
+    EXPECT_EQ(before_load, "no process context");
+    EXPECT_EQ(after_load, "agent-late-e2e") << load_output << run.java_stderr;
+    EXPECT_EQ(run.regions, 1) << "the library adopts the extension's record region";
+    expect_exported_under(run, "agent-late-e2e");
+    // The library loaded late changes nothing in what is attributed.
+    Attribution a = check_writes(run);
+    std::printf("[ agent    ] after the late load: %s\n", a.summary().c_str());
+    EXPECT_EQ(a.total, 40);
+    EXPECT_EQ(a.attributed, a.total) << a.summary();
+    EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
+    EXPECT_EQ(run.java_stderr.find("WARN io.vtscope"), std::string::npos) << run.java_stderr;
+}
+
+TEST(AgentResource, LibraryAtStartUpPublishesTheAgentsResource) {
+    REQUIRE_AGENT(agent_jar("newest"));
+    NoServiceInEnvironment env;
+    std::vector<std::string> jvm = {std::string("-agentpath:") + VTSCOPE_NATIVE_LIB + "=otep"};
+    for (const std::string& o : agent_options(agent_jar("newest"))) jvm.push_back(o);
+    jvm.push_back("-Dotel.service.name=agent-start-e2e");
+    std::string at_ready;
+    ServiceRun run = run_service(jvm, kWorkloads, {"--requests", "5"}, true, otlp_to_nowhere(),
+                                 [&](pid_t pid) { at_ready = context_service_name(pid); });
+    std::printf("[ agent    ] -agentpath: process context service.name: %s\n", at_ready.c_str());
+    EXPECT_EQ(at_ready, "agent-start-e2e") << run.java_stderr;
+    EXPECT_EQ(run.regions, 1);
+    expect_exported_under(run, "agent-start-e2e");
+    EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
+}
+
+// No resource anywhere (the extension without libvtscope.so: no process context; no --service,
+// no OTEL_SERVICE_NAME): vtscope says so in one line, and how to give one.
+TEST(AgentResource, NoResourceAnywhereIsOneWarningLine) {
+    REQUIRE_AGENT(agent_jar("newest"));
+    NoServiceInEnvironment env;
+    std::vector<std::string> jvm = agent_options(agent_jar("newest"));
+    jvm.push_back("-Dotel.service.name=agent-unpublished");
+    ServiceRun run = run_service(jvm, kWorkloads, {"--requests", "2"}, true, otlp_to_nowhere());
+    int lines = 0;
+    std::string line;
+    for (size_t at = 0; (at = run.vtscope_stderr.find("otlp: exporting under", at)) != std::string::npos; at++) {
+        lines++;
+        size_t start = run.vtscope_stderr.rfind('\n', at);
+        start = start == std::string::npos ? 0 : start + 1;
+        line = run.vtscope_stderr.substr(start, run.vtscope_stderr.find('\n', at) - start);
+    }
+    std::printf("[ agent    ] %s\n", line.c_str());
+    EXPECT_EQ(lines, 1) << run.vtscope_stderr;
+    EXPECT_EQ(line.rfind("vtscope: warning: otlp: exporting under service.name=unknown_service: ", 0), 0u) << line;
+    EXPECT_NE(line.find("the target publishes no OTEP 4719 process context"), std::string::npos) << line;
+    EXPECT_NE(line.find("--service NAME or OTEL_SERVICE_NAME"), std::string::npos) << line;
+    EXPECT_EQ(run.summary["otlp_resource"]["service.name"].string, "unknown_service");
+    EXPECT_EQ(run.summary["otlp_resource"]["source"].string, "default");
 }
