@@ -439,10 +439,13 @@ void expect_exported_under(const ServiceRun& run, const std::string& service) {
 
 }  // namespace
 
-TEST(AgentResource, LibraryLoadedIntoTheRunningJvmPublishesTheAgentsResource) {
-    REQUIRE_AGENT(agent_jar("newest"));
+// Under the newest and the oldest supported agent.
+class AgentResourceLateLoad : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(AgentResourceLateLoad, LibraryLoadedIntoTheRunningJvmPublishesTheAgentsResource) {
+    REQUIRE_AGENT(agent_jar(GetParam()));
     NoServiceInEnvironment env;
-    std::vector<std::string> jvm = agent_options(agent_jar("newest"));
+    std::vector<std::string> jvm = agent_options(agent_jar(GetParam()));
     jvm.push_back("-Dotel.service.name=agent-late-e2e");
     std::string before_load, after_load, load_output;
     ServiceRun run = run_service(jvm, kWorkloads, {"--requests", "10"}, true, otlp_to_nowhere(), [&](pid_t pid) {
@@ -453,8 +456,8 @@ TEST(AgentResource, LibraryLoadedIntoTheRunningJvmPublishesTheAgentsResource) {
         while (!load_output.empty() && load_output.back() == '\n') load_output.pop_back();
         after_load = context_service_name(pid);
     });
-    std::printf("[ agent    ] before the load: %s; JVMTI.agent_load: %s; after: %s\n", before_load.c_str(),
-                load_output.c_str(), after_load.c_str());
+    std::printf("[ agent    ] %s agent: before the load: %s; JVMTI.agent_load: %s; after: %s\n", GetParam().c_str(),
+                before_load.c_str(), load_output.c_str(), after_load.c_str());
     EXPECT_EQ(before_load, "no process context");
     EXPECT_EQ(after_load, "agent-late-e2e") << load_output << run.java_stderr;
     EXPECT_EQ(run.regions, 1) << "the library adopts the extension's record region";
@@ -467,6 +470,8 @@ TEST(AgentResource, LibraryLoadedIntoTheRunningJvmPublishesTheAgentsResource) {
     EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
     EXPECT_EQ(run.java_stderr.find("WARN io.vtscope"), std::string::npos) << run.java_stderr;
 }
+
+INSTANTIATE_TEST_SUITE_P(Agents, AgentResourceLateLoad, ::testing::Values("newest", "oldest"));
 
 TEST(AgentResource, LibraryAtStartUpPublishesTheAgentsResource) {
     REQUIRE_AGENT(agent_jar("newest"));
