@@ -112,6 +112,21 @@ const pb::KeyValue* find(const google::protobuf::RepeatedPtrField<pb::KeyValue>&
     return nullptr;
 }
 
+// The string value of attribute key, or "(absent)".
+std::string string_attribute(const google::protobuf::RepeatedPtrField<pb::KeyValue>& kvs, const std::string& key) {
+    const pb::KeyValue* kv = find(kvs, key);
+    return kv ? kv->value().string_value() : "(absent)";
+}
+
+#define REQUIRE_JARS()                                                                                       \
+    do {                                                                                                     \
+        if (!std::filesystem::exists(VTSCOPE_JAVA_DIR "/vtscope-workloads.jar")) {                           \
+            std::fprintf(stderr, "\n*** SKIPPED: no %s/vtscope-workloads.jar (make java builds it) ***\n\n", \
+                         VTSCOPE_JAVA_DIR);                                                                  \
+            GTEST_SKIP() << "SKIPPED: no Java jars";                                                         \
+        }                                                                                                    \
+    } while (0)
+
 // The process context of pid as a reader takes it (OTEP 4719 reading protocol): the header
 // (signature, version, timestamp non-zero), the payload, the timestamp again, then libprotobuf.
 ::testing::AssertionResult read_context(pid_t pid, ProcessContextHeader* h, pb::ProcessContext* ctx) {
@@ -150,11 +165,7 @@ std::string jcmd(pid_t pid, const std::string& args) {
 }  // namespace
 
 TEST(ProcessContextJvm, ReadFromOutsideWithTheApplicationsResource) {
-    if (!std::filesystem::exists(VTSCOPE_JAVA_DIR "/vtscope-workloads.jar")) {
-        std::fprintf(stderr, "\n*** SKIPPED: no %s/vtscope-workloads.jar (make java builds it) ***\n\n",
-                     VTSCOPE_JAVA_DIR);
-        GTEST_SKIP() << "SKIPPED: no Java jars";
-    }
+    REQUIRE_JARS();
     uint64_t started = boottime_ns();
     Jvm jvm({"-agentpath:" VTSCOPE_NATIVE_LIB "=otep", "--enable-native-access=ALL-UNNAMED",
              "-Dotel.service.name=vtscope-pc-it", "-Dotel.resource.attributes=deployment.environment.name=ci"});
@@ -165,18 +176,10 @@ TEST(ProcessContextJvm, ReadFromOutsideWithTheApplicationsResource) {
     ASSERT_TRUE(read_context(jvm.pid, &h, &ctx));
     EXPECT_GT(h.monotonic_published_at_ns, started) << "CLOCK_BOOTTIME, after the JVM started";
     EXPECT_LT(h.monotonic_published_at_ns, boottime_ns());
-    const pb::KeyValue* service = find(ctx.resource().attributes(), "service.name");
-    ASSERT_NE(service, nullptr) << ctx.DebugString();
-    EXPECT_EQ(service->value().string_value(), "vtscope-pc-it");
-    const pb::KeyValue* env = find(ctx.resource().attributes(), "deployment.environment.name");
-    ASSERT_NE(env, nullptr) << ctx.DebugString();
-    EXPECT_EQ(env->value().string_value(), "ci");
-    const pb::KeyValue* language = find(ctx.resource().attributes(), "telemetry.sdk.language");
-    ASSERT_NE(language, nullptr) << ctx.DebugString();
-    EXPECT_EQ(language->value().string_value(), "java");
-    const pb::KeyValue* schema = find(ctx.attributes(), "threadlocal.schema_version");
-    ASSERT_NE(schema, nullptr) << ctx.DebugString();
-    EXPECT_EQ(schema->value().string_value(), "tlsdesc_v1_dev");
+    EXPECT_EQ(string_attribute(ctx.resource().attributes(), "service.name"), "vtscope-pc-it") << ctx.DebugString();
+    EXPECT_EQ(string_attribute(ctx.resource().attributes(), "deployment.environment.name"), "ci");
+    EXPECT_EQ(string_attribute(ctx.resource().attributes(), "telemetry.sdk.language"), "java");
+    EXPECT_EQ(string_attribute(ctx.attributes(), "threadlocal.schema_version"), "tlsdesc_v1_dev");
     const pb::KeyValue* key_map = find(ctx.attributes(), "threadlocal.attribute_key_map");
     ASSERT_NE(key_map, nullptr);
     EXPECT_TRUE(key_map->value().has_array_value());
@@ -187,11 +190,7 @@ TEST(ProcessContextJvm, ReadFromOutsideWithTheApplicationsResource) {
 // loaded into the running JVM afterwards (Agent_OnAttach), publishes it: it was kept in the
 // vtscope.process.resource system property.
 TEST(ProcessContextJvm, ALibraryLoadedLaterPublishesTheResourceSetBefore) {
-    if (!std::filesystem::exists(VTSCOPE_JAVA_DIR "/vtscope-workloads.jar")) {
-        std::fprintf(stderr, "\n*** SKIPPED: no %s/vtscope-workloads.jar (make java builds it) ***\n\n",
-                     VTSCOPE_JAVA_DIR);
-        GTEST_SKIP() << "SKIPPED: no Java jars";
-    }
+    REQUIRE_JARS();
     Jvm jvm({"--enable-native-access=ALL-UNNAMED", "-Dotel.service.name=vtscope-pc-late"});
     ASSERT_TRUE(jvm.wait_ready()) << jvm.stderr_text();
     std::string name;
@@ -204,11 +203,7 @@ TEST(ProcessContextJvm, ALibraryLoadedLaterPublishesTheResourceSetBefore) {
     ProcessContextHeader h{};
     pb::ProcessContext ctx;
     ASSERT_TRUE(read_context(jvm.pid, &h, &ctx)) << loaded << jvm.stderr_text();
-    const pb::KeyValue* service = find(ctx.resource().attributes(), "service.name");
-    ASSERT_NE(service, nullptr) << ctx.DebugString();
-    EXPECT_EQ(service->value().string_value(), "vtscope-pc-late");
-    const pb::KeyValue* language = find(ctx.resource().attributes(), "telemetry.sdk.language");
-    ASSERT_NE(language, nullptr) << ctx.DebugString();
-    EXPECT_EQ(language->value().string_value(), "java");
-    EXPECT_NE(find(ctx.attributes(), "threadlocal.schema_version"), nullptr) << ctx.DebugString();
+    EXPECT_EQ(string_attribute(ctx.resource().attributes(), "service.name"), "vtscope-pc-late") << ctx.DebugString();
+    EXPECT_EQ(string_attribute(ctx.resource().attributes(), "telemetry.sdk.language"), "java");
+    EXPECT_EQ(string_attribute(ctx.attributes(), "threadlocal.schema_version"), "tlsdesc_v1_dev");
 }
