@@ -25,7 +25,8 @@ int on_task_exit(void *ctx)
 	if (!vtscope_is_target())
 		return 0;
 	__u32 tid = vtscope_current_tid();
-	bpf_map_delete_elem(&threads, &tid);
+	if (bpf_map_delete_elem(&threads, &tid) == 0)
+		vmstructs_threads_changed();
 	bpf_map_delete_elem(&carriers, &tid);
 	bpf_map_delete_elem(&just_started, &tid);
 	bpf_map_delete_elem(&pending_unmount, &tid);

@@ -23,6 +23,83 @@ struct {
 	__type(value, struct vtscope_thread_info);
 } threads SEC(".maps");
 
+/*
+ * Bumped after every change of "threads", by the programs here and by user space, which maps it
+ * (BPF_F_MMAPABLE) and adds atomically, as the programs do: a cached copy of an entry (below) is
+ * used only while the generation it was copied under is still current.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, __u64);
+} threads_generation SEC(".maps");
+
+/*
+ * Per-CPU copies of recently used "threads" entries, direct-mapped by tid: on the hot path the
+ * hash lookup (about 25-30 ns on this VM, bench/RESULTS.md) becomes an inlined array lookup and
+ * two compares. Only programs on the CPU itself touch its copies, and tracing programs do not
+ * nest on a CPU (bpf_prog_active in trace_call_bpf and in the perf-event overflow handler,
+ * kernel/trace/bpf_trace.c, kernel/events/core.c; block's sched_switch raw tracepoint cannot fire
+ * inside a program, which runs with preemption off), so no copy is seen half-written.
+ */
+#define VMSTRUCTS_CACHE_WAYS 16
+
+struct vmstructs_cached_thread {
+	__u64 generation;
+	__u32 tid;
+	__u32 pad;
+	struct vtscope_thread_info info;
+};
+
+struct vmstructs_thread_cache {
+	struct vmstructs_cached_thread ways[VMSTRUCTS_CACHE_WAYS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vmstructs_thread_cache);
+} thread_cache SEC(".maps");
+
+/* After any change of "threads": every cached copy is stale from now on. */
+static __always_inline void vmstructs_threads_changed(void)
+{
+	__u32 zero = 0;
+	__u64 *generation = bpf_map_lookup_elem(&threads_generation, &zero);
+	if (generation)
+		__sync_fetch_and_add(generation, 1);
+}
+
+/*
+ * The "threads" entry of tid, from this CPU's cache when its copy is current. The generation is
+ * read before the hash lookup that fills a copy (a helper call is a compiler barrier, and x86
+ * does not reorder loads with loads), and every writer changes the map before it bumps the
+ * generation: a change that the copy may have missed always leaves a newer generation behind.
+ * So a copy is used only where the hash lookup itself could have returned it.
+ */
+static __always_inline const struct vtscope_thread_info *vmstructs_thread(__u32 tid)
+{
+	__u32 zero = 0;
+	__u64 *generation = bpf_map_lookup_elem(&threads_generation, &zero);
+	struct vmstructs_thread_cache *cache = bpf_map_lookup_elem(&thread_cache, &zero);
+	if (!generation || !cache)
+		return bpf_map_lookup_elem(&threads, &tid);
+	__u64 now = *(volatile __u64 *)generation;
+	struct vmstructs_cached_thread *way = &cache->ways[tid & (VMSTRUCTS_CACHE_WAYS - 1)];
+	if (way->tid == tid && way->generation == now)
+		return &way->info;
+	struct vtscope_thread_info *info = bpf_map_lookup_elem(&threads, &tid);
+	if (!info)
+		return 0;
+	way->info = *info;
+	way->tid = tid;
+	way->generation = now;
+	return &way->info;
+}
+
 /* Java id of the OS thread's mounted thread, read through its JavaThread*. */
 static __always_inline int vmstructs_read_java_id(const struct vtscope_thread_info *info, __s64 *id)
 {
@@ -42,6 +119,7 @@ int BPF_KPROBE(on_java_thread_run, void *java_thread)
 	if (vmstructs_read_java_id(&info, &id) == 0 && id > 0)
 		info.own_id = id;
 	bpf_map_update_elem(&threads, &tid, &info, BPF_ANY);
+	vmstructs_threads_changed();
 	vtscope_count(VTSCOPE_COUNTER_THREADS_STARTED);
 	return 0;
 }
@@ -53,15 +131,17 @@ int BPF_KPROBE(on_threads_remove, void *java_thread)
 		return 0;
 	__u32 tid = vtscope_current_tid();
 	struct vtscope_thread_info *info = bpf_map_lookup_elem(&threads, &tid);
-	if (info && info->java_thread == (__u64)java_thread)
+	if (info && info->java_thread == (__u64)java_thread) {
 		bpf_map_delete_elem(&threads, &tid);
+		vmstructs_threads_changed();
+	}
 	vtscope_count(VTSCOPE_COUNTER_THREADS_REMOVED);
 	return 0;
 }
 
 static __always_inline void resolve_vmstructs(struct vtscope_attribution *a, __u32 tid)
 {
-	struct vtscope_thread_info *info = bpf_map_lookup_elem(&threads, &tid);
+	const struct vtscope_thread_info *info = vmstructs_thread(tid);
 	if (!info) {
 		vtscope_set(a, VTSCOPE_STATUS_UNMAPPED, VTSCOPE_REASON_NOT_JAVA_THREAD);
 		return;

@@ -33,7 +33,9 @@ struct {
 /*
  * Events are staged per CPU and written to the ring buffer VTSCOPE_SYSCALL_BATCH at a time: a
  * reservation takes the ring buffer's lock and touches the cache line the consumer updates after
- * every record, which cost about 96 ns per event when done per event (bench/RESULTS.md). A
+ * every record, which cost about 96 ns per event when done per event; batches of 32 instead of 8
+ * still saved about 30 ns per event, side by side on one write storm (a flush costs some 600 ns:
+ * the consumer on the other CPU owns those lines), and 64 measured as 32 (bench/RESULTS.md). A
  * staging buffer is only touched by programs on its own CPU, and the kernel never runs a
  * tracing program while another is active on the same CPU (bpf_prog_active in trace_call_bpf and
  * in the perf-event overflow handler, kernel/trace/bpf_trace.c, kernel/events/core.c), so neither

@@ -9,7 +9,7 @@
 #include "attribution.h"
 
 /* Events per ring-buffer record: staged per CPU, written together (syscalls.bpf.c). */
-#define VTSCOPE_SYSCALL_BATCH 8
+#define VTSCOPE_SYSCALL_BATCH 64 /* a power of two (the staging index is masked) */
 
 /* One syscall entry (vtscope trace); a ring-buffer record holds 1 to VTSCOPE_SYSCALL_BATCH of them. */
 struct vtscope_syscall_event {

@@ -74,6 +74,13 @@ Expected<double> parse_number(const std::string& text, const std::string& what, 
     return d;
 }
 
+bool block_takes_value(const std::string& name) {
+    for (const char* n :
+         {"--pid", "--threshold", "--duration", "--output", "--ready-file", "--summary-json", "--identity", "--top"})
+        if (name == n) return true;
+    return false;
+}
+
 }  // namespace
 
 Expected<BlockOptions> parse_block_options(const std::vector<std::string>& args) {
@@ -98,19 +105,9 @@ Expected<BlockOptions> parse_block_options(const std::vector<std::string>& args)
             b.stacks = true;
             continue;
         }
-        std::string name = arg;
-        std::string value;
-        if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-            name = arg.substr(0, eq);
-            value = arg.substr(eq + 1);
-        } else if (arg == "--pid" || arg == "--threshold" || arg == "--duration" || arg == "--output" ||
-                   arg == "--ready-file" || arg == "--summary-json" || arg == "--identity" || arg == "--top" ||
-                   otlp_option_takes_value(arg)) {
-            if (i + 1 >= args.size()) return make_error(arg + " needs a value");
-            value = args[++i];
-        } else {
-            return make_error("unknown option for block: '" + arg + "'");
-        }
+        auto option = split_option(args, i, "block", block_takes_value);
+        if (!option) return option.error();
+        const auto& [name, value] = *option;
         auto otlp = parse_otlp_option(name, value, b.otlp);
         if (!otlp) return otlp.error();
         if (*otlp) continue;

@@ -2,7 +2,12 @@
 // and the threads that existed before them, from a walk of HotSpot's thread list
 // (consumer/bpf/channel_vmstructs.bpf.h).
 #include <bpf/bpf.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <set>
 
 #include "identity_channel.h"
@@ -14,11 +19,27 @@ namespace {
 class VmStructsChannel final : public ChannelUnit {
 public:
     explicit VmStructsChannel(const Target& target) : target_(target) {}
+    ~VmStructsChannel() override {
+        if (generation_) munmap(generation_, generation_bytes_);
+    }
+    VmStructsChannel(const VmStructsChannel&) = delete;
+    VmStructsChannel& operator=(const VmStructsChannel&) = delete;
 
     Status attach(bpf_object* object, Links& links, MapsSnapshot&) override {
         auto threads = find_map(object, "threads");
         if (!threads) return threads.error();
         threads_fd_ = bpf_map__fd(*threads);
+        // The programs keep per-CPU copies of "threads" entries, valid while this generation stays
+        // (channel_vmstructs.bpf.h): every change made here bumps it too, atomically (the map is
+        // BPF_F_MMAPABLE; a locked add here and the programs' atomic adds cannot lose one another).
+        auto generation = find_map(object, "threads_generation");
+        if (!generation) return generation.error();
+        generation_bytes_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+        void* mapped =
+            mmap(nullptr, generation_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(*generation), 0);
+        if (mapped == MAP_FAILED)
+            return make_error(std::string("cannot map the threads_generation map: ") + std::strerror(errno));
+        generation_ = static_cast<uint64_t*>(mapped);
         // Thread start and exit first, then the walk (in sync): a thread that starts after this
         // point is caught by the uprobe, one that started before is in the list.
         const struct {
@@ -52,6 +73,7 @@ public:
             vtscope_thread_info info{t.java_thread, t.own_id};
             // BPF_NOEXIST for new entries: never overwrite what the JavaThread::run uprobe wrote.
             if (bpf_map_update_elem(threads_fd_, &t.tid, &info, present ? BPF_EXIST : BPF_NOEXIST) == 0) {
+                threads_changed();
                 if (!present) inserted.insert(t.tid);
                 if (!present && at_attach) threads_at_attach_++;
             }
@@ -68,8 +90,8 @@ public:
             vtscope_thread_info current{};
             bool stale = after ? !live.count({t.tid, t.java_thread}) : inserted.count(t.tid) > 0;
             if (stale && bpf_map_lookup_elem(threads_fd_, &t.tid, &current) == 0 &&
-                current.java_thread == t.java_thread)
-                bpf_map_delete_elem(threads_fd_, &t.tid);
+                current.java_thread == t.java_thread && bpf_map_delete_elem(threads_fd_, &t.tid) == 0)
+                threads_changed();
         }
     }
 
@@ -79,8 +101,13 @@ public:
     }
 
 private:
+    // After a change of "threads": the programs' cached copies are stale.
+    void threads_changed() { std::atomic_ref<uint64_t>(*generation_).fetch_add(1); }
+
     const Target& target_;
     int threads_fd_ = -1;
+    uint64_t* generation_ = nullptr;
+    size_t generation_bytes_ = 0;
     uint64_t threads_at_attach_ = 0;
 };
 

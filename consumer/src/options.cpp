@@ -212,6 +212,18 @@ Expected<long> parse_int(const std::string& text, const std::string& what, long 
     return value;
 }
 
+Expected<OptionArg> split_option(const std::vector<std::string>& args, size_t& i, const std::string& command,
+                                 bool (*takes_value)(const std::string& name)) {
+    const std::string& arg = args[i];
+    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos)
+        return OptionArg{arg.substr(0, eq), arg.substr(eq + 1)};
+    if (takes_value(arg) || otlp_option_takes_value(arg)) {
+        if (i + 1 >= args.size()) return make_error(arg + " needs a value");
+        return OptionArg{arg, args[++i]};
+    }
+    return make_error("unknown option for " + command + ": '" + arg + "'");
+}
+
 namespace {
 
 Expected<std::vector<std::string>> parse_syscall_list(const std::string& text) {
@@ -234,6 +246,15 @@ Expected<std::vector<std::string>> parse_syscall_list(const std::string& text) {
     return names;
 }
 
+bool trace_takes_value(const std::string& name) {
+    for (const char* n :
+         {"--pid", "--syscalls", "--duration", "--output", "--ready-file", "--identity", "--summary-json"})
+        if (name == n) return true;
+    return false;
+}
+
+bool stat_takes_value(const std::string& name) { return name == "--top" || trace_takes_value(name); }
+
 // trace and stat share their options; stat adds --top.
 Expected<Options> parse_trace(const std::vector<std::string>& args, bool aggregate) {
     const std::string command = aggregate ? "stat" : "trace";
@@ -249,19 +270,9 @@ Expected<Options> parse_trace(const std::vector<std::string>& args, bool aggrega
             options.help_topic = command;
             return options;
         }
-        std::string value;
-        std::string name = arg;
-        if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-            name = arg.substr(0, eq);
-            value = arg.substr(eq + 1);
-        } else if (arg == "--pid" || arg == "--syscalls" || arg == "--duration" || arg == "--output" ||
-                   arg == "--ready-file" || arg == "--identity" || arg == "--summary-json" ||
-                   otlp_option_takes_value(arg) || (aggregate && arg == "--top")) {
-            if (i + 1 >= args.size()) return make_error(arg + " needs a value");
-            value = args[++i];
-        } else {
-            return make_error("unknown option for " + command + ": '" + arg + "'");
-        }
+        auto option = split_option(args, i, command, aggregate ? stat_takes_value : trace_takes_value);
+        if (!option) return option.error();
+        const auto& [name, value] = *option;
         auto otlp = parse_otlp_option(name, value, t.otlp);
         if (!otlp) return otlp.error();
         if (*otlp) continue;

@@ -74,6 +74,16 @@ Expected<long> parse_int(const std::string& text, const std::string& what, long 
 // A number of seconds in (0, max]; the error names `what`, the text and the range.
 Expected<double> parse_seconds(const std::string& text, const std::string& what, double max);
 
+// One option of a subcommand's arguments and its value (its flags are the caller's): "--name=value",
+// or "--name value" when takes_value(name) or an --otlp option takes one (i then moves past the
+// value). Anything else is an error naming the command and the argument.
+struct OptionArg {
+    std::string name;
+    std::string value;
+};
+Expected<OptionArg> split_option(const std::vector<std::string>& args, size_t& i, const std::string& command,
+                                 bool (*takes_value)(const std::string& name));
+
 // `vtscope profile` options (profile_options.cpp); args after the command name.
 Expected<Options> parse_profile_options(const std::vector<std::string>& args);
 // The global help, or one subcommand's ("trace", "stat", "report", "profile").

@@ -42,17 +42,9 @@ Expected<Options> parse_profile_options(const std::vector<std::string>& args) {
             p.otlp_profiles = true;
             continue;
         }
-        std::string name = arg;
-        std::string value;
-        if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-            name = arg.substr(0, eq);
-            value = arg.substr(eq + 1);
-        } else if (takes_value(arg) || otlp_option_takes_value(arg)) {
-            if (i + 1 >= args.size()) return make_error(arg + " needs a value");
-            value = args[++i];
-        } else {
-            return make_error("unknown option for profile: '" + arg + "'");
-        }
+        auto option = split_option(args, i, "profile", takes_value);
+        if (!option) return option.error();
+        const auto& [name, value] = *option;
         auto otlp = parse_otlp_option(name, value, p.otlp);
         if (!otlp) return otlp.error();
         if (*otlp) continue;
