@@ -1,49 +1,78 @@
 #!/bin/sh
 # The otel_thread_ctx_v1 paths side by side in process CPU time (io.vtscope.bench.CpuCost):
 # nothing of vtscope, -agentpath:libvtscope.so=otep (the mount hook) and =otep-jvmti (the JVMTI
-# events), one JVM each, interleaved REPS times per workload, parallelism 1. Prints each JVM's
-# medians, then per configuration the mean difference from the baseline JVM of the same
-# repetition, with its 99.9% Student-t half-width (bench/RESULTS.md, "otel_thread_ctx_v1 on mount").
-# Usage: bench/otep-cpu-cost.sh [REPS] [BUILD]
+# events), and with OLD_LIB also =otep of another build of the library (otep-old: for example
+# main's, to compare two hooks), one JVM each, interleaved REPS times per workload, parallelism 1.
+# Prints each JVM's medians, then per configuration the mean difference from the baseline JVM of
+# the same repetition, with its 99.9% Student-t half-width, and with OLD_LIB the paired
+# difference otep - otep-old (bench/RESULTS.md, "otel_thread_ctx_v1 on mount").
+# Usage: bench/otep-cpu-cost.sh [REPS] [BUILD] [OLD_LIB]
 set -eu
 REPS=${1:-5}
 BUILD=${2:-build}
+OLD_LIB=${3:-}
 JAVA=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java
 LIB=$BUILD/native/libvtscope.so
 JAR=java/vtscope-bench/target/vtscope-bench.jar
 [ -f "$LIB" ] && [ -f "$JAR" ] || { echo "otep-cpu-cost: build $LIB and $JAR first (make BUILD=$BUILD java)" >&2; exit 1; }
+[ -z "$OLD_LIB" ] || [ -f "$OLD_LIB" ] || { echo "otep-cpu-cost: no library at $OLD_LIB" >&2; exit 1; }
+case $REPS in '' | *[!0-9]*) echo "otep-cpu-cost: REPS must be a number of repetitions, not '$REPS'" >&2; exit 1 ;; esac
+[ "$REPS" -ge 2 ] && [ "$REPS" -le 20 ] || { echo "otep-cpu-cost: REPS must be 2 to 20 (the t table's range)" >&2; exit 1; }
+CONFIGS="baseline otep otep-jvmti"
+[ -z "$OLD_LIB" ] || CONFIGS="baseline otep otep-old otep-jvmti"
 OUT=$(mktemp)
 trap 'rm -f "$OUT"' EXIT
 for workload in transition parkunpark churn; do
     for rep in $(seq "$REPS"); do
-        for config in baseline otep otep-jvmti; do
-            agent=""
-            [ "$config" = baseline ] || agent="-agentpath:$LIB=$config"
+        for config in $CONFIGS; do
+            case $config in
+                baseline) agent="" ;;
+                otep-old) agent="-agentpath:$OLD_LIB=otep" ;;
+                *) agent="-agentpath:$LIB=$config" ;;
+            esac
             # shellcheck disable=SC2086
             line=$("$JAVA" -Djdk.virtualThreadScheduler.parallelism=1 $agent -cp "$JAR" io.vtscope.bench.CpuCost "$workload" 9 3 2>/dev/null | tail -1)
             echo "$rep $config $line" | tee -a "$OUT"
         done
     done
 done
-python3 - "$OUT" <<'PY'
-import sys, statistics, math
-T = {1: 636.6, 2: 31.60, 3: 12.92, 4: 8.610, 5: 6.869, 6: 5.959, 7: 5.408, 8: 5.041, 9: 4.781, 10: 4.587, 11: 4.437, 12: 4.318, 13: 4.221, 14: 4.140, 15: 4.073, 16: 4.015, 17: 3.965, 18: 3.922, 19: 3.883}
-rows = {}
-for line in open(sys.argv[1]):
-    rep, config, workload, _, cpu, _, wall = line.split()
-    rows[(workload, config, rep)] = (float(cpu), float(wall))
-unit = {"transition": "ns per mount or unmount", "parkunpark": "ns per mount or unmount", "churn": "ns per thread"}
-print("| workload | config | CPU vs baseline | wall vs baseline | n |")
-print("| --- | --- | --- | --- | --- |")
-for workload in ["transition", "parkunpark", "churn"]:
-    reps = sorted({r for (w, c, r) in rows if w == workload})
-    base = [rows[(workload, "baseline", r)] for r in reps]
-    print(f"| {workload} | baseline | {statistics.mean(b[0] for b in base):.0f} {unit[workload]} (CPU) | {statistics.mean(b[1] for b in base):.0f} (wall) | {len(reps)} |")
-    for config in ["otep", "otep-jvmti"]:
-        cells = []
-        for k in (0, 1):
-            d = [rows[(workload, config, r)][k] - rows[(workload, "baseline", r)][k] for r in reps]
-            e = T[len(d) - 1] * statistics.stdev(d) / math.sqrt(len(d)) if len(d) > 1 else float("nan")
-            cells.append(f"{statistics.mean(d):+.0f} ± {e:.0f}")
-        print(f"| {workload} | {config} | {cells[0]} | {cells[1]} | {len(reps)} |")
-PY
+# Each line: REP CONFIG WORKLOAD cpu_ns_per_unit CPU wall_ns_per_unit WALL.
+awk -v configs="$CONFIGS" '
+    # Two-sided 99.9% Student-t quantiles by degrees of freedom.
+    BEGIN {
+        split("636.6 31.60 12.92 8.610 6.869 5.959 5.408 5.041 4.781 4.587 4.437 4.318 4.221 4.140 4.073 4.015 3.965 3.922 3.883", T, " ")
+        unit["transition"] = "ns per mount or unmount"; unit["parkunpark"] = "ns per mount or unmount"; unit["churn"] = "ns per thread"
+        nconfigs = split(configs, config, " ")
+    }
+    NF != 7 || $4 != "cpu_ns_per_unit" { print "otep-cpu-cost: a JVM printed no result: " $0 > "/dev/stderr"; failed = 1; next }
+    { cpu[$3, $2, $1] = $5; wall[$3, $2, $1] = $7; if ($1 > reps) reps = $1 }
+    # "mean +- half-width" of the paired differences a - b over the repetitions of workload w.
+    function diff(w, a, b, k,    r, d, s, ss, n, m) {
+        n = 0; s = 0
+        for (r = 1; r <= reps; r++) {
+            d[r] = (k == "cpu") ? cpu[w, a, r] - cpu[w, b, r] : wall[w, a, r] - wall[w, b, r]
+            s += d[r]; n++
+        }
+        m = s / n; ss = 0
+        for (r = 1; r <= reps; r++) ss += (d[r] - m) ^ 2
+        return sprintf("%+.0f ± %.0f", m, T[n - 1] * sqrt(ss / (n - 1)) / sqrt(n))
+    }
+    function mean(w, c, k,    r, s) {
+        s = 0
+        for (r = 1; r <= reps; r++) s += (k == "cpu") ? cpu[w, c, r] : wall[w, c, r]
+        return s / reps
+    }
+    END {
+        if (failed) exit 1
+        print "| workload | config | CPU vs baseline | wall vs baseline | n |"
+        print "| --- | --- | --- | --- | --- |"
+        split("transition parkunpark churn", workloads, " ")
+        for (i = 1; i <= 3; i++) {
+            w = workloads[i]
+            printf "| %s | baseline | %.0f %s (CPU) | %.0f (wall) | %d |\n", w, mean(w, "baseline", "cpu"), unit[w], mean(w, "baseline", "wall"), reps
+            for (c = 2; c <= nconfigs; c++)
+                printf "| %s | %s | %s | %s | %d |\n", w, config[c], diff(w, config[c], "baseline", "cpu"), diff(w, config[c], "baseline", "wall"), reps
+            if (configs ~ /otep-old/)
+                printf "| %s | otep - otep-old (paired) | %s | %s | %d |\n", w, diff(w, "otep", "otep-old", "cpu"), diff(w, "otep", "otep-old", "wall"), reps
+        }
+    }' "$OUT"
