@@ -113,7 +113,14 @@ bool JvmStacks::write_perf_map() {
     uint64_t after = attach_listener_cpu_ns(target_.pid, &attach_listener_);
     uint64_t cost = after > before ? after - before : static_cast<uint64_t>(wall.count());
     schedule_.refreshed(cost, process_cpu_ns(target_.pid).value_or(0));
-    if (done) return symbolizer_.load_perf_map();
+    bool loaded = done && symbolizer_.load_perf_map();
+    // What this map does not name was sampled before it was written: its code was gone by then,
+    // or it is no code (the return address of a frame the map does not list). Another refresh
+    // cannot name it, so seeing it again asks for none.
+    for (uint64_t ip : noted_)
+        if (symbolizer_.classify(ip) != JitAddress::kNamed) unnamable_.insert(ip);
+    noted_.clear();
+    if (done) return loaded;
     if (!perf_map_warned_ && target_.alive()) {
         perf_map_warned_ = true;
         warn("cannot have the JVM write its perf map (" + done.error().message + "): JIT frames show as [unknown]");
@@ -132,28 +139,28 @@ bool JvmStacks::refresh_perf_map() {
     return write_perf_map();
 }
 
+void JvmStacks::note_unnamed(uint64_t ip) {
+    if (!unnamable_.contains(ip) && noted_.insert(ip).second) schedule_.unnamed(1);
+}
+
 void JvmStacks::note_user_stack(std::span<const uint64_t> ips) {
-    size_t unnamed = 0;
     for (uint64_t ip : ips) {
         JitAddress kind = symbolizer_.classify(ip);
-        if (kind == JitAddress::kUnnamed) unnamed++;
+        if (kind == JitAddress::kUnnamed) note_unnamed(ip);
         // Code cache the JVM committed after the last snapshot of the mappings, or no code at
         // all (a frame-pointer walk through code without one reads any word as a return address):
         // the next snapshot tells.
         if (kind == JitAddress::kUnmapped) unmapped_.push_back(ip);
     }
-    schedule_.unnamed(unnamed);
 }
 
 void JvmStacks::snapshot_maps() {
     symbolizer_.snapshot_maps();
     std::vector<uint64_t> waiting;
     waiting.swap(unmapped_);
-    size_t unnamed = 0;
     for (uint64_t ip : waiting)
-        if (symbolizer_.classify(ip) == JitAddress::kUnnamed) unnamed++;
+        if (symbolizer_.classify(ip) == JitAddress::kUnnamed) note_unnamed(ip);
     // Still in no executable mapping after a snapshot taken since it was sampled: not code.
-    schedule_.unnamed(unnamed);
 }
 
 void JvmStacks::sync_round() {

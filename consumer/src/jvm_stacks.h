@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "stack_symbolizer.h"
@@ -96,11 +97,15 @@ private:
     void warn(const std::string& text);
     bool write_perf_map();  // unconditionally
     void snapshot_maps();   // and places the addresses that were in no mapping before
+    void note_unnamed(uint64_t ip);
 
     const Target& target_;
     StackSymbolizer symbolizer_;
     PerfMapSchedule schedule_;
     std::vector<uint64_t> unmapped_;  // user addresses in no executable mapping when noted
+    // Unnamed JIT addresses noted since the last refresh, and those a refresh after their noting
+    // did not name either.
+    std::unordered_set<uint64_t> noted_, unnamable_;
     std::vector<std::string> warnings_;
     int round_ = 0;
     pid_t attach_listener_ = 0;
