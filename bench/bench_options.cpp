@@ -1,11 +1,21 @@
 // The command line of vtscope-bench.
 #include "bench_options.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
 namespace vtscope::bench {
+
+const std::vector<std::string> kProfileConfigs = {"profile-99", "profile-99-stacks", "profile-999",
+                                                  "profile-999-stacks"};
+const std::vector<std::string> kProfileParts = {"jmh", "cpu", "demo", "compare"};
+const std::vector<std::string> kBlockParts = {"switches", "demo"};
+
+bool selected(const std::vector<std::string>& chosen, const std::string& name) {
+    return chosen.empty() || std::find(chosen.begin(), chosen.end(), name) != chosen.end();
+}
 
 std::vector<std::string> split(const std::string& text, char sep) {
     std::vector<std::string> parts;
@@ -35,17 +45,23 @@ void usage() {
         "                     [--configs a,b,...] [--workloads a,b,...] [--no-storm] [--no-memory]\n"
         "                     [--storm-seconds N] [--storm-modes a,b,...] [--no-matrix] [--collector FILE]\n"
         "                     [--java-home DIR] [--jar FILE] [--no-profile] [--profile-rounds N]\n"
-        "                     [--demo-requests N] [--compare-hz N] [--async-profiler FILE]\n"
-        "                     [--block] [--block-rounds N]\n"
+        "                     [--demo-requests N] [--demo-warm-up N] [--compare-hz N] [--async-profiler FILE]\n"
+        "                     [--profile-parts a,b,...] [--profile-configs a,b,...] [--vtscope-before FILE]\n"
+        "                     [--block] [--block-rounds N] [--block-parts a,b]\n"
         "Runs the benchmark matrix (workload x configuration) as root (the consumer configurations attach\n"
         "build/bin/vtscope). Defaults: 4 forks, 3 x 1s warm-up, 5 x 1s measurement. --quick: 1 fork,\n"
         "2 x 0.4s warm-up, 3 x 0.4s measurement, shorter storm, one memory run, 2 profile rounds.\n"
         "--no-matrix skips the matrix; --no-profile the vtscope profile part (Transition under vtscope profile\n"
         "at 99 and 999 Hz with and without --stacks, the demo service in --profile-rounds rounds of\n"
-        "--demo-requests requests, and vtscope, async-profiler and JFR on CpuBudgets at --compare-hz).\n"
+        "--demo-requests requests after --demo-warm-up (2000), and vtscope, async-profiler and JFR on\n"
+        "CpuBudgets at --compare-hz). Its parts (--profile-parts): jmh (Transition's score under JMH), cpu\n"
+        "(Transition's CPU per transition, CpuCost), demo, compare; --profile-configs: some of profile-99\n"
+        "profile-99-stacks profile-999 profile-999-stacks. --vtscope-before FILE: the demo rounds also run\n"
+        "the --stacks configurations with that vtscope (\"CONFIG-before\"), for the cost of a change.\n"
         "--block: also the costs of vtscope block: its sched_switch program per switch (of the target's\n"
         "threads and of other processes', bpf_stats) and the demo service's throughput without and with it\n"
-        "attached, N rounds (default 5); its Park/Unpark cost is the \"block\" configuration.\n"
+        "attached, N rounds (default 5); its Park/Unpark cost is the \"block\" configuration;\n"
+        "--block-parts: switches, demo (default both).\n"
         "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep otep-jvmti block\n"
         "workloads: transition parkunpark churn ctx-platform ctx-distinct ctx-virtual vtt-nanotime vtt-pair "
         "vtt-transition\n"
@@ -80,6 +96,7 @@ bool parse_options(int argc, char** argv, Options* o) {
             o->storm_warmup_ms = 2000;
             o->profile_rounds = 2;
             o->demo_requests = 500;
+            o->demo_warmup = 200;
         } else if (a == "--out")
             o->out = next();
         else if (a == "--forks")
@@ -116,6 +133,16 @@ bool parse_options(int argc, char** argv, Options* o) {
             o->profile_rounds = std::atoi(next().c_str());
         else if (a == "--demo-requests")
             o->demo_requests = std::atoi(next().c_str());
+        else if (a == "--demo-warm-up")
+            o->demo_warmup = std::atoi(next().c_str());
+        else if (a == "--profile-parts")
+            o->profile_parts = split(next(), ',');
+        else if (a == "--profile-configs")
+            o->profile_configs = split(next(), ',');
+        else if (a == "--vtscope-before")
+            o->vtscope_before = next();
+        else if (a == "--block-parts")
+            o->block_parts = split(next(), ',');
         else if (a == "--compare-hz")
             o->compare_hz = std::atoi(next().c_str());
         else if (a == "--async-profiler")
@@ -132,13 +159,24 @@ bool parse_options(int argc, char** argv, Options* o) {
         }
     }
     if (o->forks < 1 || o->iterations < 2 || o->warmup_iterations < 1 || o->profile_rounds < 2 ||
-        o->demo_requests < 1 || o->compare_hz < 1 || o->block_demo_rounds < 2) {
+        o->demo_requests < 1 || o->demo_warmup < 1 || o->demo_warmup > 100000 || o->compare_hz < 1 ||
+        o->block_demo_rounds < 2) {
         std::fprintf(stderr,
                      "vtscope-bench: need --forks >= 1, --i >= 2, --wi >= 1, --profile-rounds >= 2, "
-                     "--demo-requests >= 1, --compare-hz >= 1, --block-rounds >= 2\n");
+                     "--demo-requests >= 1, --demo-warm-up 1 to 100000, --compare-hz >= 1, --block-rounds >= 2\n");
         return false;
     }
-    return true;
+    auto check = [](const char* option, const std::vector<std::string>& chosen, const std::vector<std::string>& known) {
+        for (const auto& c : chosen)
+            if (std::find(known.begin(), known.end(), c) == known.end()) {
+                std::fprintf(stderr, "vtscope-bench: unknown %s value %s (see --help)\n", option, c.c_str());
+                return false;
+            }
+        return true;
+    };
+    return check("--profile-parts", o->profile_parts, kProfileParts) &&
+           check("--profile-configs", o->profile_configs, kProfileConfigs) &&
+           check("--block-parts", o->block_parts, kBlockParts);
 }
 
 }  // namespace vtscope::bench

@@ -22,10 +22,21 @@ struct Options {
     bool memory = true;
     bool profile = true;     // the vtscope profile part (issue 12)
     int profile_rounds = 5;  // JVMs per configuration of its demo-service and CpuBudgets runs
+    // --profile-parts: jmh (Transition under JMH), cpu (Transition's CPU per transition, CpuCost),
+    // demo (the demo service), compare (CpuBudgets beside async-profiler and JFR); empty: all.
+    std::vector<std::string> profile_parts;
+    std::vector<std::string> profile_configs;  // --profile-configs: some of kProfileConfigs; empty: all
+    // --vtscope-before: a vtscope build whose --stacks configurations run beside this one's in the
+    // demo service's rounds ("CONFIG-before"), for the cost of a change to it.
+    std::string vtscope_before;
     int demo_requests = 2000;
-    int compare_hz = 499;       // the sampling rate of every tool on CpuBudgets
-    bool block = false;         // --block: the costs of vtscope block (block_bench.h)
-    int block_demo_rounds = 5;  // --block-rounds: demo-service rounds, each without and with block
+    // Requests before the ready signal (DemoService --warm-up-requests): the JIT compilation they
+    // take is the part of the service's CPU that varies most from one JVM to the next.
+    int demo_warmup = 2000;
+    int compare_hz = 499;                  // the sampling rate of every tool on CpuBudgets
+    bool block = false;                    // --block: the costs of vtscope block (block_bench.h)
+    int block_demo_rounds = 5;             // --block-rounds: demo-service rounds, each without and with block
+    std::vector<std::string> block_parts;  // --block-parts: switches, demo; empty: both
     int storm_seconds = 4;
     int storm_warmup_ms = 4000;
     std::string java_home = VTSCOPE_DEFAULT_JAVA_HOME;
@@ -47,6 +58,13 @@ struct Options {
 // Parses the command line (exits for --help and for an option without its value); false on an
 // unknown option or invalid settings, after a message on stderr.
 bool parse_options(int argc, char** argv, Options* o);
+
+// The profile part's configurations (issue 12's four) and the names of the parts of --profile
+// and --block.
+extern const std::vector<std::string> kProfileConfigs, kProfileParts, kBlockParts;
+
+// Whether a part (or configuration) is selected: listed, or nothing listed.
+bool selected(const std::vector<std::string>& chosen, const std::string& name);
 
 // The non-empty pieces of text between separators.
 std::vector<std::string> split(const std::string& text, char sep);

@@ -11,12 +11,14 @@
 #include <fstream>
 #include <map>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "process_runner.h"
 #include "profile_bench.h"
 #include "report_writer.h"
 #include "tracer.h"
+#include "workload_output.h"
 
 namespace vtscope::bench {
 
@@ -160,8 +162,10 @@ SwitchCostRun run_switch_scenario(const Options& o, const std::string& mode, dou
     return r;
 }
 
-// One demo-service run: requests per second, with or without block attached.
-double run_demo(const Options& o, bool with_block, int round, DemoRounds* d) {
+// One demo-service run, with or without block attached: requests per second and the service's CPU
+// per request (NaN when the run failed).
+std::pair<double, double> run_demo(const Options& o, bool with_block, int round, DemoRounds* d) {
+    const std::pair<double, double> kFailed{NAN, NAN};
     std::string name = std::string("block-demo-") + (with_block ? "block" : "none") + "-r" + std::to_string(round);
     std::string stem = (fs::path(o.out) / "logs" / name).string();
     fs::remove(stem + ".go");
@@ -174,6 +178,8 @@ double run_demo(const Options& o, bool with_block, int round, DemoRounds* d) {
                                      std::to_string(d->requests),
                                      "--concurrency",
                                      std::to_string(d->concurrency),
+                                     "--warm-up-requests",
+                                     std::to_string(d->warmup),
                                      "--ready-file",
                                      stem + ".service.ready",
                                      "--go-file",
@@ -182,14 +188,14 @@ double run_demo(const Options& o, bool with_block, int round, DemoRounds* d) {
     Child jvm = Child::start(argv, stem + ".out", stem + ".err");
     if (!wait_for_file(stem + ".service.ready", 60s, {&jvm})) {
         d->errors.push_back(name + ": the demo service did not become ready");
-        return NAN;
+        return kFailed;
     }
     Child tracer;
     if (with_block) {
         tracer = start_tracer(o, "block", jvm.pid(), stem, "block");
         if (!wait_for_file(tracer_ready_file(stem), 30s, {&tracer, &jvm})) {
             d->errors.push_back(name + ": vtscope block never became ready");
-            return NAN;
+            return kFailed;
         }
     }
     std::ofstream(stem + ".go").close();
@@ -201,12 +207,13 @@ double run_demo(const Options& o, bool with_block, int round, DemoRounds* d) {
         if (ts.exit_status != 0) d->errors.push_back(name + ": vtscope block exited " + std::to_string(ts.exit_status));
         d->tracers.push_back(ts);
     }
-    double rps = demo_requests_per_s(read_file(stem + ".out"));
+    std::string text = read_file(stem + ".out");
+    double rps = demo_requests_per_s(text);
     if (status != 0 || std::isnan(rps)) {
         d->errors.push_back(name + ": the demo service exited " + std::to_string(status) + " (see " + stem + ".err)");
-        return NAN;
+        return kFailed;
     }
-    return rps;
+    return {rps, demo_cpu_us_per_request(text)};
 }
 
 }  // namespace
@@ -217,6 +224,7 @@ BlockBench run_block_bench(const Options& o) {
     std::fprintf(stderr, "vtscope-bench: block (sched_switch program cost, demo service throughput)\n");
     double other_ns = NAN;
     for (const char* mode : {"idle", "platform", "pinned"}) {
+        if (!selected(o.block_parts, "switches")) break;
         b.switches.push_back(run_switch_scenario(o, mode, other_ns));
         const SwitchCostRun& r = b.switches.back();
         if (std::string(mode) == "idle") other_ns = r.per_run.mean;
@@ -230,25 +238,23 @@ BlockBench run_block_bench(const Options& o) {
     DemoRounds& d = b.demo;
     d.requests = o.quick ? 1000 : 3000;
     d.concurrency = 8;
-    for (int round = 1; round <= o.block_demo_rounds; round++) {
+    d.warmup = o.demo_warmup;
+    for (int round = 1; round <= o.block_demo_rounds && selected(o.block_parts, "demo"); round++) {
         // Alternating order: a drift of the machine over the round falls on both alike.
         for (bool with_block : round % 2 ? std::vector<bool>{false, true} : std::vector<bool>{true, false}) {
-            double rps = run_demo(o, with_block, round, &d);
+            auto [rps, cpu] = run_demo(o, with_block, round, &d);
             (with_block ? d.block_rps : d.none_rps).push_back(rps);
-            std::fprintf(stderr, "  demo round %d %-5s: %.0f requests/s\n", round, with_block ? "block" : "none", rps);
+            (with_block ? d.block_cpu : d.none_cpu).push_back(cpu);
+            std::fprintf(stderr, "  demo round %d %-5s: %.0f requests/s, %.1f us of CPU per request\n", round,
+                         with_block ? "block" : "none", rps, cpu);
         }
         double none = d.none_rps.back(), with = d.block_rps.back();
         if (!std::isnan(none) && !std::isnan(with)) d.ratios.push_back(with / none);
     }
-    auto valid = [](const std::vector<double>& v) {
-        std::vector<double> out;
-        for (double x : v)
-            if (!std::isnan(x)) out.push_back(x);
-        return out;
-    };
-    d.none = summarize(valid(d.none_rps));
-    d.block = summarize(valid(d.block_rps));
+    d.none = summarize(valid_values(d.none_rps));
+    d.block = summarize(valid_values(d.block_rps));
     d.ratio = summarize(d.ratios);
+    d.cpu_change = paired_change(d.block_cpu, d.none_cpu);
     return b;
 }
 

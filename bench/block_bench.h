@@ -35,9 +35,13 @@ struct SwitchCostRun {
 struct DemoRounds {
     int requests = 0;
     int concurrency = 0;
+    int warmup = 0;                           // requests before the ready signal
     std::vector<double> none_rps, block_rps;  // requests per second of each round
     std::vector<double> ratios;               // block / none, per round
-    Summary none, block, ratio;
+    // The service's CPU time per request (us) in each round (DemoService's cpu_ns), and its paired
+    // change with block attached, percent.
+    std::vector<double> none_cpu, block_cpu;
+    Summary none, block, ratio, cpu_change;
     std::vector<TracerSummary> tracers;
     std::vector<std::string> errors;
 };

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <regex>
 #include <sstream>
 
 #include "json.h"
+#include "jvm_stacks.h"
 #include "process_runner.h"
 #include "report_writer.h"
 #include "tracer.h"
@@ -36,8 +38,6 @@ constexpr const char* kProgramCostText =
     "of them, the sampler; two clock reads per run included), "
     "per sample and as a share of the target JVM's utime+stime: the CPU the sampling takes from the target "
     "itself, which the throughput figures cannot resolve on this machine.";
-const std::vector<std::string> kProfileConfigs = {"profile-99", "profile-99-stacks", "profile-999",
-                                                  "profile-999-stacks"};
 
 const Workload& transition_workload() {
     static const Workload w = {"profile-transition",
@@ -70,15 +70,47 @@ std::string stem_of(const Options& o, const std::string& name) {
     return (fs::path(o.out) / "logs" / clean).string();
 }
 
-// The values that are not NaN.
-std::vector<double> valid(const std::vector<double>& values) {
-    std::vector<double> v;
-    for (double x : values)
-        if (!std::isnan(x)) v.push_back(x);
-    return v;
+// ---- The demo service and CpuCost: throughput and the target's CPU per unit of work ----
+
+// The configurations of a round series: the one without a profiler, then those chosen of the
+// four; with --vtscope-before, each chosen --stacks one again with that build ("CONFIG-before").
+std::vector<RoundSeries> round_series(const Options& o, const std::string& none, bool with_before) {
+    std::vector<RoundSeries> series(1);
+    series[0].config = none;
+    for (const auto& c : kProfileConfigs) {
+        if (!selected(o.profile_configs, c)) continue;
+        series.emplace_back();
+        series.back().config = series.back().tracer_config = c;
+        if (with_before && !o.vtscope_before.empty() && profile_config(c)->stacks) {
+            series.emplace_back();
+            series.back().config = c + "-before";
+            series.back().tracer_config = c;
+            series.back().vtscope = o.vtscope_before;
+        }
+    }
+    return series;
 }
 
-// ---- The demo service: requests per second under each configuration ----
+// vtscope profile on pid as the series says, its files beside stem.
+Child start_series_tracer(const Options& o, const RoundSeries& s, pid_t pid, const std::string& stem) {
+    if (s.vtscope.empty()) return start_tracer(o, s.tracer_config, pid, stem);
+    Options other = o;
+    other.vtscope = s.vtscope;
+    return start_tracer(other, s.tracer_config, pid, stem);
+}
+
+// Stops the series' vtscope (by itself once its target has exited) with its summary in *ts; the
+// series keeps its samples, the consumer's CPU share given, and an error if it did not end well.
+void finish_series_tracer(Child& tracer, const std::string& stem, const std::string& label, double consumer_share,
+                          RoundSeries* series, TracerSummary* ts) {
+    std::string error = finish_tracer(tracer, stem, ts);
+    if (ts->exit_status != 0)
+        series->errors.push_back(label + ": vtscope profile exited " + std::to_string(ts->exit_status));
+    else if (!error.empty())
+        series->errors.push_back(label + ": " + error);
+    series->samples.push_back(static_cast<double>(ts->events));
+    series->consumer_cpu_share.push_back(consumer_share);
+}
 
 void run_demo_round(const Options& o, RoundSeries* series, int round) {
     std::string stem = stem_of(o, "profile-demo-" + series->config + "-r" + std::to_string(round));
@@ -87,10 +119,12 @@ void run_demo_round(const Options& o, RoundSeries* series, int round) {
     fs::remove(go);
     std::string label = "round " + std::to_string(round);
     series->scores.push_back(NAN);  // until the round succeeds
+    series->cpu_per_unit.push_back(NAN);
     Child jvm =
         Child::start({o.java_home + "/bin/java", "-Xms" + o.heap, "-Xmx" + o.heap, "--enable-native-access=ALL-UNNAMED",
                       kFramePointers, "-cp", o.workloads_classpath, "io.vtscope.workloads.DemoService", "--requests",
-                      std::to_string(o.demo_requests), "--concurrency", "8", "--ready-file", ready, "--go-file", go},
+                      std::to_string(o.demo_requests), "--concurrency", "8", "--warm-up-requests",
+                      std::to_string(o.demo_warmup), "--ready-file", ready, "--go-file", go},
                      out, stem + ".err");
     if (!wait_for_file(ready, 120s, {&jvm})) {
         series->errors.push_back(label + ": the demo service did not start (see " + stem + ".err)");
@@ -98,9 +132,66 @@ void run_demo_round(const Options& o, RoundSeries* series, int round) {
     }
     Child tracer;
     std::optional<ProgramCost> cost;
-    if (series->config != "none") {
+    if (!series->tracer_config.empty()) {
         cost.emplace();
-        tracer = start_tracer(o, series->config, jvm.pid(), stem);
+        tracer = start_series_tracer(o, *series, jvm.pid(), stem);
+        if (!wait_for_file(tracer_ready_file(stem), 60s, {&tracer, &jvm})) {
+            series->errors.push_back(label + ": vtscope profile never became ready");
+            return;
+        }
+    }
+    double cpu0 = tracer.pid() > 0 ? process_cpu_seconds(tracer.pid()) : NAN;
+    pid_t listener = 0;
+    uint64_t listener0 = attach_listener_cpu_ns(jvm.pid(), &listener);
+    auto t0 = Clock::now();
+    if (cost) cost->start(tracer.pid(), process_cpu_seconds(jvm.pid()));
+    touch(go);
+    // DemoService prints this line when its load is done, before it exits.
+    bool done = wait_for_text(out, "# demo requests=", 120s, {&jvm});
+    double cpu1 = tracer.pid() > 0 ? process_cpu_seconds(tracer.pid()) : NAN;
+    double listener_ns = std::max(
+        0.0, static_cast<double>(attach_listener_cpu_ns(jvm.pid(), &listener)) - static_cast<double>(listener0));
+    double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    TracerSummary ts;
+    if (cost) cost->stop(process_cpu_seconds(jvm.pid()), &ts);
+    int status = jvm.wait();
+    std::string text = read_file(out);
+    double rps = demo_requests_per_s(text), cpu_us = demo_cpu_us_per_request(text);
+    if (tracer.pid() > 0) {
+        finish_series_tracer(tracer, stem, label, (cpu1 - cpu0) / wall, series, &ts);
+        series->program_ns_per_sample.push_back(ts.program_run_time_ns / ts.program_runs);
+        series->program_share.push_back(ts.program_run_time_ns / (ts.target_cpu_s * 1e9));
+        series->perf_map_share.push_back(listener_ns / (cpu_us * 1e3 * o.demo_requests));
+    }
+    if (status != 0 || !done || std::isnan(rps)) {
+        series->errors.push_back(label + ": java exited " + std::to_string(status) + " (see " + stem + ".err)");
+        return;
+    }
+    series->scores.back() = rps;
+    series->cpu_per_unit.back() = cpu_us;
+}
+
+// One JVM of io.vtscope.bench.CpuCost transition (one virtual thread yielding, parallelism 1, so
+// no idle carrier spins for work on the other CPU), the profiler attached between its warm-up and
+// its measured rounds: CPU ns and wall ns per transition, medians over those rounds.
+void run_transition_cpu_round(const Options& o, RoundSeries* series, int round) {
+    std::string stem = stem_of(o, "profile-cpu-" + series->config + "-r" + std::to_string(round));
+    std::string go = stem + ".go", out = stem + ".out";
+    fs::remove(go);
+    std::string label = "round " + std::to_string(round);
+    series->scores.push_back(NAN);
+    series->cpu_per_unit.push_back(NAN);
+    Child jvm = Child::start({o.java_home + "/bin/java", "-Xms" + o.heap, "-Xmx" + o.heap, kFramePointers,
+                              "-Djdk.virtualThreadScheduler.parallelism=1", "-cp", o.jar, "io.vtscope.bench.CpuCost",
+                              "transition", o.quick ? "3" : "9", o.quick ? "2" : "5", "--go-file", go},
+                             out, stem + ".err");
+    if (!wait_for_text(out, "# cpucost ready", 120s, {&jvm})) {
+        series->errors.push_back(label + ": CpuCost did not get ready (see " + stem + ".err)");
+        return;
+    }
+    Child tracer;
+    if (!series->tracer_config.empty()) {
+        tracer = start_series_tracer(o, *series, jvm.pid(), stem);
         if (!wait_for_file(tracer_ready_file(stem), 60s, {&tracer, &jvm})) {
             series->errors.push_back(label + ": vtscope profile never became ready");
             return;
@@ -108,66 +199,54 @@ void run_demo_round(const Options& o, RoundSeries* series, int round) {
     }
     double cpu0 = tracer.pid() > 0 ? process_cpu_seconds(tracer.pid()) : NAN;
     auto t0 = Clock::now();
-    if (cost) cost->start(tracer.pid(), process_cpu_seconds(jvm.pid()));
     touch(go);
-    // DemoService prints this line when its load is done, before it exits.
-    bool done = wait_for_text(out, "# demo requests=", 120s, {&jvm});
+    bool done = wait_for_text(out, "cpu_ns_per_unit", 300s, {&jvm});
     double cpu1 = tracer.pid() > 0 ? process_cpu_seconds(tracer.pid()) : NAN;
     double wall = std::chrono::duration<double>(Clock::now() - t0).count();
-    TracerSummary ts;
-    if (cost) cost->stop(process_cpu_seconds(jvm.pid()), &ts);
     int status = jvm.wait();
+    auto result = parse_cpu_cost(read_file(out));
     if (tracer.pid() > 0) {
-        std::string error = finish_tracer(tracer, stem, &ts);
-        if (ts.exit_status != 0)
-            series->errors.push_back(label + ": vtscope profile exited " + std::to_string(ts.exit_status));
-        else if (!error.empty())
-            series->errors.push_back(label + ": " + error);
-        series->samples.push_back(static_cast<double>(ts.events));
-        series->program_ns_per_sample.push_back(ts.program_run_time_ns / ts.program_runs);
-        series->program_share.push_back(ts.program_run_time_ns / (ts.target_cpu_s * 1e9));
-        series->consumer_cpu_share.push_back((cpu1 - cpu0) / wall);
+        TracerSummary ts;
+        finish_series_tracer(tracer, stem, label, (cpu1 - cpu0) / wall, series, &ts);
     }
-    double rps = demo_requests_per_s(read_file(out));
-    if (status != 0 || !done || std::isnan(rps)) {
+    if (status != 0 || !done || !result) {
         series->errors.push_back(label + ": java exited " + std::to_string(status) + " (see " + stem + ".err)");
         return;
     }
-    series->scores.back() = rps;
+    series->scores.back() = result->wall_ns_per_unit;
+    series->cpu_per_unit.back() = result->cpu_ns_per_unit;
 }
 
 }  // namespace
 
-double demo_requests_per_s(const std::string& output) {
-    static const std::regex line(R"(# demo requests=(\d+) nanos=(\d+))");
-    std::smatch m;
-    if (!std::regex_search(output, m, line) || std::stod(m[2]) <= 0) return NAN;
-    return std::stod(m[1]) / (std::stod(m[2]) / 1e9);
+std::string verdict_text(double cost_pct, double error_pct, double target_pct) {
+    switch (judge(cost_pct, error_pct, target_pct)) {
+        case Verdict::kMet: return "met";
+        case Verdict::kMissed: return "**missed**";
+        case Verdict::kNotResolved: return "not resolved (" + fmt_signed(cost_pct, 1) + "%)";
+        case Verdict::kNotMeasured: break;
+    }
+    return "not measured";
 }
 
 namespace {
 
-std::vector<RoundSeries> run_demo(const Options& o, Clock::time_point started) {
-    std::vector<RoundSeries> demo;
-    for (const auto& c :
-         {std::string("none"), kProfileConfigs[0], kProfileConfigs[1], kProfileConfigs[2], kProfileConfigs[3]}) {
-        demo.emplace_back();
-        demo.back().config = c;
-    }
-    // Every configuration once per round, the order rotated from round to round, so drift over
-    // the run falls on all alike.
+// Every configuration once per round, the order rotated from round to round, so drift over the
+// run falls on all alike.
+void run_rounds(const Options& o, Clock::time_point started, const char* what, std::vector<RoundSeries>& series,
+                void (*run_one)(const Options&, RoundSeries*, int)) {
     for (int r = 1; r <= o.profile_rounds; r++) {
-        for (size_t k = 0; k < demo.size(); k++) {
-            RoundSeries& s = demo[(k + static_cast<size_t>(r)) % demo.size()];
-            run_demo_round(o, &s, r);
-            std::fprintf(stderr, "  [%3.0fs] demo service %-20s round %d: %s requests/s%s\n",
-                         std::chrono::duration<double>(Clock::now() - started).count(), s.config.c_str(), r,
-                         fmt(s.scores.back(), 0).c_str(),
-                         s.errors.empty() ? "" : (" ERROR: " + s.errors.back()).c_str());
+        for (size_t k = 0; k < series.size(); k++) {
+            RoundSeries& s = series[(k + static_cast<size_t>(r)) % series.size()];
+            size_t errors = s.errors.size();
+            run_one(o, &s, r);
+            std::fprintf(stderr, "  [%3.0fs] %s %-24s round %d: %s, CPU per unit %s%s\n",
+                         std::chrono::duration<double>(Clock::now() - started).count(), what, s.config.c_str(), r,
+                         fmt(s.scores.back(), 0).c_str(), fmt(s.cpu_per_unit.back(), 2).c_str(),
+                         s.errors.size() == errors ? "" : (" ERROR: " + s.errors.back()).c_str());
         }
     }
-    for (auto& s : demo) s.summary = summarize(valid(s.scores));
-    return demo;
+    for (auto& s : series) s.summary = summarize(valid_values(s.scores));
 }
 
 // ---- CpuBudgets: vtscope, async-profiler and JFR side by side ----
@@ -408,31 +487,11 @@ std::string relative_text(const Summary& a, const Summary& b) {
     return fmt_signed(pct, dec) + " ± " + fmt(err, dec) + "%" + (d.significant ? "" : " (n.s.)");
 }
 
-// The change of a against b measured side by side, round i of each: a[i] / b[i] - 1 in percent,
-// mean and 99.9% half-width over the rounds where both succeeded. Pairing the rounds takes the
-// drift of this shared machine between rounds out of the comparison.
-Summary paired_change(const std::vector<double>& a, const std::vector<double>& b) {
-    std::vector<double> r;
-    for (size_t i = 0; i < a.size() && i < b.size(); i++)
-        if (!std::isnan(a[i]) && !std::isnan(b[i]) && b[i] != 0) r.push_back(100 * (a[i] / b[i] - 1));
-    return summarize(r);
-}
-
 std::string change_text(const Summary& s) {
     if (s.n < 2) return "–";
     int dec = decimals_for(s.error);
     return fmt_signed(s.mean, dec) + " ± " + fmt(s.error, dec) + "%" + (std::fabs(s.mean) > s.error ? "" : " (n.s.)") +
            " (" + std::to_string(s.n) + " rounds)";
-}
-
-// The verdict on a slowdown (percent, positive = slower, with its 99.9% half-width) against its
-// target: met when the whole interval lies under it, missed when the whole interval lies over it,
-// otherwise this run could not tell.
-std::string verdict(double slowdown_pct, double error_pct, double target) {
-    if (std::isnan(slowdown_pct) || std::isnan(error_pct)) return "not measured";
-    if (slowdown_pct + error_pct < target) return "met";
-    if (slowdown_pct - error_pct > target) return "**missed**";
-    return "not resolved (slowdown " + fmt_signed(slowdown_pct, 1) + "%)";
 }
 
 std::string mean_text(const std::vector<double>& values, int decimals, double scale = 1) {
@@ -478,43 +537,117 @@ void write_transition(std::ostream& md, const Matrix& m) {
             program_share.push_back(t.program_run_time_ns / (t.target_cpu_s * 1e9));
         }
         md << relative_text(c.summary, base.summary) << " | < " << fmt(target_pct(c.config), 0) << "% | "
-           << verdict(slowdown, slowdown_error, target_pct(c.config)) << " | " << mean_text(samples, 0) << " | "
+           << verdict_text(slowdown, slowdown_error, target_pct(c.config)) << " | " << mean_text(samples, 0) << " | "
            << mean_text(share, 2, 100) << "% | " << mean_text(ns, 0) << " | " << mean_text(program_share, 3, 100)
            << "% |\n";
     }
 }
 
+// What the CPU-per-unit figures measure, for the report.
+constexpr const char* kCpuPerUnitText =
+    "CPU per unit: the target process's CPU time over its measured load, read by the workload itself "
+    "(DemoService: CLOCK_PROCESS_CPUTIME_ID, every thread; CpuCost: its threads' schedstat run times), per "
+    "request or per transition: the CPU the target spends "
+    "because vtscope is attached is the overhead the targets are about, and unlike wall time it does not "
+    "count the time the target waits for a CPU on this shared machine. On this kernel (tick-based "
+    "accounting, no CONFIG_IRQ_TIME_ACCOUNTING) the sampler's timer interrupt, its BPF program and any "
+    "stack walk are charged to the task they interrupt, a target thread; so is the perf map the JVM "
+    "writes for --stacks (its Attach Listener thread). vs none/baseline: the paired change against the "
+    "JVM without a profiler of the same round, mean ± 99.9% half-width over the rounds; the verdict is on "
+    "that CPU change.";
+
+void write_rounds_row(std::ostream& md, const RoundSeries& s, const RoundSeries& none, bool higher_is_better,
+                      int score_decimals, int cpu_decimals) {
+    Summary score = summarize(valid_values(s.scores)), cpu = summarize(valid_values(s.cpu_per_unit));
+    md << "| `" << s.config << "` | "
+       << (score.n < 2 ? "failed" : fmt(score.mean, score_decimals) + " ± " + fmt(score.error, score_decimals))
+       << " | ";
+    if (s.tracer_config.empty()) {
+        md << "– | " << (cpu.n < 2 ? "–" : fmt(cpu.mean, cpu_decimals) + " ± " + fmt(cpu.error, cpu_decimals))
+           << " | – | – | – |";
+        return;
+    }
+    Summary change = paired_change(s.scores, none.scores),
+            cpu_change = paired_change(s.cpu_per_unit, none.cpu_per_unit);
+    double target = target_pct(s.tracer_config);
+    md << change_text(change) << " | "
+       << (cpu.n < 2 ? "–" : fmt(cpu.mean, cpu_decimals) + " ± " + fmt(cpu.error, cpu_decimals)) << " | "
+       << change_text(cpu_change) << " | < " << fmt(target, 0) << "% | "
+       << verdict_text(cpu_change.n >= 2 ? cpu_change.mean : NAN, cpu_change.error, target) << " (throughput: "
+       << verdict_text(change.n >= 2 ? (higher_is_better ? -change.mean : change.mean) : NAN, change.error, target)
+       << ") |";
+}
+
+// Every row of a round series' table: the cells of write_rounds_row, then those extra gives a
+// configuration with a profiler (`blanks` dashes for the one without).
+void write_rounds_rows(std::ostream& md, const std::vector<RoundSeries>& series, bool higher_is_better, int blanks,
+                       const std::function<std::string(const RoundSeries&)>& extra) {
+    for (const auto& s : series) {
+        write_rounds_row(md, s, series[0], higher_is_better, 0, 1);
+        if (s.tracer_config.empty())
+            for (int i = 0; i < blanks; i++) md << " – |";
+        else
+            md << " " << extra(s);
+        md << "\n";
+    }
+}
+
+void write_transition_cpu(std::ostream& md, const Options& o, const std::vector<RoundSeries>& series) {
+    if (series.empty()) return;
+    md << "\n### Overhead on Transition in CPU time (`io.vtscope.bench.CpuCost transition`, lower is better)\n\n"
+          "One virtual thread yielding 200,000 times per round (400,000 mounts and unmounts), "
+          "`-Djdk.virtualThreadScheduler.parallelism=1 -XX:+PreserveFramePointer`; vtscope attaches after the "
+          "warm-up rounds and the JVM reports the medians over its measured rounds; one JVM per configuration "
+          "and round, "
+       << o.profile_rounds << " rounds, the order rotated each round. " << kCpuPerUnitText
+       << " Consumer CPU: vtscope's utime+stime per wall second over the measured rounds.\n\n"
+          "| config | wall ns per transition | vs baseline | CPU ns per transition | vs baseline | target | "
+          "verdict (CPU) | samples per JVM | consumer CPU (share of one CPU) |\n"
+          "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+    write_rounds_rows(md, series, false, 2, [](const RoundSeries& s) {
+        return mean_text(s.samples, 0) + " | " + mean_text(s.consumer_cpu_share, 2, 100) + "% |";
+    });
+}
+
 void write_demo(std::ostream& md, const Options& o, const std::vector<RoundSeries>& demo) {
     if (demo.empty()) return;
-    const RoundSeries& none = demo[0];
-    md << "\n### Overhead on the demo service (requests/s, higher is better)\n\n"
+    md << "\n### Overhead on the demo service (requests/s and CPU per request)\n\n"
           "`io.vtscope.workloads.DemoService --requests "
-       << o.demo_requests
-       << " --concurrency 8` (HTTP on loopback, a virtual thread and a span per request, file and socket I/O), "
-          "`-XX:+PreserveFramePointer`; one JVM per configuration and round, "
+       << o.demo_requests << " --concurrency 8 --warm-up-requests " << o.demo_warmup
+       << "` (HTTP on loopback, a virtual thread and a span per request, file and socket I/O, its load generator "
+          "in the same JVM), `-XX:+PreserveFramePointer`; one JVM per configuration and round, "
        << o.profile_rounds
-       << " rounds, the order rotated each round. requests/s over the load's wall time; error: 99.9% half-width "
-          "over the rounds; vs none: the change against the `none` JVM of the same round (a paired ratio), mean "
-          "± 99.9% half-width over the rounds. Consumer CPU: vtscope's utime+stime per wall second from the go "
-          "signal to the end of the load. "
+       << " rounds, the order rotated each round. requests/s over the load's wall time (higher is better); "
+          "error: 99.9% half-width over the rounds. "
+       << kCpuPerUnitText
+       << " Perf map: the CPU of the target's Attach Listener thread (where HotSpot writes the perf map for "
+          "`--stacks`) from the go signal to the end of the load, as a share of the target's CPU over the load. "
+          "Consumer CPU: vtscope's utime+stime per wall second over the same interval. "
        << kProgramCostText
-       << "\n\n| config | requests/s | vs none | target | verdict | samples per round | consumer CPU (share of "
-          "one CPU) | sampler ns per sample | sampler share of the target's CPU |\n| --- | --- | --- | --- | --- | "
-          "--- | --- | --- | --- |\n";
-    for (const auto& s : demo) {
-        int dec = decimals_for(s.summary.error);
-        md << "| `" << s.config << "` | "
-           << (s.scores.size() < 2 ? "failed" : fmt(s.summary.mean, dec) + " ± " + fmt(s.summary.error, dec)) << " | ";
-        if (s.config == "none") {
-            md << "– | – | – | – | – | – | – |\n";
-            continue;
-        }
-        Summary change = paired_change(s.scores, none.scores);
-        double slowdown = change.n >= 2 ? -change.mean : NAN;  // fewer requests/s is slower
-        md << change_text(change) << " | < " << fmt(target_pct(s.config), 0) << "% | "
-           << verdict(slowdown, change.error, target_pct(s.config)) << " | " << mean_text(s.samples, 0) << " | "
-           << mean_text(s.consumer_cpu_share, 2, 100) << "% | " << mean_text(s.program_ns_per_sample, 0) << " | "
-           << mean_text(s.program_share, 3, 100) << "% |\n";
+       << (o.vtscope_before.empty() ? ""
+                                    : " `-before`: the same configuration with the vtscope build `" + o.vtscope_before +
+                                          "`, in the same rounds.")
+       << "\n\n| config | requests/s | vs none | CPU us per request | vs none | target | verdict (CPU; "
+          "throughput) | perf map share of the target's CPU | samples per round | consumer CPU (share of one CPU) | "
+          "sampler ns per sample | sampler share of the target's CPU |\n"
+          "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+    write_rounds_rows(md, demo, true, 5, [](const RoundSeries& s) {
+        return mean_text(s.perf_map_share, 3, 100) + "% | " + mean_text(s.samples, 0) + " | " +
+               mean_text(s.consumer_cpu_share, 2, 100) + "% | " + mean_text(s.program_ns_per_sample, 0) + " | " +
+               mean_text(s.program_share, 3, 100) + "% |";
+    });
+    if (o.vtscope_before.empty()) return;
+    md << "\nThis build against `" << o.vtscope_before
+       << "`, paired per round: the change of the target's CPU per request, and the perf map's share of it.\n\n"
+          "| config | CPU per request vs `-before` | perf map share, `-before` | perf map share, this build |\n"
+          "| --- | --- | --- | --- |\n";
+    for (const auto& before : demo) {
+        if (before.vtscope.empty()) continue;
+        for (const auto& now : demo)
+            if (now.vtscope.empty() && now.config == before.tracer_config)
+                md << "| `" << now.config << "` | " << change_text(paired_change(now.cpu_per_unit, before.cpu_per_unit))
+                   << " | " << mean_text(before.perf_map_share, 3, 100) << "% | "
+                   << mean_text(now.perf_map_share, 3, 100) << "% |\n";
     }
 }
 
@@ -604,7 +737,7 @@ void write_compare(std::ostream& md, const Options& o, const std::vector<Compare
         }
         std::vector<double> elapsed_v = series_values(s, &CompareRun::elapsed_ms);
         std::vector<double> rate_v = series_values(s, &CompareRun::spins_per_cpu_ms);
-        Summary elapsed = summarize(valid(elapsed_v)), rate = summarize(valid(rate_v));
+        Summary elapsed = summarize(valid_values(elapsed_v)), rate = summarize(valid_values(rate_v));
         std::vector<double> consumer, lost, program_share;
         for (const auto& run : s.runs) {
             consumer.push_back(run.consumer_cpu_s);
@@ -671,16 +804,26 @@ ProfileBench run_profile_bench(const Options& o, const std::string& jdk, Clock::
     ProfileBench p;
     p.compare_hz = o.compare_hz;
     std::fprintf(stderr, "vtscope-bench: vtscope profile (issue 12)\n");
-    for (const auto& c : transition_workload().configs) {
-        Cell cell;
-        cell.workload = &transition_workload();
-        cell.config = c;
-        p.transition.order.push_back(cell.key());
-        p.transition.cells.emplace(cell.key(), std::move(cell));
+    if (selected(o.profile_parts, "jmh")) {
+        for (const auto& c : transition_workload().configs) {
+            if (c != "baseline" && !selected(o.profile_configs, c)) continue;
+            Cell cell;
+            cell.workload = &transition_workload();
+            cell.config = c;
+            p.transition.order.push_back(cell.key());
+            p.transition.cells.emplace(cell.key(), std::move(cell));
+        }
+        run_matrix(o, jdk, started, &p.transition);
     }
-    run_matrix(o, jdk, started, &p.transition);
-    p.demo = run_demo(o, started);
-    p.compare = run_compare(o, o.compare_hz, started);
+    if (selected(o.profile_parts, "cpu")) {
+        p.transition_cpu = round_series(o, "baseline", false);
+        run_rounds(o, started, "CpuCost transition", p.transition_cpu, run_transition_cpu_round);
+    }
+    if (selected(o.profile_parts, "demo")) {
+        p.demo = round_series(o, "none", true);
+        run_rounds(o, started, "demo service", p.demo, run_demo_round);
+    }
+    if (selected(o.profile_parts, "compare")) p.compare = run_compare(o, o.compare_hz, started);
     return p;
 }
 
@@ -689,25 +832,36 @@ void write_profile_section(std::ostream& md, const Options& o, const ProfileBenc
           "slowdown's whole 99.9% interval lies under the target, missed when it lies over it, not resolved "
           "otherwise (this machine is shared with other builds and benchmarks).\n";
     write_transition(md, p.transition);
+    write_transition_cpu(md, o, p.transition_cpu);
     write_demo(md, o, p.demo);
     write_compare(md, o, p.compare, p.compare_hz);
 }
 
 std::string profile_json(const ProfileBench& p) {
     std::ostringstream js;
-    js << "{\"demo\":[";
-    for (size_t i = 0; i < p.demo.size(); i++) {
-        const auto& s = p.demo[i];
-        js << (i ? "," : "") << "{\"config\":" << json_quote(s.config) << ",\"requests_per_s\":[";
-        for (size_t k = 0; k < s.scores.size(); k++) js << (k ? "," : "") << fmt(s.scores[k], 1);
-        js << "],\"consumer_cpu_share\":[";
-        for (size_t k = 0; k < s.consumer_cpu_share.size(); k++)
-            js << (k ? "," : "") << fmt(s.consumer_cpu_share[k], 4);
-        js << "],\"errors\":[";
-        for (size_t k = 0; k < s.errors.size(); k++) js << (k ? "," : "") << json_quote(s.errors[k]);
-        js << "]}";
-    }
-    js << "],\"transition\":[";
+    auto list = [](const std::vector<double>& v, int decimals) {
+        std::string out = "[";
+        for (size_t k = 0; k < v.size(); k++) out += (k ? "," : "") + (std::isnan(v[k]) ? "null" : fmt(v[k], decimals));
+        return out + "]";
+    };
+    auto series = [&](const char* name, const std::vector<RoundSeries>& all, const char* score, const char* cpu) {
+        js << "\"" << name << "\":[";
+        for (size_t i = 0; i < all.size(); i++) {
+            const auto& s = all[i];
+            js << (i ? "," : "") << "{\"config\":" << json_quote(s.config) << ",\"" << score
+               << "\":" << list(s.scores, 1) << ",\"" << cpu << "\":" << list(s.cpu_per_unit, 3)
+               << ",\"perf_map_share\":" << list(s.perf_map_share, 6)
+               << ",\"consumer_cpu_share\":" << list(s.consumer_cpu_share, 4) << ",\"errors\":[";
+            for (size_t k = 0; k < s.errors.size(); k++) js << (k ? "," : "") << json_quote(s.errors[k]);
+            js << "]}";
+        }
+        js << "]";
+    };
+    js << "{";
+    series("demo", p.demo, "requests_per_s", "cpu_us_per_request");
+    js << ",";
+    series("transition_cpu", p.transition_cpu, "wall_ns_per_transition", "cpu_ns_per_transition");
+    js << ",\"transition\":[";
     bool first = true;
     for (const auto& key : p.transition.order) {
         const Cell& c = p.transition.cells.at(key);
@@ -755,6 +909,8 @@ std::vector<std::string> profile_errors(const ProfileBench& p) {
     std::vector<std::string> errors;
     for (const auto& key : p.transition.order)
         for (const auto& e : p.transition.cells.at(key).errors) errors.push_back(key + ": " + e);
+    for (const auto& s : p.transition_cpu)
+        for (const auto& e : s.errors) errors.push_back("profile CpuCost transition " + s.config + ": " + e);
     for (const auto& s : p.demo)
         for (const auto& e : s.errors) errors.push_back("profile demo " + s.config + ": " + e);
     for (const auto& s : p.compare)

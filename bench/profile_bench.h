@@ -17,13 +17,21 @@
 #include "bench_options.h"
 #include "jmh_matrix.h"
 #include "stats.h"
+#include "workload_output.h"
 
 namespace vtscope::bench {
 
 // One configuration measured in rounds (one child JVM per round).
 struct RoundSeries {
-    std::string config;
-    std::vector<double> scores;              // requests/s of the demo service, one per round (NaN: failed)
+    std::string config;         // its name in the report
+    std::string tracer_config;  // what vtscope runs as (profile_config); empty: no profiler
+    std::string vtscope;        // the vtscope binary; empty: this build's
+    // One per round (NaN: failed). The demo service: requests/s, and the process's CPU time per
+    // request in us; CpuCost's Transition: wall ns per transition, and CPU ns per transition.
+    std::vector<double> scores, cpu_per_unit;
+    // The target's Attach Listener CPU (where HotSpot writes the perf map) over its own CPU during
+    // the load, one per round of a configuration with a profiler.
+    std::vector<double> perf_map_share;
     std::vector<double> consumer_cpu_share;  // vtscope's utime+stime per wall second, measured interval
     std::vector<double> samples;             // vtscope's samples per round
     // Its sampling program's run time per run, and as a share of the target's CPU (bpf_stats).
@@ -69,6 +77,7 @@ struct CompareSeries {
 
 struct ProfileBench {
     Matrix transition;  // Transition x {baseline, profile-99, profile-99-stacks, profile-999, profile-999-stacks}
+    std::vector<RoundSeries> transition_cpu;  // the same configurations on CpuCost transition
     std::vector<RoundSeries> demo;
     std::vector<CompareSeries> compare;
     int compare_hz = 0;
@@ -81,9 +90,9 @@ ProfileBench run_profile_bench(const Options& o, const std::string& jdk, std::ch
 void write_profile_section(std::ostream& md, const Options& o, const ProfileBench& p);
 std::string profile_json(const ProfileBench& p);
 
-// Requests per second from the demo service's output (its "# demo requests=N nanos=T" line, the
-// load's wall time); NaN without that line.
-double demo_requests_per_s(const std::string& output);
+// The verdict on a cost (percent, with its 99.9% half-width) against its target, as the report
+// writes it: "met", "**missed**", "not resolved (+x.x%)" or "not measured".
+std::string verdict_text(double cost_pct, double error_pct, double target_pct);
 
 // Every error the part recorded, each prefixed with where it happened.
 std::vector<std::string> profile_errors(const ProfileBench& p);

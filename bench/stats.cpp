@@ -95,6 +95,13 @@ Summary summarize(const std::vector<double>& samples, double confidence) {
     return s;
 }
 
+std::vector<double> valid_values(const std::vector<double>& values) {
+    std::vector<double> v;
+    for (double x : values)
+        if (!std::isnan(x)) v.push_back(x);
+    return v;
+}
+
 double quadrature(double e1, double e2) { return std::sqrt(e1 * e1 + e2 * e2); }
 
 Difference difference(double a, double error_a, double b, double error_b) {
@@ -104,6 +111,20 @@ Difference difference(double a, double error_a, double b, double error_b) {
     d.significant = std::fabs(d.value) > d.error;
     d.relative = b != 0 ? d.value / b : std::numeric_limits<double>::quiet_NaN();
     return d;
+}
+
+Summary paired_change(const std::vector<double>& a, const std::vector<double>& b, double confidence) {
+    std::vector<double> r;
+    for (size_t i = 0; i < a.size() && i < b.size(); i++)
+        if (!std::isnan(a[i]) && !std::isnan(b[i]) && b[i] != 0) r.push_back(100 * (a[i] / b[i] - 1));
+    return summarize(r, confidence);
+}
+
+Verdict judge(double cost_pct, double error_pct, double target_pct) {
+    if (std::isnan(cost_pct) || std::isnan(error_pct)) return Verdict::kNotMeasured;
+    if (cost_pct + error_pct < target_pct) return Verdict::kMet;
+    if (cost_pct - error_pct > target_pct) return Verdict::kMissed;
+    return Verdict::kNotResolved;
 }
 
 }  // namespace vtscope::bench

@@ -27,6 +27,9 @@ struct Summary {
 // t_{(1+confidence)/2, n-1} * s / sqrt(n): JMH's "Error" with confidence 0.999.
 Summary summarize(const std::vector<double>& samples, double confidence = 0.999);
 
+// The values that are not NaN, in their order.
+std::vector<double> valid_values(const std::vector<double>& values);
+
 // sqrt(e1^2 + e2^2): the error of a difference of two independent estimates.
 double quadrature(double e1, double e2);
 
@@ -39,5 +42,16 @@ struct Difference {
 
 // a - b with its quadrature error; "n.s." when the interval contains zero.
 Difference difference(double a, double error_a, double b, double error_b);
+
+// The change of a against b measured side by side, round i of each: 100 (a[i] / b[i] - 1)
+// percent, summarised over the rounds where both are measured (not NaN, b[i] != 0). Pairing the
+// rounds takes the drift of a shared machine between rounds out of the comparison.
+Summary paired_change(const std::vector<double>& a, const std::vector<double>& b, double confidence = 0.999);
+
+// A cost (percent, with its interval's half-width) against its target: met when the whole
+// interval lies under the target, missed when the whole interval lies over it, otherwise not
+// resolved; not measured without a cost or an interval.
+enum class Verdict { kMet, kMissed, kNotResolved, kNotMeasured };
+Verdict judge(double cost_pct, double error_pct, double target_pct);
 
 }  // namespace vtscope::bench

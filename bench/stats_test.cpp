@@ -54,3 +54,27 @@ TEST(Stats, QuadratureAndNotSignificant) {
     EXPECT_TRUE(neg.significant);
     EXPECT_DOUBLE_EQ(neg.relative, -0.10);
 }
+
+TEST(Stats, PairedChangeIsPerRound) {
+    // Round 1: +10%, round 2: +20%, round 3: the baseline failed (NaN), round 4: +30%.
+    Summary c = paired_change({110, 240, 500, 130}, {100, 200, NAN, 100});
+    EXPECT_EQ(c.n, 3u);
+    EXPECT_NEAR(c.mean, 20, 1e-9);
+    EXPECT_NEAR(c.error, student_t_quantile(0.9995, 2) * 10 / std::sqrt(3.0), 1e-6);
+    // A drift that moves both alike leaves the paired change alone.
+    Summary drift = paired_change({102, 204, 306}, {100, 200, 300});
+    EXPECT_NEAR(drift.mean, 2, 1e-9);
+    EXPECT_NEAR(drift.error, 0, 1e-9);
+    EXPECT_EQ(paired_change({1}, {0}).n, 0u);
+}
+
+TEST(Stats, VerdictNeedsTheWholeInterval) {
+    EXPECT_EQ(judge(0.4, 0.5, 1), Verdict::kMet);
+    EXPECT_EQ(judge(-3, 2, 1), Verdict::kMet);
+    EXPECT_EQ(judge(2, 0.5, 1), Verdict::kMissed);
+    EXPECT_EQ(judge(0.8, 0.5, 1), Verdict::kNotResolved);
+    EXPECT_EQ(judge(1.4, 0.5, 1), Verdict::kNotResolved);
+    EXPECT_EQ(judge(NAN, 0.5, 1), Verdict::kNotMeasured);
+    EXPECT_EQ(judge(0.1, NAN, 1), Verdict::kNotMeasured);
+    EXPECT_EQ(valid_values({1, NAN, 3}), (std::vector<double>{1, 3}));
+}

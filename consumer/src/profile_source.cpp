@@ -261,7 +261,10 @@ private:
         std::memcpy(k.span_id.data(), key.span_id, sizeof(key.span_id));
         // -EFAULT: no user stack (a kernel-only moment); anything else negative: not stored.
         k.stack_lost = options_.stacks && key.user_stack_id < 0 && key.user_stack_id != -EFAULT;
+        size_t interned = interned_.size();
         k.user_stack = read_stack(key.generation, key.user_stack_id);
+        // A new stack's JIT frames may need a fresher perf map; its names are read at the end.
+        if (interned_.size() > interned) stacks_.note_user_stack(interned_[k.user_stack]);
         k.kernel_stack = read_stack(key.generation, key.kernel_stack_id);
         auto& total = totals_[k];
         total.samples += value.samples;

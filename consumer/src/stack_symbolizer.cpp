@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace vtscope {
@@ -62,6 +63,26 @@ const std::string* SymbolTable::find(uint64_t addr) const {
             return &it->name;
     }
     return nullptr;
+}
+
+bool SymbolTable::overlaps(uint64_t start, uint64_t end) const {
+    auto it =
+        std::lower_bound(entries_.begin(), entries_.end(), end, [](const Entry& e, uint64_t a) { return e.start < a; });
+    // Entries starting before end; a perf map's code blobs do not nest, but look a few back as find does.
+    for (int back = 0; it != entries_.begin() && back < 4; back++) {
+        --it;
+        if (it->start + std::max<uint64_t>(it->size, 1) > start) return true;
+    }
+    return false;
+}
+
+void SymbolTable::keep_older(const SymbolTable& older) {
+    std::vector<Entry> kept;  // apart until the end: overlaps() searches the sorted newer entries
+    for (const Entry& e : older.entries_)
+        if (!overlaps(e.start, e.start + std::max<uint64_t>(e.size, 1))) kept.push_back(e);
+    if (kept.empty()) return;
+    entries_.insert(entries_.end(), std::make_move_iterator(kept.begin()), std::make_move_iterator(kept.end()));
+    seal();
 }
 
 void parse_perf_map(std::string_view text, SymbolTable& table) {
@@ -144,15 +165,30 @@ bool StackSymbolizer::load_perf_map() {
     SymbolTable table;
     parse_perf_map(buffer.str(), table);
     if (table.size() == 0) return false;
+    table.keep_older(perf_map_);
     perf_map_ = std::move(table);
     return true;
 }
 
-std::string StackSymbolizer::user_frame(uint64_t ip) {
+const Mapping* StackSymbolizer::mapping_of(uint64_t ip) const {
     auto it =
         std::upper_bound(maps_.begin(), maps_.end(), ip, [](uint64_t a, const Mapping& m) { return a < m.start; });
-    const Mapping* m = nullptr;
-    if (it != maps_.begin() && ip < std::prev(it)->end) m = &*std::prev(it);
+    if (it != maps_.begin() && ip < std::prev(it)->end) return &*std::prev(it);
+    return nullptr;
+}
+
+JitAddress StackSymbolizer::classify(uint64_t ip) const {
+    const Mapping* m = mapping_of(ip);
+    if (m && !m->path.empty() && m->path[0] == '/') return JitAddress::kNotJit;
+    if (perf_map_.find(ip)) return JitAddress::kNamed;
+    if (!m) return JitAddress::kUnmapped;
+    // HotSpot reserves its code cache as anonymous memory (CodeCache::reserve_heap_memory,
+    // src/hotspot/share/code/codeCache.cpp); a kernel-named mapping ([vdso], [vsyscall]) is not JIT code.
+    return m->path.empty() || m->path.starts_with("[anon") ? JitAddress::kUnnamed : JitAddress::kNotJit;
+}
+
+std::string StackSymbolizer::user_frame(uint64_t ip) {
+    const Mapping* m = mapping_of(ip);
     bool file_backed = m && !m->path.empty() && m->path[0] == '/';
     if (!file_backed) {
         if (const std::string* name = perf_map_.find(ip)) return *name;

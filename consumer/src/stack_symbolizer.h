@@ -25,6 +25,11 @@ public:
     void seal();
     // The symbol covering addr (a zero size covers up to the next symbol); null when none.
     const std::string* find(uint64_t addr) const;
+    // Adds the entries of an older table that overlap none of this one's, then seals: this table
+    // is the newer perf map, where code the JVM has freed since the older one is gone. The older
+    // names still describe samples taken while that code lived; where new code took the place,
+    // the newer name wins.
+    void keep_older(const SymbolTable& older);
     size_t size() const { return entries_.size(); }
 
 private:
@@ -33,7 +38,16 @@ private:
         uint64_t size;
         std::string name;
     };
+    bool overlaps(uint64_t start, uint64_t end) const;  // any entry within [start, end)
     std::vector<Entry> entries_;
+};
+
+// What a user address is to the JVM's perf map.
+enum class JitAddress {
+    kNotJit,    // in a mapped file (its ELF symbols name it) or a special mapping ([vdso])
+    kNamed,     // named by the perf map
+    kUnnamed,   // in anonymous executable memory (the code cache) that the perf map does not name
+    kUnmapped,  // in no executable mapping of the last snapshot
 };
 
 // The lines "START SIZE NAME" (hex, as HotSpot's Compiler.perfmap and perf-map-agent write them).
@@ -55,8 +69,10 @@ public:
     explicit StackSymbolizer(pid_t pid) : pid_(pid) {}
     // While the target lives: its current mappings are added (the latest wins on overlap).
     void snapshot_maps();
-    // Reads /tmp/perf-PID.map if present (replacing what an earlier read gave): true if read.
+    // Reads /tmp/perf-PID.map if present, keeping what earlier reads named and it does not
+    // (SymbolTable::keep_older): true if read.
     bool load_perf_map();
+    JitAddress classify(uint64_t ip) const;
     // A user frame: "symbol" (ELF or perf map) or "[module+0xoff]" / "[unknown]".
     std::string user_frame(uint64_t ip);
     // A kernel frame: "symbol_[k]".
@@ -64,6 +80,8 @@ public:
     bool have_perf_map() const { return perf_map_.size() > 0; }
 
 private:
+    const Mapping* mapping_of(uint64_t ip) const;  // null when in none
+
     pid_t pid_;
     std::vector<Mapping> maps_;  // sorted by start
     SymbolTable perf_map_;

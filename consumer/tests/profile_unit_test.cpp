@@ -1,9 +1,15 @@
 // vtscope profile's pure parts: options, the report and folding, the flame graph, the perf map
-// and symbol table look-ups. No privilege, no JVM.
+// and symbol table look-ups, when the perf map is refreshed. No privilege, no JVM.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
 
 #include "../bpf/attribution.h"
 #include "flamegraph.h"
+#include "jvm_stacks.h"
 #include "options.h"
 #include "profile_report.h"
 #include "stack_symbolizer.h"
@@ -158,4 +164,76 @@ TEST(StackSymbolizer, PerfMapAndSymbolTable) {
     EXPECT_EQ(*table.find(0x7f0000003005), "StubRoutines");
     EXPECT_EQ(table.find(0x7f0000001100), nullptr);
     EXPECT_EQ(table.find(0x10), nullptr);
+}
+
+TEST(StackSymbolizer, ANewerPerfMapKeepsTheOlderNamesItDoesNotReplace) {
+    SymbolTable older, newer;
+    parse_perf_map("1000 100 old.A\n2000 100 old.B\n", older);
+    parse_perf_map("2050 20 new.C\n3000 10 new.D\n", newer);
+    newer.keep_older(older);
+    ASSERT_NE(newer.find(0x1010), nullptr);
+    EXPECT_EQ(*newer.find(0x1010), "old.A");  // freed since: samples taken while it lived keep its name
+    ASSERT_NE(newer.find(0x2055), nullptr);
+    EXPECT_EQ(*newer.find(0x2055), "new.C");
+    EXPECT_EQ(newer.find(0x2010), nullptr);  // old.B's range holds new code now: not old.B any more
+    ASSERT_NE(newer.find(0x3005), nullptr);
+    EXPECT_EQ(*newer.find(0x3005), "new.D");
+    EXPECT_EQ(newer.size(), 3u);
+}
+
+TEST(PerfMapSchedule, ARefreshIsDueWhenNeededAndWithinItsBudget) {
+    PerfMapSchedule s(0.01);  // 1% of the target's CPU
+    EXPECT_FALSE(s.due(0));   // no stack needs it
+    s.unnamed(2);
+    EXPECT_TRUE(s.due(0));                // the first one: no cost known yet
+    s.refreshed(5'000'000, 100'000'000);  // it cost the target 5 ms
+    EXPECT_EQ(s.pending(), 0u);
+    EXPECT_FALSE(s.due(10'000'000'000));  // needed by nothing since
+    s.unnamed(1);
+    EXPECT_FALSE(s.due(100'000'000 + 499'000'000));  // 1% of 499 ms is under 5 ms
+    EXPECT_TRUE(s.due(100'000'000 + 500'000'000));
+    s.refreshed(20'000'000, 700'000'000);  // a bigger code cache: 20 ms
+    s.unnamed(1);
+    EXPECT_FALSE(s.due(700'000'000ull + 1'999'000'000ull));
+    EXPECT_TRUE(s.due(700'000'000ull + 2'000'000'000ull));
+    EXPECT_EQ(s.refreshes(), 2u);
+    EXPECT_EQ(s.cost_ns(), 25'000'000u);
+}
+
+namespace {
+int a_function_of_this_file() { return 7; }
+}  // namespace
+
+TEST(JvmStacks, OnlyJitCodeTheMapDoesNotNameMakesARefreshNeeded) {
+    // Anonymous executable memory stands in for the JVM's code cache.
+    void* code = mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(code, MAP_FAILED);
+    uint64_t jit = reinterpret_cast<uint64_t>(code) + 16;
+    uint64_t file = reinterpret_cast<uint64_t>(&a_function_of_this_file);
+    EXPECT_EQ(a_function_of_this_file(), 7);
+    Target self(getpid());
+    JvmStacks stacks(self);
+    stacks.symbolizer().snapshot_maps();
+    EXPECT_EQ(stacks.symbolizer().classify(jit), JitAddress::kUnnamed);
+    EXPECT_EQ(stacks.symbolizer().classify(file), JitAddress::kNotJit);
+    EXPECT_EQ(stacks.symbolizer().classify(0x10), JitAddress::kUnmapped);
+    std::vector<uint64_t> ips = {file, jit, 0x10};
+    stacks.note_user_stack(ips);
+    EXPECT_EQ(stacks.schedule().pending(), 1u);
+    // Once the perf map names it, the same stack needs nothing.
+    std::string map = "/tmp/perf-" + std::to_string(getpid()) + ".map";
+    {
+        std::ofstream f(map);
+        char line[64];
+        std::snprintf(line, sizeof(line), "%llx 100 io.x.Jit.run\n", static_cast<unsigned long long>(jit - 16));
+        f << line;
+    }
+    ASSERT_TRUE(stacks.symbolizer().load_perf_map());
+    std::remove(map.c_str());
+    EXPECT_EQ(stacks.symbolizer().classify(jit), JitAddress::kNamed);
+    std::vector<std::string> frames = stacks.user_frames(ips);
+    ASSERT_EQ(frames.size(), 3u);
+    EXPECT_EQ(frames[1], "io.x.Jit.run");
+    EXPECT_EQ(stacks.schedule().pending(), 1u);
+    munmap(code, 4096);
 }

@@ -14,9 +14,12 @@ import java.util.concurrent.locks.LockSupport;
  * {@code -Djdk.virtualThreadScheduler.parallelism=1}, so no idle carrier spins for work on the
  * other CPU. Prints, for one JVM, the median over the measured rounds of process CPU ns and wall
  * ns per unit (a mount or unmount for transition and parkunpark; a thread for churn).
- * {@code bench/otep-cpu-cost.sh} runs it per configuration, interleaved.
+ * {@code bench/otep-cpu-cost.sh} runs it per configuration, interleaved; so does
+ * {@code vtscope-bench}'s profile part with {@code vtscope profile} attached to it: with
+ * {@code --go-file PATH} it prints {@code # cpucost ready} after the warm-up rounds and waits for
+ * that file before the measured ones, so a profiler attached in between sees only those.
  *
- * <p>Usage: {@code CpuCost transition|parkunpark|churn [rounds] [warm-up rounds]}
+ * <p>Usage: {@code CpuCost transition|parkunpark|churn [rounds] [warm-up rounds] [--go-file PATH]}
  */
 public final class CpuCost {
     private CpuCost() {}
@@ -41,13 +44,19 @@ public final class CpuCost {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 1) {
-            System.err.println("usage: CpuCost transition|parkunpark|churn [rounds] [warm-up rounds]");
+        Path goFile = null;
+        int positional = args.length;
+        if (args.length >= 2 && args[args.length - 2].equals("--go-file")) {
+            goFile = Path.of(args[args.length - 1]);
+            positional -= 2;
+        }
+        if (positional < 1 || positional > 3) {
+            System.err.println("usage: CpuCost transition|parkunpark|churn [rounds] [warm-up rounds] [--go-file PATH]");
             System.exit(2);
         }
         String workload = args[0];
-        int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 15;
-        int warmup = args.length > 2 ? Integer.parseInt(args[2]) : 10;
+        int rounds = positional > 1 ? Integer.parseInt(args[1]) : 15;
+        int warmup = positional > 2 ? Integer.parseInt(args[2]) : 10;
         Round round = switch (workload) {
             case "transition" -> CpuCost::transition;
             case "parkunpark" -> CpuCost::parkUnpark;
@@ -61,6 +70,18 @@ public final class CpuCost {
         double[] cpu = new double[rounds];
         double[] wall = new double[rounds];
         for (int i = -warmup; i < rounds; i++) {
+            if (i == 0 && goFile != null) {
+                System.out.println("# cpucost ready");
+                System.out.flush();
+                long deadline = System.nanoTime() + 120_000_000_000L;
+                while (!Files.exists(goFile)) {
+                    if (System.nanoTime() > deadline) {
+                        System.err.println("CpuCost: go file " + goFile + " did not appear within 120 s");
+                        System.exit(3);
+                    }
+                    Thread.sleep(10);
+                }
+            }
             long c0 = cpuNanos(), w0 = System.nanoTime();
             long units = round.run();
             long c1 = cpuNanos(), w1 = System.nanoTime();

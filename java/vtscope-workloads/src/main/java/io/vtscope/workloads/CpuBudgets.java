@@ -32,14 +32,10 @@ public final class CpuBudgets {
     private static final String NAME = "CpuBudgets";
     private static final String USAGE = "--expected PATH [--budgets-ms 50,100,...] [--slice-ms N] [--ready-file PATH]"
             + " [--go-file PATH] [--hold-file PATH]";
-    private static final int CLOCK_THREAD_CPUTIME_ID = 3;
-    private static final MethodHandle CLOCK_GETTIME;
     private static final MethodHandle GETTID;
 
     static {
         Linker linker = Linker.nativeLinker();
-        CLOCK_GETTIME = linker.downcallHandle(linker.defaultLookup().find("clock_gettime").orElseThrow(),
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
         GETTID = linker.downcallHandle(linker.defaultLookup().find("gettid").orElseThrow(),
                 FunctionDescriptor.of(ValueLayout.JAVA_INT));
     }
@@ -50,15 +46,7 @@ public final class CpuBudgets {
 
     /** The running carrier's CPU time in ns (CLOCK_THREAD_CPUTIME_ID reads the OS thread's clock). */
     static long carrierCpuNanos(MemorySegment timespec) {
-        try {
-            int rc = (int) CLOCK_GETTIME.invokeExact(CLOCK_THREAD_CPUTIME_ID, timespec);
-            if (rc != 0) {
-                throw new IllegalStateException("clock_gettime failed");
-            }
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
-        return timespec.get(ValueLayout.JAVA_LONG, 0) * 1_000_000_000L + timespec.get(ValueLayout.JAVA_LONG, 8);
+        return Workloads.clockNanos(Workloads.CLOCK_THREAD_CPUTIME_ID, timespec);
     }
 
     static int carrierTid() {

@@ -11,6 +11,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -91,15 +93,20 @@ public final class DemoService {
                 load(client, base, warmUp, concurrency);
                 Workloads.signalReady(o.get("ready-file"));
                 Workloads.awaitGo(NAME, o.get("go-file"));
+                MemorySegment timespec = Arena.ofAuto().allocate(16, 8);
+                long cpuStarted = Workloads.clockNanos(Workloads.CLOCK_PROCESS_CPUTIME_ID, timespec);
                 long started = System.nanoTime();
                 String[] lines = load(client, base, requests, concurrency);
                 long elapsed = System.nanoTime() - started;
+                long cpu = Workloads.clockNanos(Workloads.CLOCK_PROCESS_CPUTIME_ID, timespec) - cpuStarted;
                 for (String line : lines) {
                     System.out.println(line);
                 }
                 // The load's wall time, from which vtscope-bench computes requests per second (its
-                // profile part, and --block with and without a tracer).
-                System.out.println("# demo requests=" + requests + " nanos=" + elapsed);
+                // profile part, and --block with and without a tracer), and the process's CPU time
+                // over it (every thread: server, load generator, JIT, GC), the CPU per request
+                // that a profiler attached adds to.
+                System.out.println("# demo requests=" + requests + " nanos=" + elapsed + " cpu_ns=" + cpu);
             } finally {
                 server.stop(0);
             }

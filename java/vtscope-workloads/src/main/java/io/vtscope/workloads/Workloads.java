@@ -9,6 +9,11 @@ import io.opentelemetry.sdk.trace.SpanProcessor;
 import io.vtscope.VtScope;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -17,6 +22,38 @@ import java.util.Map;
 /** What every workload shares: the OpenTelemetry SDK and the ready/go handshake with the test driver. */
 final class Workloads {
     private Workloads() {}
+
+    // <time.h>'s clock ids on Linux (include/uapi/linux/time.h).
+    static final int CLOCK_PROCESS_CPUTIME_ID = 2;
+    static final int CLOCK_THREAD_CPUTIME_ID = 3;
+
+    /**
+     * The downcall, made at its first use: a workload that never reads a clock (AgentHttpService
+     * under --illegal-native-access=deny) must not fail in this class's initialisation.
+     */
+    private static final class ClockGettime {
+        static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(
+                Linker.nativeLinker().defaultLookup().find("clock_gettime").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+    }
+
+    /**
+     * clock_gettime(clock) in ns, through FFM into a 16-byte timespec the caller owns.
+     * CLOCK_PROCESS_CPUTIME_ID is the CPU time of all the process's threads, those that exited
+     * included, to the ns (getProcessCpuTime moves in 10 ms ticks here); CLOCK_THREAD_CPUTIME_ID
+     * that of the calling OS thread (a virtual thread's carrier).
+     */
+    static long clockNanos(int clock, MemorySegment timespec) {
+        try {
+            int rc = (int) ClockGettime.HANDLE.invokeExact(clock, timespec);
+            if (rc != 0) {
+                throw new IllegalStateException("clock_gettime failed");
+            }
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+        return timespec.get(ValueLayout.JAVA_LONG, 0) * 1_000_000_000L + timespec.get(ValueLayout.JAVA_LONG, 8);
+    }
 
     /**
      * An SDK without exporter. One do-nothing span processor is registered because SDK 1.68 hands

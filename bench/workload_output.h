@@ -1,0 +1,34 @@
+// The result lines the bench's workloads print, parsed: io.vtscope.workloads.DemoService's
+// "# demo requests=N nanos=T cpu_ns=C" and io.vtscope.bench.CpuCost's
+// "WORKLOAD cpu_ns_per_unit X wall_ns_per_unit Y".
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace vtscope::bench {
+
+// The demo service's measured load: its requests, wall time and the process's CPU time over it
+// (CLOCK_PROCESS_CPUTIME_ID, every thread; NaN from a service that does not print it).
+struct DemoLoad {
+    double requests = 0;
+    double nanos = 0;
+    double cpu_ns = 0;
+};
+std::optional<DemoLoad> parse_demo_load(const std::string& output);
+
+// Requests per second over the load's wall time; NaN without the line.
+double demo_requests_per_s(const std::string& output);
+
+// The process's CPU time per request in microseconds; NaN without the line or its cpu_ns.
+double demo_cpu_us_per_request(const std::string& output);
+
+// CpuCost's medians over its measured rounds: the process's CPU ns and wall ns per unit.
+struct CpuCostResult {
+    std::string workload;
+    double cpu_ns_per_unit = 0;
+    double wall_ns_per_unit = 0;
+};
+std::optional<CpuCostResult> parse_cpu_cost(const std::string& output);
+
+}  // namespace vtscope::bench
