@@ -23,7 +23,9 @@
 
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -231,6 +233,31 @@ void adopt_handed_over_resource(JNIEnv* jni) {
         if (ref) jni->DeleteLocalRef(ref);
 }
 
+// The service.name of the application's OpenTelemetry configuration (otel_ctx.h,
+// configured_service_name), for the process context's first publication. JVMTI's
+// GetSystemProperty sees the properties of the VM's start-up (-D), which is where
+// otel.service.name is given; it works in the OnLoad and the live phase.
+std::vector<ContextAttribute> configured_resource(jvmtiEnv* jvmti) {
+    auto property = [jvmti](const char* key) {
+        char* value = nullptr;
+        std::string out;
+        bool set = jvmti->GetSystemProperty(key, &value) == JVMTI_ERROR_NONE && value;
+        if (set) out = value;
+        if (value) jvmti->Deallocate(reinterpret_cast<unsigned char*>(value));
+        return set ? std::optional<std::string>(out) : std::nullopt;
+    };
+    auto name = property("otel.service.name");
+    auto attributes = property("otel.resource.attributes");
+    std::string service =
+        configured_service_name(name ? name->c_str() : nullptr, std::getenv("OTEL_SERVICE_NAME"),
+                                attributes ? attributes->c_str() : nullptr, std::getenv("OTEL_RESOURCE_ATTRIBUTES"));
+    if (service.empty()) return {};
+    ContextAttribute attribute;
+    attribute.key = "service.name";
+    attribute.string_value = service;
+    return {attribute};
+}
+
 // The record region this process already maps, if any: the Java writer's memfd (its name and
 // shared read-write mapping from offset 0, as io.vtscope.internal.RecordRegion creates it and
 // adopts one), with a header that validates. A library loaded into a running JVM adopts it
@@ -293,6 +320,7 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
         // nothing to fetch: the library is mapped before any Java code runs, so the Java side
         // finds it and passes its resource through the C ABI.
         if (jni) adopt_handed_over_resource(jni);
+        seed_process_resource(configured_resource(jvmti));
         if (!publish_process_context(&error)) return fail(VTSCOPE_ERR_REGION, error);
     }
 

@@ -328,17 +328,69 @@ bool adopt_process_resource(const std::vector<ContextAttribute>& resource, size_
     return replace_resource_locked(resource, dropped, error);
 }
 
+void seed_process_resource(const std::vector<ContextAttribute>& resource) {
+    std::lock_guard<std::mutex> lock(g_publisher.mutex);
+    if (!g_publisher.resource_given && g_publisher.resource.empty() && !g_publisher.header)
+        g_publisher.resource = resource;
+}
+
+namespace {
+
+int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+// %XX escapes decoded (W3C Baggage octets, as the SDK's resource attribute parser does); a
+// malformed escape stays as it is.
+std::string percent_decoded(std::string_view text) {
+    std::string out;
+    for (size_t i = 0; i < text.size(); i++) {
+        int high = i + 2 < text.size() && text[i] == '%' ? hex_digit(text[i + 1]) : -1;
+        int low = high >= 0 ? hex_digit(text[i + 2]) : -1;
+        if (low >= 0) {
+            out.push_back(static_cast<char>(high << 4 | low));
+            i += 2;
+        } else {
+            out.push_back(text[i]);
+        }
+    }
+    return out;
+}
+
+std::string_view trimmed(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+}
+
+}  // namespace
+
+std::string configured_service_name(const char* property_service_name, const char* env_service_name,
+                                    const char* property_resource_attributes, const char* env_resource_attributes) {
+    for (const char* name : {property_service_name, env_service_name})
+        if (name && !trimmed(name).empty()) return std::string(trimmed(name));
+    const char* attributes = property_resource_attributes ? property_resource_attributes : env_resource_attributes;
+    std::string_view rest = attributes ? attributes : "";
+    std::string found;
+    while (!rest.empty()) {
+        size_t comma = rest.find(',');
+        std::string_view pair = rest.substr(0, comma);
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+        size_t eq = pair.find('=');
+        if (eq == std::string_view::npos) continue;
+        if (trimmed(pair.substr(0, eq)) == "service.name") found = percent_decoded(trimmed(pair.substr(eq + 1)));
+    }
+    return found;
+}
+
 bool decode_resource_property(std::string_view hex, std::vector<ContextAttribute>* out) {
-    auto digit = [](char c) -> int {
-        if (c >= '0' && c <= '9') return c - '0';
-        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-        return -1;
-    };
     if (hex.size() % 2 != 0) return false;
     std::vector<uint8_t> entries(hex.size() / 2);
     for (size_t i = 0; i < entries.size(); i++) {
-        int high = digit(hex[2 * i]), low = digit(hex[2 * i + 1]);
+        int high = hex_digit(hex[2 * i]), low = hex_digit(hex[2 * i + 1]);
         if (high < 0 || low < 0) return false;
         entries[i] = static_cast<uint8_t>(high << 4 | low);
     }

@@ -92,6 +92,19 @@ bool update_process_resource(const std::vector<ContextAttribute>& resource, size
 // it calls the library). *dropped as above.
 constexpr const char* kResourceProperty = "vtscope.process.resource";
 bool adopt_process_resource(const std::vector<ContextAttribute>& resource, size_t* dropped, std::string* error);
+// The service.name the application's OpenTelemetry SDK will take from its configuration, as
+// its autoconfiguration reads it (opentelemetry-java sdk-extensions/autoconfigure,
+// ResourceConfiguration; a system property wins over the environment variable of the same key):
+// otel.service.name, else OTEL_SERVICE_NAME, else service.name in otel.resource.attributes (or,
+// only if that property is unset, OTEL_RESOURCE_ATTRIBUTES: comma-separated key=value pairs,
+// values percent-decoded). Null arguments are unset; empty when none names a service.
+std::string configured_service_name(const char* property_service_name, const char* env_service_name,
+                                    const char* property_resource_attributes, const char* env_resource_attributes);
+// Before the first publication and only if no resource came yet: the resource the process context
+// starts with, so that a reader that reads it once, early, still learns the service (the eBPF
+// profiler read it about a second after the JVM started, before the SDK had given its resource).
+// The application's own resource replaces it as soon as it comes.
+void seed_process_resource(const std::vector<ContextAttribute>& resource);
 // Decodes the property's value: hex digits (either case) of the entries below; false if
 // malformed.
 bool decode_resource_property(std::string_view hex, std::vector<ContextAttribute>* out);

@@ -55,19 +55,29 @@ uint64_t find_context(pid_t pid, std::string* name) {
 struct Jvm {
     pid_t pid = -1;
     std::filesystem::path dir;
-    Jvm(const std::vector<std::string>& jvm_args) {
+    // program: a Java source file to run instead of the marker harness (MarkerHarness starts the
+    // application's OpenTelemetry SDK).
+    explicit Jvm(const std::vector<std::string>& jvm_args, const char* program = nullptr) {
         char tmpl[] = "/tmp/vtscope-pc-XXXXXX";
         dir = mkdtemp(tmpl);
         std::vector<std::string> argv = {VTSCOPE_JAVA_HOME "/bin/java"};
         argv.insert(argv.end(), jvm_args.begin(), jvm_args.end());
-        for (std::string a : {"-cp", VTSCOPE_JAVA_DIR "/*:" VTSCOPE_JAVA_DIR "/lib/*",
-                              "io.vtscope.workloads.MarkerHarness", "--expected"})
-            argv.push_back(a);
-        argv.push_back((dir / "e").string());
-        argv.push_back("--ready-file");
-        argv.push_back((dir / "ready").string());
-        argv.push_back("--go-file");
-        argv.push_back((dir / "never").string());
+        if (program) {
+            // A Java program of its own (the source launcher): it creates its first argument,
+            // the ready file, and waits.
+            std::ofstream((dir / "Main.java").string()) << program;
+            argv.push_back((dir / "Main.java").string());
+            argv.push_back((dir / "ready").string());
+        } else {
+            for (std::string a : {"-cp", VTSCOPE_JAVA_DIR "/*:" VTSCOPE_JAVA_DIR "/lib/*",
+                                  "io.vtscope.workloads.MarkerHarness", "--expected"})
+                argv.push_back(a);
+            argv.push_back((dir / "e").string());
+            argv.push_back("--ready-file");
+            argv.push_back((dir / "ready").string());
+            argv.push_back("--go-file");
+            argv.push_back((dir / "never").string());
+        }
         std::string err = (dir / "java.err").string();
         pid = fork();
         if (pid == 0) {
@@ -184,6 +194,21 @@ TEST(ProcessContextJvm, ReadFromOutsideWithTheApplicationsResource) {
     ASSERT_NE(key_map, nullptr);
     EXPECT_TRUE(key_map->value().has_array_value());
     EXPECT_EQ(find(ctx.resource().attributes(), "threadlocal.schema_version"), nullptr);
+}
+
+// A JVM without OpenTelemetry, or one whose SDK has not started yet: the first publication already
+// names the service its configuration gives (otel.service.name), which the SDK would name too.
+TEST(ProcessContextJvm, TheFirstPublicationNamesTheConfiguredService) {
+    Jvm jvm({"-agentpath:" VTSCOPE_NATIVE_LIB "=otep", "-Dotel.service.name=vtscope-pc-configured"},
+            "public class Main { public static void main(String[] a) throws Exception {"
+            " java.nio.file.Files.createFile(java.nio.file.Path.of(a[0])); Thread.sleep(60_000); } }");
+    ASSERT_TRUE(jvm.wait_ready()) << jvm.stderr_text();
+    ProcessContextHeader h{};
+    pb::ProcessContext ctx;
+    ASSERT_TRUE(read_context(jvm.pid, &h, &ctx)) << jvm.stderr_text();
+    EXPECT_EQ(string_attribute(ctx.resource().attributes(), "service.name"), "vtscope-pc-configured")
+        << ctx.DebugString();
+    EXPECT_EQ(string_attribute(ctx.attributes(), "threadlocal.schema_version"), "tlsdesc_v1_dev");
 }
 
 // The SDK's resource is set at start-up, before libvtscope is in the process; the library,

@@ -231,6 +231,56 @@ TEST(ProcessContextPayload, ResourcePropertyIsTheEntriesInHex) {
     EXPECT_FALSE(decode_resource_property(bad, &r)) << "not a hex digit";
 }
 
+// The service the SDK's autoconfiguration will name: property over environment, otel.service.name
+// over service.name among the resource attributes, the attributes' environment variable only when
+// their property is unset, values percent-decoded.
+TEST(ProcessContextPayload, ConfiguredServiceNameAsTheSdkReadsIt) {
+    EXPECT_EQ(configured_service_name(nullptr, nullptr, nullptr, nullptr), "");
+    EXPECT_EQ(configured_service_name("from-property", "from-env", "service.name=attrs", "service.name=env"),
+              "from-property");
+    EXPECT_EQ(configured_service_name(nullptr, "from-env", "service.name=attrs", nullptr), "from-env");
+    EXPECT_EQ(configured_service_name(" ", nullptr, "a=1, service.name = checkout%20api ,b=2", nullptr),
+              "checkout api");
+    EXPECT_EQ(configured_service_name(nullptr, nullptr, nullptr, "service.name=env-attrs"), "env-attrs");
+    EXPECT_EQ(configured_service_name(nullptr, nullptr, "a=1", "service.name=env-attrs"), "")
+        << "the property replaces the variable as a whole";
+    EXPECT_EQ(configured_service_name(nullptr, nullptr, "service.name=a%2,noequals,service.name=b%2Cc", nullptr), "b,c")
+        << "the last pair wins; a malformed escape stays as it is";
+    EXPECT_EQ(configured_service_name(nullptr, nullptr, "service.name=x%2", nullptr), "x%2");
+}
+
+// A resource seeded from the configuration is the first publication's; the application's own
+// (the C ABI) replaces it, and a seed after the publication changes nothing. In a child, as below.
+TEST(ProcessContextPublication, TheSeededResourceIsPublishedUntilTheApplicationsComes) {
+    ASSERT_EQ(published_process_context(), nullptr) << "this test needs a process that has not published";
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        std::string error;
+        ContextAttribute seeded;
+        seeded.key = "service.name";
+        seeded.string_value = "from-configuration";
+        seed_process_resource({seeded});
+        if (!publish_process_context(&error)) _exit(2);
+        const ProcessContextHeader* h = published_process_context();
+        pb::ProcessContext ctx;
+        if (!ctx.ParseFromArray(reinterpret_cast<const void*>(h->payload), static_cast<int>(h->payload_size))) _exit(3);
+        if (ctx.resource().attributes_size() != 1) _exit(4);
+        if (ctx.resource().attributes(0).value().string_value() != "from-configuration") _exit(5);
+        if (!update_process_resource(sample_resource(), nullptr, &error)) _exit(6);
+        seeded.string_value = "late-seed";
+        seed_process_resource({seeded});
+        if (!ctx.ParseFromArray(reinterpret_cast<const void*>(h->payload), static_cast<int>(h->payload_size))) _exit(7);
+        if (ctx.resource().attributes_size() != 3) _exit(8);
+        if (ctx.resource().attributes(0).value().string_value() != "checkout") _exit(9);
+        _exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "child check failed at step " << WEXITSTATUS(status);
+}
+
 // A resource handed over before the first publication (a library loaded after the application's
 // OpenTelemetry started) is in that publication. In a child: the publisher is once per process
 // and the next test needs this process's first one.
