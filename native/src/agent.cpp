@@ -33,6 +33,7 @@
 #include "../../common/vtscope_record.h"
 #include "agent_options.h"
 #include "event_demand.h"
+#include "hotspot_flags.h"
 #include "lifecycle.h"
 #include "mount_hook.h"
 #include "otel_ctx.h"
@@ -139,6 +140,12 @@ jint g_mount_index = -1, g_unmount_index = -1;
 // only by the features that need the events: Virtual Thread Time, the probes, and OTEP when the
 // mount hook cannot be installed.
 int32_t take_virtual_thread_events(jvmtiEnv* jvmti) {
+    // Granted or not, the capability would give no event under this flag (hotspot_flags.h): the
+    // features would run on silently with nothing, so they fail instead.
+    if (hotspot_bool_flag("DoJVMTIVirtualThreadTransitions") == false)
+        return fail(VTSCOPE_ERR_UNSUPPORTED,
+                    "the JVM runs with -XX:-DoJVMTIVirtualThreadTransitions, so it posts no virtual-thread "
+                    "events: vtt, probes and otep-jvmti need them (otep's mount hook does not)");
     jvmtiCapabilities caps{};
     caps.can_support_virtual_threads = 1;
     if (jvmti->AddCapabilities(&caps) != JVMTI_ERROR_NONE)

@@ -211,6 +211,34 @@ TEST(ProcessContextJvm, TheFirstPublicationNamesTheConfiguredService) {
     EXPECT_EQ(string_attribute(ctx.attributes(), "threadlocal.schema_version"), "tlsdesc_v1_dev");
 }
 
+// -XX:-DoJVMTIVirtualThreadTransitions takes HotSpot's JVMTI virtual-thread events away: the mount
+// hook (otep) still keeps the thread-locals and publishes the process context; the features that
+// need the events refuse to start, in one line, rather than run on with nothing.
+TEST(ProcessContextJvm, WithoutTheJvmtiVirtualThreadEventsOnlyTheMountHookRuns) {
+    const char* program =
+        "public class Main { public static void main(String[] a) throws Exception {"
+        " java.nio.file.Files.createFile(java.nio.file.Path.of(a[0])); Thread.sleep(60_000); } }";
+    Jvm hooked({"-XX:+UnlockExperimentalVMOptions", "-XX:-DoJVMTIVirtualThreadTransitions",
+                "-agentpath:" VTSCOPE_NATIVE_LIB "=otep", "-Dotel.service.name=vtscope-pc-no-transitions"},
+               program);
+    ASSERT_TRUE(hooked.wait_ready()) << hooked.stderr_text();
+    EXPECT_NE(hooked.stderr_text().find("follows mounts through the VirtualThread mount hook"), std::string::npos)
+        << hooked.stderr_text();
+    ProcessContextHeader h{};
+    pb::ProcessContext ctx;
+    ASSERT_TRUE(read_context(hooked.pid, &h, &ctx)) << hooked.stderr_text();
+    EXPECT_EQ(string_attribute(ctx.resource().attributes(), "service.name"), "vtscope-pc-no-transitions");
+    for (const char* feature : {"vtt", "probes"}) {
+        Jvm refused({"-XX:+UnlockExperimentalVMOptions", "-XX:-DoJVMTIVirtualThreadTransitions",
+                     std::string("-agentpath:" VTSCOPE_NATIVE_LIB "=") + feature},
+                    program);
+        EXPECT_FALSE(refused.wait_ready()) << feature << ": the JVM started";
+        EXPECT_NE(refused.stderr_text().find("-XX:-DoJVMTIVirtualThreadTransitions, so it posts no virtual-thread"),
+                  std::string::npos)
+            << feature << ": " << refused.stderr_text();
+    }
+}
+
 // The SDK's resource is set at start-up, before libvtscope is in the process; the library,
 // loaded into the running JVM afterwards (Agent_OnAttach), publishes it: it was kept in the
 // vtscope.process.resource system property.
