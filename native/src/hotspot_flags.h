@@ -1,10 +1,10 @@
 // A HotSpot -XX flag of this JVM, read in-process through the tables libjvm exports for the
 // Serviceability Agent. JVMTI has no way to ask for a flag, and one of them decides whether the
 // JVMTI virtual-thread events exist at all: -XX:-DoJVMTIVirtualThreadTransitions (experimental)
-// takes HotSpot's notifying mount/unmount path away, so those events are never posted although
-// the capability is still granted (src/hotspot/share/runtime/javaThread.cpp and
-// prims/jvmtiThreadState.cpp, JDK 25: every posting is under "if (DoJVMTIVirtualThreadTransitions
-// && ...)").
+// takes HotSpot's notifying mount/unmount path away, so those events are never posted (HotSpot
+// posts them only under "if (DoJVMTIVirtualThreadTransitions && ...)", src/hotspot/share/prims),
+// although JVMTI still grants can_support_virtual_threads (seen on JDK 25.0.3: GetPotential-
+// and AddCapabilities both succeed with the flag off).
 #pragma once
 
 #include <optional>
