@@ -249,36 +249,43 @@ TEST(ProcessContextPayload, ConfiguredServiceNameAsTheSdkReadsIt) {
     EXPECT_EQ(configured_service_name(nullptr, nullptr, "service.name=x%2", nullptr), "x%2");
 }
 
+// Runs body in a forked child, whose exit code is the number of the first check that failed (0:
+// all held): the publisher is once per process, and a test that needs a process that has not
+// published yet runs its publication there.
+void expect_child_passes(int (*body)()) {
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) _exit(body());
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "child check failed at step " << WEXITSTATUS(status);
+}
+
 // A resource seeded from the configuration is the first publication's; the application's own
 // (the C ABI) replaces it, and a seed after the publication changes nothing. In a child, as below.
 TEST(ProcessContextPublication, TheSeededResourceIsPublishedUntilTheApplicationsComes) {
     ASSERT_EQ(published_process_context(), nullptr) << "this test needs a process that has not published";
-    pid_t child = fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
+    expect_child_passes([] {
         std::string error;
         ContextAttribute seeded;
         seeded.key = "service.name";
         seeded.string_value = "from-configuration";
         seed_process_resource({seeded});
-        if (!publish_process_context(&error)) _exit(2);
+        if (!publish_process_context(&error)) return 2;
         const ProcessContextHeader* h = published_process_context();
         pb::ProcessContext ctx;
-        if (!ctx.ParseFromArray(reinterpret_cast<const void*>(h->payload), static_cast<int>(h->payload_size))) _exit(3);
-        if (ctx.resource().attributes_size() != 1) _exit(4);
-        if (ctx.resource().attributes(0).value().string_value() != "from-configuration") _exit(5);
-        if (!update_process_resource(sample_resource(), nullptr, &error)) _exit(6);
+        if (!ctx.ParseFromArray(reinterpret_cast<const void*>(h->payload), static_cast<int>(h->payload_size))) return 3;
+        if (ctx.resource().attributes_size() != 1) return 4;
+        if (ctx.resource().attributes(0).value().string_value() != "from-configuration") return 5;
+        if (!update_process_resource(sample_resource(), nullptr, &error)) return 6;
         seeded.string_value = "late-seed";
         seed_process_resource({seeded});
-        if (!ctx.ParseFromArray(reinterpret_cast<const void*>(h->payload), static_cast<int>(h->payload_size))) _exit(7);
-        if (ctx.resource().attributes_size() != 3) _exit(8);
-        if (ctx.resource().attributes(0).value().string_value() != "checkout") _exit(9);
-        _exit(0);
-    }
-    int status = 0;
-    ASSERT_EQ(waitpid(child, &status, 0), child);
-    ASSERT_TRUE(WIFEXITED(status));
-    EXPECT_EQ(WEXITSTATUS(status), 0) << "child check failed at step " << WEXITSTATUS(status);
+        if (!ctx.ParseFromArray(reinterpret_cast<const void*>(h->payload), static_cast<int>(h->payload_size))) return 7;
+        if (ctx.resource().attributes_size() != 3) return 8;
+        if (ctx.resource().attributes(0).value().string_value() != "checkout") return 9;
+        return 0;
+    });
 }
 
 // A resource handed over before the first publication (a library loaded after the application's
@@ -286,25 +293,19 @@ TEST(ProcessContextPublication, TheSeededResourceIsPublishedUntilTheApplications
 // and the next test needs this process's first one.
 TEST(ProcessContextPublication, AResourceAdoptedBeforePublicationIsInIt) {
     ASSERT_EQ(published_process_context(), nullptr) << "this test needs a process that has not published";
-    pid_t child = fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
+    expect_child_passes([] {
         std::string error;
         size_t dropped = 99;
-        if (!adopt_process_resource(sample_resource(), &dropped, &error) || dropped != 0) _exit(2);
-        if (!publish_process_context(&error)) _exit(3);
+        if (!adopt_process_resource(sample_resource(), &dropped, &error) || dropped != 0) return 2;
+        if (!publish_process_context(&error)) return 3;
         const ProcessContextHeader* h = published_process_context();
         pb::ProcessContext ctx;
-        if (!ctx.ParseFromArray(reinterpret_cast<const void*>(h->payload), static_cast<int>(h->payload_size))) _exit(4);
-        if (ctx.resource().attributes_size() != 3) _exit(5);
-        if (ctx.resource().attributes(0).value().string_value() != "checkout") _exit(6);
-        if (ctx.attributes_size() != 2) _exit(7);  // the threadlocal.* keys as always
-        _exit(0);
-    }
-    int status = 0;
-    ASSERT_EQ(waitpid(child, &status, 0), child);
-    ASSERT_TRUE(WIFEXITED(status));
-    EXPECT_EQ(WEXITSTATUS(status), 0) << "child check failed at step " << WEXITSTATUS(status);
+        if (!ctx.ParseFromArray(reinterpret_cast<const void*>(h->payload), static_cast<int>(h->payload_size))) return 4;
+        if (ctx.resource().attributes_size() != 3) return 5;
+        if (ctx.resource().attributes(0).value().string_value() != "checkout") return 6;
+        if (ctx.attributes_size() != 2) return 7;  // the threadlocal.* keys as always
+        return 0;
+    });
 }
 
 TEST(ProcessContextPublication, HeaderClockWriteOrderAndMapping) {
