@@ -4,7 +4,8 @@
 # configurations one after the other (1 fork each), so machine noise hits both alike. Prints each
 # JMH result line and, per benchmark, both means over the rounds and their ratio.
 #   bench/agent-extension-jmh.sh [BUILD_DIR] [ROUNDS]     (after make; BUILD_DIR default build)
-# PROBE_ONLY=1 runs only the CPU-time probe (AgentCostProbe), not JMH.
+# PROBE_ONLY=1 runs only the CPU-time probe (AgentCostProbe), not JMH; PROBE_THREADS (default
+# "platform virtual") chooses the threads it runs on.
 set -euo pipefail
 build=${1:-build}
 rounds=${2:-3}
@@ -15,19 +16,22 @@ extension=$build/java/vtscope-otel-agent-extension.jar
 for f in "$jar" "$agent" "$extension"; do
   [ -f "$f" ] || { echo "agent-extension-jmh: no $f (run make first)" >&2; exit 1; }
 done
+
 out=${KEEP_DIR:-$(mktemp -d)}
 mkdir -p "$out"
 # The uber-jar holds vtscope-otel.jar too: its provider is kept out in both configurations
 # (contextStorageProvider=default), so the application side is the same in both.
 common="--enable-native-access=ALL-UNNAMED -Dio.opentelemetry.context.contextStorageProvider=default -javaagent:$agent -Dotel.traces.exporter=none -Dotel.metrics.exporter=none -Dotel.logs.exporter=none"
 # CPU time per pair (AgentCostProbe): the estimate that survives a machine shared with other
-# builds, where the wall-clock scores below spread by hundreds of ns.
+# builds, where the wall-clock scores below spread by hundreds of ns (and by tens on a quiet one).
 for r in $(seq 1 "$rounds"); do
-  for config in agent agent+extension; do
-    args=$common
-    [ "$config" = agent+extension ] && args="$args -Dotel.javaagent.extensions=$extension"
-    # shellcheck disable=SC2086
-    "$java" $args -cp "$jar" io.vtscope.bench.AgentCostProbe "$config" 15 1000000 2>&1 | grep "^AgentCostProbe" | sed "s/^/round $r: /"
+  for thread in ${PROBE_THREADS:-platform virtual}; do
+    for config in agent agent+extension; do
+      args=$common
+      [ "$config" = agent+extension ] && args="$args -Dotel.javaagent.extensions=$extension"
+      # shellcheck disable=SC2086
+      "$java" $args -cp "$jar" io.vtscope.bench.AgentCostProbe "$config" 15 1000000 "$thread" 2>&1 | grep "^AgentCostProbe" | sed "s/^/round $r: /"
+    done
   done
 done
 [ -n "${PROBE_ONLY:-}" ] && exit 0
