@@ -20,8 +20,7 @@ TEST(Alternate, WarmUpAlternatesThroughTheConfigurations) {
 
 TEST(Alternate, SequenceIsAbbaBlocksRotatedEachCycle) {
     // Three configurations: the closing off of a block opens the next; the order rotates.
-    EXPECT_EQ(alternate_sequence(3, 2),
-              (std::vector<int>{O, 0, 0, O, 1, 1, O, 2, 2, O, 1, 1, O, 2, 2, O, 0, 0, O}));
+    EXPECT_EQ(alternate_sequence(3, 2), (std::vector<int>{O, 0, 0, O, 1, 1, O, 2, 2, O, 1, 1, O, 2, 2, O, 0, 0, O}));
     // One configuration: every block has off phases of its own.
     EXPECT_EQ(alternate_sequence(1, 3), (std::vector<int>{O, 0, 0, O, O, 0, 0, O, O, 0, 0, O}));
     // Two: the rotation puts 1 after 1 between the cycles, which gets an off phase of its own too.

@@ -110,6 +110,28 @@ TEST(BenchOptions, PartsConfigurationsAndTheBuildToCompareWith) {
     EXPECT_EQ(d.demo_warmup, 2000);
 }
 
+TEST(BenchOptions, AlternatingParts) {
+    Options o;
+    ASSERT_TRUE(parse({"--profile-parts", "alternate", "--block-parts", "alternate", "--alternate-cycles", "5",
+                       "--alternate-warm-up", "0", "--alternate-rounds", "20"},
+                      &o));
+    EXPECT_TRUE(selected(o.profile_parts, "alternate"));
+    EXPECT_FALSE(selected(o.profile_parts, "demo"));
+    EXPECT_TRUE(selected(o.block_parts, "alternate"));
+    EXPECT_EQ(o.alternate_cycles, 5);
+    EXPECT_EQ(o.alternate_warm_up, 0);
+    EXPECT_EQ(o.alternate_rounds, 20);
+    Options d;
+    ASSERT_TRUE(parse({}, &d));
+    EXPECT_TRUE(selected(d.block_parts, "alternate"));
+    EXPECT_EQ(d.alternate_cycles, 6);
+    EXPECT_EQ(d.alternate_warm_up, 4);
+    Options bad;
+    EXPECT_FALSE(parse({"--alternate-cycles", "0"}, &bad));
+    EXPECT_FALSE(parse({"--alternate-warm-up", "-1"}, &bad));
+    EXPECT_FALSE(parse({"--alternate-rounds", "0"}, &bad));
+}
+
 TEST(BenchOptions, UnknownPartsAndConfigurationsAreRejected) {
     Options o;
     EXPECT_FALSE(parse({"--profile-parts", "cpu,jfr"}, &o));
