@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "json.h"
 #include "process_runner.h"
@@ -71,6 +72,19 @@ std::string consumer_text(const std::string& config) {
     return "vtscope block";
 }
 
+// The text of `out` once the line that starts with marker is whole (up to 5 s): the JVM's PrintStream
+// may write one line in pieces, and the marker can be read before the figures after it.
+std::string whole_line(const std::string& out, const std::string& marker, const Child& jvm) {
+    auto deadline = Clock::now() + 5s;
+    while (true) {
+        std::string text = read_file(out);
+        auto at = text.find(marker);
+        if (at != std::string::npos && text.find('\n', at) != std::string::npos) return text;
+        if (Clock::now() > deadline || !jvm.running()) return text;
+        std::this_thread::sleep_for(10ms);
+    }
+}
+
 // One phase: the consumer started (its ready file awaited) unless the phase is off, the go file,
 // the phase's result line, the consumer stopped (its exit awaited). False when the JVM is gone.
 bool run_phase(const Options& o, AlternateRun* run, Child& jvm, const std::string& stem, int index,
@@ -116,7 +130,7 @@ bool run_phase(const Options& o, AlternateRun* run, Child& jvm, const std::strin
         return false;
     }
     phase->seconds = wall;
-    std::string text = read_file(out);
+    std::string text = whole_line(out, marker, jvm);
     if (run->workload == "demo") {
         double failed = 0;
         auto load = parse_demo_batch(text, index, &failed);

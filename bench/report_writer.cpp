@@ -330,29 +330,32 @@ void write_memory(std::ostream& md, const std::vector<MemoryRun>& memory) {
 // --block: the section of issue 11, with its targets.
 void write_block(std::ostream& md, const Options& o, const Report& rep, const BlockBench& b) {
     if (!b.ran) return;
-    md << "\n## vtscope block (issue 11)\n\n"
-          "**Per switch** (`io.vtscope.bench.SwitchStorm`, `vtscope block` attached; the kernel's run-time "
-          "statistics, `bpf_enable_stats(BPF_STATS_RUN_TIME)`, of its `sched_switch` program over 10 x 1 s): the "
-          "program runs on every context switch of the machine, so in `idle` (the JVM sleeps while `perf bench "
-          "sched pipe` ping-pongs on CPU 1) its run time per run is the cost of another process's switch, "
-          "c_other. In `platform` (two platform threads) and `pinned` (two virtual threads, each blocking its "
-          "carrier in an FFM downcall: every switch-out opens an interval, every switch-in closes and counts "
-          "it) two threads of the JVM hand a byte back and forth over pipes on CPU 0; with N runs in time T of "
-          "which S are the target's context switches (/proc nvcsw + nivcsw), the cost per target switch is "
-          "(T - (N - S) c_other) / S (high by at most c_other where a target switch meets another task).\n\n"
-          "The run-time statistics add their own two `sched_clock` reads to every run: an empty program on the "
-          "same tracepoint (bpftrace, `tracepoint:sched:sched_switch { }`), measured alongside, gives that floor, "
-          "and the targets are judged on the program's cost over it (\"net\").\n\n"
-          "| mode | program ns/run | empty program ns/run | ns per target switch | net per target switch | runs/s | "
-          "target switches/s | consumer lost |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n";
-    for (const auto& r : b.switches) {
-        bool idle = r.mode == "idle";
-        md << "| " << r.mode << " | " << fmt(r.per_run.mean, 1) << " ± " << fmt(r.per_run.error, 1) << " | "
-           << fmt(r.empty_per_run.mean, 1) << " ± " << fmt(r.empty_per_run.error, 1) << " | "
-           << (idle ? "–" : fmt(r.per_target_switch.mean, 1) + " ± " + fmt(r.per_target_switch.error, 1)) << " | "
-           << (idle ? "–" : fmt(r.per_target_switch.mean - r.empty_per_run.mean, 1)) << " | " << fmt(r.runs_per_s, 0)
-           << " | " << fmt(r.target_switches_per_s, 0) << " | " << r.tracer.lost
-           << (r.error.empty() ? "" : " ERROR " + r.error) << " |\n";
+    md << "\n## vtscope block (issue 11)\n";
+    if (!b.switches.empty()) {
+        md << "\n**Per switch** (`io.vtscope.bench.SwitchStorm`, `vtscope block` attached; the kernel's run-time "
+              "statistics, `bpf_enable_stats(BPF_STATS_RUN_TIME)`, of its `sched_switch` program over 10 x 1 s): the "
+              "program runs on every context switch of the machine, so in `idle` (the JVM sleeps while `perf bench "
+              "sched pipe` ping-pongs on CPU 1) its run time per run is the cost of another process's switch, "
+              "c_other. In `platform` (two platform threads) and `pinned` (two virtual threads, each blocking its "
+              "carrier in an FFM downcall: every switch-out opens an interval, every switch-in closes and counts "
+              "it) two threads of the JVM hand a byte back and forth over pipes on CPU 0; with N runs in time T of "
+              "which S are the target's context switches (/proc nvcsw + nivcsw), the cost per target switch is "
+              "(T - (N - S) c_other) / S (high by at most c_other where a target switch meets another task).\n\n"
+              "The run-time statistics add their own two `sched_clock` reads to every run: an empty program on the "
+              "same tracepoint (bpftrace, `tracepoint:sched:sched_switch { }`), measured alongside, gives that floor, "
+              "and the targets are judged on the program's cost over it (\"net\").\n\n"
+              "| mode | program ns/run | empty program ns/run | ns per target switch | net per target switch | runs/s "
+              "| "
+              "target switches/s | consumer lost |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+        for (const auto& r : b.switches) {
+            bool idle = r.mode == "idle";
+            md << "| " << r.mode << " | " << fmt(r.per_run.mean, 1) << " ± " << fmt(r.per_run.error, 1) << " | "
+               << fmt(r.empty_per_run.mean, 1) << " ± " << fmt(r.empty_per_run.error, 1) << " | "
+               << (idle ? "–" : fmt(r.per_target_switch.mean, 1) + " ± " + fmt(r.per_target_switch.error, 1)) << " | "
+               << (idle ? "–" : fmt(r.per_target_switch.mean - r.empty_per_run.mean, 1)) << " | "
+               << fmt(r.runs_per_s, 0) << " | " << fmt(r.target_switches_per_s, 0) << " | " << r.tracer.lost
+               << (r.error.empty() ? "" : " ERROR " + r.error) << " |\n";
+        }
     }
     const DemoRounds& d = b.demo;
     bool demo_ran = !d.none_rps.empty();

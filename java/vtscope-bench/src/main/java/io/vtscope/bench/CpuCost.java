@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.stream.Stream;
 import java.util.concurrent.locks.LockSupport;
 
@@ -133,8 +134,10 @@ public final class CpuCost {
                 cpu += cpuNanos() - c0;
                 wall += System.nanoTime() - w0;
             }
-            System.out.printf("# cpucost phase=%d cpu_ns_per_unit %.3f wall_ns_per_unit %.3f%n", p,
+            // One write for the whole line: printf writes it in pieces, which a reader can catch half-way.
+            String line = String.format(Locale.ROOT, "# cpucost phase=%d cpu_ns_per_unit %.3f wall_ns_per_unit %.3f", p,
                     (double) cpu / units, (double) wall / units);
+            System.out.println(line);
             System.out.flush();
         }
     }

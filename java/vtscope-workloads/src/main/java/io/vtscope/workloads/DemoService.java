@@ -154,9 +154,10 @@ public final class DemoService {
             long elapsed = System.nanoTime() - started;
             long cpu = Workloads.clockNanos(Workloads.CLOCK_PROCESS_CPUTIME_ID, timespec) - cpuStarted;
             long failed = Arrays.stream(lines).filter(line -> line == null || !line.endsWith(" status=200")).count();
-            System.out.printf(Locale.ROOT, "# demo batch=%d requests=%d nanos=%d cpu_ns=%d requests_per_s=%.1f"
-                    + " cpu_us_per_request=%.2f failed=%d%n", b, requests, elapsed, cpu, requests / (elapsed / 1e9),
-                    cpu / 1e3 / requests, failed);
+            // One write for the whole line: printf writes it in pieces, which a reader can catch half-way.
+            System.out.println(String.format(Locale.ROOT, "# demo batch=%d requests=%d nanos=%d cpu_ns=%d"
+                    + " requests_per_s=%.1f cpu_us_per_request=%.2f failed=%d", b, requests, elapsed, cpu,
+                    requests / (elapsed / 1e9), cpu / 1e3 / requests, failed));
             System.out.flush();
         }
     }
