@@ -85,7 +85,7 @@ harness: all
 # then the vtscope profile part (issue 12, see bench-profile); writes $(BUILD)/bench/results.{md,json}
 # and figure.{svg,png}. Root (the consumer configurations).
 # bench: 4 forks, 3 x 1 s warm-up, 5 x 1 s measurement (about 23 minutes on 2 cores, plus about
-# 15 for the profile part).
+# 19 for the profile part, its alternating phases included).
 # bench-quick: 1 fork, short iterations (a sanity run of about 2-3 minutes, numbers are noise).
 bench: all async-profiler
 	$(BUILD)/bin/vtscope-bench --out $(BUILD)/bench
@@ -94,8 +94,8 @@ bench-quick: all async-profiler
 	$(BUILD)/bin/vtscope-bench --quick --out $(BUILD)/bench-quick
 
 # Only the vtscope profile part (issue 12): its overhead on Transition and the demo service, and
-# vtscope beside async-profiler and JFR on CpuBudgets (about 15 minutes on 2 cores; 18 with
-# --profile-rounds 8, as in bench/RESULTS.md).
+# vtscope beside async-profiler and JFR on CpuBudgets, and the alternating phases in one JVM per
+# workload (about 19 minutes on 2 cores; 22 with --profile-rounds 8).
 bench-profile: all async-profiler
 	$(BUILD)/bin/vtscope-bench --no-matrix --no-storm --no-memory --out $(BUILD)/bench-profile
 

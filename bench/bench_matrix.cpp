@@ -11,7 +11,8 @@
 // The parts: bench_options (command line), jmh_matrix (the cells and their forks), tracer (the
 // consumer attached to a measured JVM), write_storm, native_memory, profile_bench (vtscope profile's
 // overhead, and vtscope beside async-profiler and JFR), block_bench (--block: vtscope block's
-// costs), report_writer (the outputs).
+// costs), alternate_bench (either consumer started and stopped between the phases of one JVM),
+// report_writer (the outputs).
 #include <unistd.h>
 
 #include <chrono>

@@ -10,8 +10,8 @@ namespace vtscope::bench {
 
 const std::vector<std::string> kProfileConfigs = {"profile-99", "profile-99-stacks", "profile-999",
                                                   "profile-999-stacks"};
-const std::vector<std::string> kProfileParts = {"jmh", "cpu", "demo", "compare"};
-const std::vector<std::string> kBlockParts = {"switches", "demo"};
+const std::vector<std::string> kProfileParts = {"jmh", "cpu", "demo", "compare", "alternate"};
+const std::vector<std::string> kBlockParts = {"switches", "demo", "alternate"};
 
 bool selected(const std::vector<std::string>& chosen, const std::string& name) {
     return chosen.empty() || std::find(chosen.begin(), chosen.end(), name) != chosen.end();
@@ -47,7 +47,8 @@ void usage() {
         "                     [--java-home DIR] [--jar FILE] [--no-profile] [--profile-rounds N]\n"
         "                     [--demo-requests N] [--demo-warm-up N] [--compare-hz N] [--async-profiler FILE]\n"
         "                     [--profile-parts a,b,...] [--profile-configs a,b,...] [--vtscope-before FILE]\n"
-        "                     [--block] [--block-rounds N] [--block-parts a,b]\n"
+        "                     [--block] [--block-rounds N] [--block-parts a,b,...]\n"
+        "                     [--alternate-warm-up N] [--alternate-cycles N] [--alternate-rounds N]\n"
         "Runs the benchmark matrix (workload x configuration) as root (the consumer configurations attach\n"
         "build/bin/vtscope). Defaults: 4 forks, 3 x 1s warm-up, 5 x 1s measurement. --quick: 1 fork,\n"
         "2 x 0.4s warm-up, 3 x 0.4s measurement, shorter storm, one memory run, 2 profile rounds.\n"
@@ -55,13 +56,19 @@ void usage() {
         "at 99 and 999 Hz with and without --stacks, the demo service in --profile-rounds rounds of\n"
         "--demo-requests requests after --demo-warm-up (2000), and vtscope, async-profiler and JFR on\n"
         "CpuBudgets at --compare-hz). Its parts (--profile-parts): jmh (Transition's score under JMH), cpu\n"
-        "(Transition's CPU per transition, CpuCost), demo, compare; --profile-configs: some of profile-99\n"
+        "(Transition's CPU per transition, CpuCost), demo, compare, alternate; --profile-configs: some of profile-99\n"
         "profile-99-stacks profile-999 profile-999-stacks. --vtscope-before FILE: the demo rounds also run\n"
         "the --stacks configurations with that vtscope (\"CONFIG-before\"), for the cost of a change.\n"
         "--block: also the costs of vtscope block: its sched_switch program per switch (of the target's\n"
         "threads and of other processes', bpf_stats) and the demo service's throughput without and with it\n"
         "attached, N rounds (default 5); its Park/Unpark cost is the \"block\" configuration;\n"
-        "--block-parts: switches, demo (default both).\n"
+        "--block-parts: switches, demo, alternate (default all).\n"
+        "alternate (of --profile-parts and --block-parts): one JVM of the workload (the demo service, --demo-requests\n"
+        "requests per phase; for profile also Transition, CpuCost, --alternate-rounds rounds of 400,000 transitions\n"
+        "per phase, default 10) runs --alternate-warm-up phases (default 4, discarded), then --alternate-cycles\n"
+        "cycles (default 6) of ABBA blocks per configuration (off, on, on, off): the consumer started before an on\n"
+        "phase and stopped after it; its change of throughput and of the target's CPU per unit against the\n"
+        "adjacent off phases, mean and 95%% interval over the pairs.\n"
         "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep otep-jvmti block\n"
         "workloads: transition parkunpark churn ctx-platform ctx-distinct ctx-virtual vtt-nanotime vtt-pair "
         "vtt-transition\n"
@@ -97,6 +104,9 @@ bool parse_options(int argc, char** argv, Options* o) {
             o->profile_rounds = 2;
             o->demo_requests = 500;
             o->demo_warmup = 200;
+            o->alternate_warm_up = 2;
+            o->alternate_cycles = 2;
+            o->alternate_rounds = 3;
         } else if (a == "--out")
             o->out = next();
         else if (a == "--forks")
@@ -143,6 +153,12 @@ bool parse_options(int argc, char** argv, Options* o) {
             o->vtscope_before = next();
         else if (a == "--block-parts")
             o->block_parts = split(next(), ',');
+        else if (a == "--alternate-warm-up")
+            o->alternate_warm_up = std::atoi(next().c_str());
+        else if (a == "--alternate-cycles")
+            o->alternate_cycles = std::atoi(next().c_str());
+        else if (a == "--alternate-rounds")
+            o->alternate_rounds = std::atoi(next().c_str());
         else if (a == "--compare-hz")
             o->compare_hz = std::atoi(next().c_str());
         else if (a == "--async-profiler")
@@ -160,10 +176,11 @@ bool parse_options(int argc, char** argv, Options* o) {
     }
     if (o->forks < 1 || o->iterations < 2 || o->warmup_iterations < 1 || o->profile_rounds < 2 ||
         o->demo_requests < 1 || o->demo_warmup < 1 || o->demo_warmup > 100000 || o->compare_hz < 1 ||
-        o->block_demo_rounds < 2) {
+        o->block_demo_rounds < 2 || o->alternate_warm_up < 0 || o->alternate_cycles < 1 || o->alternate_rounds < 1) {
         std::fprintf(stderr,
                      "vtscope-bench: need --forks >= 1, --i >= 2, --wi >= 1, --profile-rounds >= 2, "
-                     "--demo-requests >= 1, --demo-warm-up 1 to 100000, --compare-hz >= 1, --block-rounds >= 2\n");
+                     "--demo-requests >= 1, --demo-warm-up 1 to 100000, --compare-hz >= 1, --block-rounds >= 2, "
+                     "--alternate-warm-up >= 0, --alternate-cycles >= 1, --alternate-rounds >= 1\n");
         return false;
     }
     auto check = [](const char* option, const std::vector<std::string>& chosen, const std::vector<std::string>& known) {

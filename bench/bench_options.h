@@ -23,7 +23,8 @@ struct Options {
     bool profile = true;     // the vtscope profile part (issue 12)
     int profile_rounds = 5;  // JVMs per configuration of its demo-service and CpuBudgets runs
     // --profile-parts: jmh (Transition under JMH), cpu (Transition's CPU per transition, CpuCost),
-    // demo (the demo service), compare (CpuBudgets beside async-profiler and JFR); empty: all.
+    // demo (the demo service), compare (CpuBudgets beside async-profiler and JFR), alternate (the demo
+    // service and Transition in one JVM each, vtscope profile attached in alternating phases); empty: all.
     std::vector<std::string> profile_parts;
     std::vector<std::string> profile_configs;  // --profile-configs: some of kProfileConfigs; empty: all
     // --vtscope-before: a vtscope build whose --stacks configurations run beside this one's in the
@@ -36,7 +37,12 @@ struct Options {
     int compare_hz = 499;                  // the sampling rate of every tool on CpuBudgets
     bool block = false;                    // --block: the costs of vtscope block (block_bench.h)
     int block_demo_rounds = 5;             // --block-rounds: demo-service rounds, each without and with block
-    std::vector<std::string> block_parts;  // --block-parts: switches, demo; empty: both
+    std::vector<std::string> block_parts;  // --block-parts: switches, demo, alternate; empty: all
+    // The alternating parts (alternate_bench.h): phases discarded first, ABBA cycles (one block per
+    // configuration each), CpuCost rounds per Transition phase; a demo phase is --demo-requests requests.
+    int alternate_warm_up = 4;
+    int alternate_cycles = 6;
+    int alternate_rounds = 10;
     int storm_seconds = 4;
     int storm_warmup_ms = 4000;
     std::string java_home = VTSCOPE_DEFAULT_JAVA_HOME;

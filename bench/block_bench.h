@@ -1,13 +1,15 @@
 // vtscope-bench --block (issue 11): what `vtscope block` costs. (a) Its sched_switch program's run
 // time per switch of a target thread and per switch of any other thread, from the kernel's run-time
 // statistics; (b) Park/Unpark with block attached is the JMH matrix's "block" configuration;
-// (c) the demo service's throughput with and without block attached, side by side in rounds.
+// (c) the demo service's throughput with and without block attached, side by side in rounds (one
+// JVM each), and (d) in alternating phases of one JVM (alternate_bench.h).
 #pragma once
 
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "alternate_bench.h"
 #include "bench_options.h"
 #include "stats.h"
 #include "tracer.h"
@@ -50,6 +52,7 @@ struct BlockBench {
     bool ran = false;
     std::vector<SwitchCostRun> switches;  // idle first: its per-run cost is the other-switch cost
     DemoRounds demo;
+    std::vector<AlternateRun> alternate;  // --block-parts alternate: the demo service, block in alternating phases
 };
 
 // Runs every part of --block, reporting each on stderr.

@@ -53,12 +53,6 @@ const Workload& transition_workload() {
     return w;
 }
 
-// The target of issue 12 for a configuration: under 1% at 99 Hz, under 3% at 999 Hz.
-double target_pct(const std::string& config) {
-    auto p = profile_config(config);
-    return p && p->hz >= 999 ? 3.0 : 1.0;
-}
-
 void touch(const std::string& path) {
     if (std::FILE* f = std::fopen(path.c_str(), "w")) std::fclose(f);
 }
@@ -218,6 +212,11 @@ void run_transition_cpu_round(const Options& o, RoundSeries* series, int round) 
 }
 
 }  // namespace
+
+double profile_target_pct(const std::string& config) {
+    auto p = profile_config(config);
+    return p && p->hz >= 999 ? 3.0 : 1.0;
+}
 
 std::string verdict_text(double cost_pct, double error_pct, double target_pct) {
     switch (judge(cost_pct, error_pct, target_pct)) {
@@ -536,10 +535,10 @@ void write_transition(std::ostream& md, const Matrix& m) {
             ns.push_back(t.program_run_time_ns / t.program_runs);
             program_share.push_back(t.program_run_time_ns / (t.target_cpu_s * 1e9));
         }
-        md << relative_text(c.summary, base.summary) << " | < " << fmt(target_pct(c.config), 0) << "% | "
-           << verdict_text(slowdown, slowdown_error, target_pct(c.config)) << " | " << mean_text(samples, 0) << " | "
-           << mean_text(share, 2, 100) << "% | " << mean_text(ns, 0) << " | " << mean_text(program_share, 3, 100)
-           << "% |\n";
+        md << relative_text(c.summary, base.summary) << " | < " << fmt(profile_target_pct(c.config), 0) << "% | "
+           << verdict_text(slowdown, slowdown_error, profile_target_pct(c.config)) << " | " << mean_text(samples, 0)
+           << " | " << mean_text(share, 2, 100) << "% | " << mean_text(ns, 0) << " | "
+           << mean_text(program_share, 3, 100) << "% |\n";
     }
 }
 
@@ -569,7 +568,7 @@ void write_rounds_row(std::ostream& md, const RoundSeries& s, const RoundSeries&
     }
     Summary change = paired_change(s.scores, none.scores),
             cpu_change = paired_change(s.cpu_per_unit, none.cpu_per_unit);
-    double target = target_pct(s.tracer_config);
+    double target = profile_target_pct(s.tracer_config);
     md << change_text(change) << " | "
        << (cpu.n < 2 ? "–" : fmt(cpu.mean, cpu_decimals) + " ± " + fmt(cpu.error, cpu_decimals)) << " | "
        << change_text(cpu_change) << " | < " << fmt(target, 0) << "% | "
@@ -824,6 +823,13 @@ ProfileBench run_profile_bench(const Options& o, const std::string& jdk, Clock::
         run_rounds(o, started, "demo service", p.demo, run_demo_round);
     }
     if (selected(o.profile_parts, "compare")) p.compare = run_compare(o, o.compare_hz, started);
+    if (selected(o.profile_parts, "alternate")) {
+        std::vector<std::string> configs;
+        for (const auto& c : kProfileConfigs)
+            if (selected(o.profile_configs, c)) configs.push_back(c);
+        for (const char* workload : {"transition", "demo"})
+            p.alternate.push_back(run_alternate(o, workload, configs, started));
+    }
     return p;
 }
 
@@ -835,6 +841,7 @@ void write_profile_section(std::ostream& md, const Options& o, const ProfileBenc
     write_transition_cpu(md, o, p.transition_cpu);
     write_demo(md, o, p.demo);
     write_compare(md, o, p.compare, p.compare_hz);
+    write_alternate(md, o, p.alternate);
 }
 
 std::string profile_json(const ProfileBench& p) {
@@ -901,7 +908,7 @@ std::string profile_json(const ProfileBench& p) {
         }
         js << "]}";
     }
-    js << "]}";
+    js << "],\"alternate\":" << alternate_json(p.alternate) << "}";
     return js.str();
 }
 
@@ -918,6 +925,7 @@ std::vector<std::string> profile_errors(const ProfileBench& p) {
             if (!s.runs[r].error.empty())
                 errors.push_back("profile CpuBudgets " + s.tool + " run " + std::to_string(r + 1) + ": " +
                                  s.runs[r].error);
+    for (const auto& e : alternate_errors(p.alternate)) errors.push_back(e);
     return errors;
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "alternate_bench.h"
 #include "bench_options.h"
 #include "jmh_matrix.h"
 #include "stats.h"
@@ -81,14 +82,18 @@ struct ProfileBench {
     std::vector<RoundSeries> demo;
     std::vector<CompareSeries> compare;
     int compare_hz = 0;
+    std::vector<AlternateRun> alternate;  // --profile-parts alternate: Transition and the demo service
 };
 
-// Runs the three parts, reporting progress on stderr.
+// Runs the parts, reporting progress on stderr.
 ProfileBench run_profile_bench(const Options& o, const std::string& jdk, std::chrono::steady_clock::time_point started);
 
 // The "vtscope profile (issue 12)" section of results.md; its object in results.json.
 void write_profile_section(std::ostream& md, const Options& o, const ProfileBench& p);
 std::string profile_json(const ProfileBench& p);
+
+// The target of issue 12 for a profile configuration, percent: under 1% at 99 Hz, under 3% at 999 Hz.
+double profile_target_pct(const std::string& config);
 
 // The verdict on a cost (percent, with its 99.9% half-width) against its target, as the report
 // writes it: "met", "**missed**", "not resolved (+x.x%)" or "not measured".

@@ -328,58 +328,65 @@ void write_memory(std::ostream& md, const std::vector<MemoryRun>& memory) {
 }
 
 // --block: the section of issue 11, with its targets.
-void write_block(std::ostream& md, const Report& rep, const BlockBench& b) {
+void write_block(std::ostream& md, const Options& o, const Report& rep, const BlockBench& b) {
     if (!b.ran) return;
-    md << "\n## vtscope block (issue 11)\n\n"
-          "**Per switch** (`io.vtscope.bench.SwitchStorm`, `vtscope block` attached; the kernel's run-time "
-          "statistics, `bpf_enable_stats(BPF_STATS_RUN_TIME)`, of its `sched_switch` program over 10 x 1 s): the "
-          "program runs on every context switch of the machine, so in `idle` (the JVM sleeps while `perf bench "
-          "sched pipe` ping-pongs on CPU 1) its run time per run is the cost of another process's switch, "
-          "c_other. In `platform` (two platform threads) and `pinned` (two virtual threads, each blocking its "
-          "carrier in an FFM downcall: every switch-out opens an interval, every switch-in closes and counts "
-          "it) two threads of the JVM hand a byte back and forth over pipes on CPU 0; with N runs in time T of "
-          "which S are the target's context switches (/proc nvcsw + nivcsw), the cost per target switch is "
-          "(T - (N - S) c_other) / S (high by at most c_other where a target switch meets another task).\n\n"
-          "The run-time statistics add their own two `sched_clock` reads to every run: an empty program on the "
-          "same tracepoint (bpftrace, `tracepoint:sched:sched_switch { }`), measured alongside, gives that floor, "
-          "and the targets are judged on the program's cost over it (\"net\").\n\n"
-          "| mode | program ns/run | empty program ns/run | ns per target switch | net per target switch | runs/s | "
-          "target switches/s | consumer lost |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n";
-    for (const auto& r : b.switches) {
-        bool idle = r.mode == "idle";
-        md << "| " << r.mode << " | " << fmt(r.per_run.mean, 1) << " ± " << fmt(r.per_run.error, 1) << " | "
-           << fmt(r.empty_per_run.mean, 1) << " ± " << fmt(r.empty_per_run.error, 1) << " | "
-           << (idle ? "–" : fmt(r.per_target_switch.mean, 1) + " ± " + fmt(r.per_target_switch.error, 1)) << " | "
-           << (idle ? "–" : fmt(r.per_target_switch.mean - r.empty_per_run.mean, 1)) << " | " << fmt(r.runs_per_s, 0)
-           << " | " << fmt(r.target_switches_per_s, 0) << " | " << r.tracer.lost
-           << (r.error.empty() ? "" : " ERROR " + r.error) << " |\n";
+    md << "\n## vtscope block (issue 11)\n";
+    if (!b.switches.empty()) {
+        md << "\n**Per switch** (`io.vtscope.bench.SwitchStorm`, `vtscope block` attached; the kernel's run-time "
+              "statistics, `bpf_enable_stats(BPF_STATS_RUN_TIME)`, of its `sched_switch` program over 10 x 1 s): the "
+              "program runs on every context switch of the machine, so in `idle` (the JVM sleeps while `perf bench "
+              "sched pipe` ping-pongs on CPU 1) its run time per run is the cost of another process's switch, "
+              "c_other. In `platform` (two platform threads) and `pinned` (two virtual threads, each blocking its "
+              "carrier in an FFM downcall: every switch-out opens an interval, every switch-in closes and counts "
+              "it) two threads of the JVM hand a byte back and forth over pipes on CPU 0; with N runs in time T of "
+              "which S are the target's context switches (/proc nvcsw + nivcsw), the cost per target switch is "
+              "(T - (N - S) c_other) / S (high by at most c_other where a target switch meets another task).\n\n"
+              "The run-time statistics add their own two `sched_clock` reads to every run: an empty program on the "
+              "same tracepoint (bpftrace, `tracepoint:sched:sched_switch { }`), measured alongside, gives that floor, "
+              "and the targets are judged on the program's cost over it (\"net\").\n\n"
+              "| mode | program ns/run | empty program ns/run | ns per target switch | net per target switch | runs/s "
+              "| "
+              "target switches/s | consumer lost |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+        for (const auto& r : b.switches) {
+            bool idle = r.mode == "idle";
+            md << "| " << r.mode << " | " << fmt(r.per_run.mean, 1) << " ± " << fmt(r.per_run.error, 1) << " | "
+               << fmt(r.empty_per_run.mean, 1) << " ± " << fmt(r.empty_per_run.error, 1) << " | "
+               << (idle ? "–" : fmt(r.per_target_switch.mean, 1) + " ± " + fmt(r.per_target_switch.error, 1)) << " | "
+               << (idle ? "–" : fmt(r.per_target_switch.mean - r.empty_per_run.mean, 1)) << " | "
+               << fmt(r.runs_per_s, 0) << " | " << fmt(r.target_switches_per_s, 0) << " | " << r.tracer.lost
+               << (r.error.empty() ? "" : " ERROR " + r.error) << " |\n";
+        }
     }
     const DemoRounds& d = b.demo;
-    md << "\n**Demo service** (`io.vtscope.workloads.DemoService`, " << d.requests << " requests at concurrency "
-       << d.concurrency << " from its own load generator, after " << d.warmup
-       << " warm-up requests), without and with `vtscope block` attached, one of each per round, alternating "
-          "which goes first; requests/s of each run, and the service's CPU time per request over its load "
-          "(CLOCK_PROCESS_CPUTIME_ID, every thread, read by the service itself): the CPU the target spends "
-          "because block is attached is what the 3% target is about, and unlike requests/s it does not count "
-          "the time the service waits for a CPU on a shared machine. It holds the part of block's program "
-          "that the kernel charges to the target: `__schedule` updates the run-queue clock once, charges prev "
-          "up to it, and starts the next task's run there (`update_stats_curr_start` in `set_next_entity`, "
-          "kernel/sched/fair.c), so the `sched_switch` tracepoint's time counts to the task switched in; a "
-          "target thread's switch-out to another process (or to idle) is charged there, not here.\n\n"
-          "| round | none | block | block / none | CPU us per request, none | block | block / none |\n"
-          "| --- | --- | --- | --- | --- | --- | --- |\n";
-    for (size_t i = 0; i < d.none_rps.size() && i < d.block_rps.size(); i++)
-        md << "| " << i + 1 << " | " << fmt(d.none_rps[i], 0) << " | " << fmt(d.block_rps[i], 0) << " | "
-           << fmt(d.block_rps[i] / d.none_rps[i], 3) << " | " << fmt(d.none_cpu[i], 1) << " | "
-           << fmt(d.block_cpu[i], 1) << " | " << fmt(d.block_cpu[i] / d.none_cpu[i], 3) << " |\n";
-    Summary none_cpu = summarize(valid_values(d.none_cpu)), block_cpu = summarize(valid_values(d.block_cpu));
-    md << "| mean | " << fmt(d.none.mean, 0) << " ± " << fmt(d.none.error, 0) << " | " << fmt(d.block.mean, 0) << " ± "
-       << fmt(d.block.error, 0) << " | " << fmt(d.ratio.mean, 3) << " ± " << fmt(d.ratio.error, 3) << " | "
-       << fmt(none_cpu.mean, 1) << " ± " << fmt(none_cpu.error, 1) << " | " << fmt(block_cpu.mean, 1) << " ± "
-       << fmt(block_cpu.error, 1) << " | " << fmt_signed(d.cpu_change.mean, 2) << " ± " << fmt(d.cpu_change.error, 2)
-       << "% |\n";
-    for (const auto& e : d.errors) md << "\n- error: " << e;
-    if (!d.errors.empty()) md << "\n";
+    bool demo_ran = !d.none_rps.empty();
+    if (demo_ran) {
+        md << "\n**Demo service** (`io.vtscope.workloads.DemoService`, " << d.requests << " requests at concurrency "
+           << d.concurrency << " from its own load generator, after " << d.warmup
+           << " warm-up requests), without and with `vtscope block` attached, one of each per round, alternating "
+              "which goes first; requests/s of each run, and the service's CPU time per request over its load "
+              "(CLOCK_PROCESS_CPUTIME_ID, every thread, read by the service itself): the CPU the target spends "
+              "because block is attached is what the 3% target is about, and unlike requests/s it does not count "
+              "the time the service waits for a CPU on a shared machine. It holds the part of block's program "
+              "that the kernel charges to the target: `__schedule` updates the run-queue clock once, charges prev "
+              "up to it, and starts the next task's run there (`update_stats_curr_start` in `set_next_entity`, "
+              "kernel/sched/fair.c), so the `sched_switch` tracepoint's time counts to the task switched in; a "
+              "target thread's switch-out to another process (or to idle) is charged there, not here.\n\n"
+              "| round | none | block | block / none | CPU us per request, none | block | block / none |\n"
+              "| --- | --- | --- | --- | --- | --- | --- |\n";
+        for (size_t i = 0; i < d.none_rps.size() && i < d.block_rps.size(); i++)
+            md << "| " << i + 1 << " | " << fmt(d.none_rps[i], 0) << " | " << fmt(d.block_rps[i], 0) << " | "
+               << fmt(d.block_rps[i] / d.none_rps[i], 3) << " | " << fmt(d.none_cpu[i], 1) << " | "
+               << fmt(d.block_cpu[i], 1) << " | " << fmt(d.block_cpu[i] / d.none_cpu[i], 3) << " |\n";
+        Summary none_cpu = summarize(valid_values(d.none_cpu)), block_cpu = summarize(valid_values(d.block_cpu));
+        md << "| mean | " << fmt(d.none.mean, 0) << " ± " << fmt(d.none.error, 0) << " | " << fmt(d.block.mean, 0)
+           << " ± " << fmt(d.block.error, 0) << " | " << fmt(d.ratio.mean, 3) << " ± " << fmt(d.ratio.error, 3) << " | "
+           << fmt(none_cpu.mean, 1) << " ± " << fmt(none_cpu.error, 1) << " | " << fmt(block_cpu.mean, 1) << " ± "
+           << fmt(block_cpu.error, 1) << " | " << fmt_signed(d.cpu_change.mean, 2) << " ± "
+           << fmt(d.cpu_change.error, 2) << "% |\n";
+        for (const auto& e : d.errors) md << "\n- error: " << e;
+        if (!d.errors.empty()) md << "\n";
+    }
+    write_alternate(md, o, b.alternate);
     md << "\n| target | measured | verdict |\n| --- | --- | --- |\n";
     auto verdict = [](std::optional<bool> met) { return !met ? "not measured" : (*met ? "met" : "**missed**"); };
     for (const auto& r : b.switches) {
@@ -401,11 +408,22 @@ void write_block(std::ostream& md, const Report& rep, const BlockBench& b) {
                                : cost_pct + error_pct < 3 ? "met"
                                : cost_pct - error_pct > 3 ? "**missed**"
                                                           : "not resolved (the interval spans 3%)";
-    md << "| demo service throughput with block attached: < 3% lower | " << fmt_signed(-cost_pct, 1) << " ± "
-       << fmt(error_pct, 1) << "% | " << demo_verdict << " |\n";
-    md << "| demo service CPU per request with block attached: < 3% more | " << fmt_signed(d.cpu_change.mean, 2)
-       << " ± " << fmt(d.cpu_change.error, 2) << "% (" << d.cpu_change.n << " rounds) | "
-       << verdict_text(d.cpu_change.n >= 2 ? d.cpu_change.mean : NAN, d.cpu_change.error, 3) << " |\n";
+    if (demo_ran) {
+        md << "| demo service throughput with block attached: < 3% lower | " << fmt_signed(-cost_pct, 1) << " ± "
+           << fmt(error_pct, 1) << "% | " << demo_verdict << " |\n";
+        md << "| demo service CPU per request with block attached: < 3% more | " << fmt_signed(d.cpu_change.mean, 2)
+           << " ± " << fmt(d.cpu_change.error, 2) << "% (" << d.cpu_change.n << " rounds) | "
+           << verdict_text(d.cpu_change.n >= 2 ? d.cpu_change.mean : NAN, d.cpu_change.error, 3) << " |\n";
+    }
+    for (const auto& run : b.alternate) {
+        AlternateResult r = alternate_result(run, 0);
+        md << "| demo service CPU per request with block attached, alternating phases in one JVM: < 3% more | "
+           << fmt_signed(r.cpu_change.mean, 2) << " ± " << fmt(r.cpu_change.error, 2) << "% (95%, " << r.cpu_change.n
+           << " pairs) | " << verdict_text(r.cpu_change.n >= 2 ? r.cpu_change.mean : NAN, r.cpu_change.error, 3)
+           << " |\n| demo service throughput with block attached, alternating phases in one JVM: < 3% lower | "
+           << fmt_signed(-r.slowdown, 2) << " ± " << fmt(r.score_change.error, 2) << "% (95%, " << r.score_change.n
+           << " pairs) | " << verdict_text(r.slowdown, r.score_change.error, 3) << " |\n";
+    }
     if (auto p = rep.diff("parkunpark/block", "parkunpark/baseline"))
         md << "| Park/Unpark with block attached (informative) | " << diff_text(*p) << " "
            << rep.find("parkunpark/block")->unit << " (" << fmt_signed(p->relative * 100, 1) << "%) | – |\n";
@@ -656,7 +674,7 @@ std::string results_json(const Options& o, const Results& results, const std::st
            << ",\"block_cpu_us_per_request\":" << list(d.block_cpu) << ",\"cpu_change_pct\":" << summary(d.cpu_change)
            << ",\"errors\":[";
         for (size_t i = 0; i < d.errors.size(); i++) js << (i ? "," : "") << json_quote(d.errors[i]);
-        js << "]}}";
+        js << "]},\"alternate\":" << alternate_json(results.block.alternate) << "}";
     }
     js << ",\n\"profile\":" << (results.profile ? profile_json(*results.profile) : "null") << "}\n";
     return js.str();
@@ -677,7 +695,7 @@ bool write_results(const Options& o, const Results& results) {
     write_storm(md, o, results.storm, refs);
     write_memory(md, results.memory);
     if (o.matrix) write_targets(md, rep, refs, results.memory);
-    write_block(md, rep, results.block);
+    write_block(md, o, rep, results.block);
     if (results.profile) write_profile_section(md, o, *results.profile);
     bool any_error = write_errors(md, results.matrix,
                                   results.profile ? profile_errors(*results.profile) : std::vector<std::string>{});

@@ -36,4 +36,25 @@ std::optional<CpuCostResult> parse_cpu_cost(const std::string& output) {
     return r;
 }
 
+std::optional<DemoLoad> parse_demo_batch(const std::string& output, int batch, double* failed) {
+    const std::regex line("(^|\n)# demo batch=" + std::to_string(batch) +
+                          R"( requests=(\d+) nanos=(\d+) cpu_ns=(\d+)[^\n]* failed=(\d+))");
+    std::smatch m;
+    if (!std::regex_search(output, m, line)) return std::nullopt;
+    DemoLoad load{std::stod(m[2]), std::stod(m[3]), std::stod(m[4])};
+    if (load.requests <= 0 || load.nanos <= 0 || load.cpu_ns <= 0) return std::nullopt;
+    if (failed) *failed = std::stod(m[5]);
+    return load;
+}
+
+std::optional<CpuCostResult> parse_cpu_cost_phase(const std::string& output, int phase) {
+    const std::regex line("(^|\n)# cpucost phase=" + std::to_string(phase) +
+                          R"( cpu_ns_per_unit ([0-9.]+) wall_ns_per_unit ([0-9.]+))");
+    std::smatch m;
+    if (!std::regex_search(output, m, line)) return std::nullopt;
+    CpuCostResult r{"phase " + std::to_string(phase), std::stod(m[2]), std::stod(m[3])};
+    if (!(r.cpu_ns_per_unit > 0) || !(r.wall_ns_per_unit > 0)) return std::nullopt;
+    return r;
+}
+
 }  // namespace vtscope::bench

@@ -1,6 +1,6 @@
 // The result lines the bench's workloads print, parsed: io.vtscope.workloads.DemoService's
 // "# demo requests=N nanos=T cpu_ns=C" and io.vtscope.bench.CpuCost's
-// "WORKLOAD cpu_ns_per_unit X wall_ns_per_unit Y".
+// "WORKLOAD cpu_ns_per_unit X wall_ns_per_unit Y", and their per-batch and per-phase lines.
 #pragma once
 
 #include <optional>
@@ -30,5 +30,13 @@ struct CpuCostResult {
     double wall_ns_per_unit = 0;
 };
 std::optional<CpuCostResult> parse_cpu_cost(const std::string& output);
+
+// DemoService --batches: the result line of batch B, "# demo batch=B requests=N nanos=T cpu_ns=C ...
+// failed=F" (requests without a 200 response in *failed when given); nullopt without it.
+std::optional<DemoLoad> parse_demo_batch(const std::string& output, int batch, double* failed = nullptr);
+
+// CpuCost --phases: phase P's line, "# cpucost phase=P cpu_ns_per_unit X wall_ns_per_unit Y" (the
+// phase's totals); nullopt without it.
+std::optional<CpuCostResult> parse_cpu_cost_phase(const std::string& output, int phase);
 
 }  // namespace vtscope::bench

@@ -39,6 +39,47 @@ TEST(WorkloadOutput, CpuCostLine) {
     EXPECT_FALSE(parse_cpu_cost("transition cpu_ns_per_unit 0.00 wall_ns_per_unit 3.00\n"));
 }
 
+TEST(WorkloadOutput, DemoBatchLines) {
+    std::string out =
+        "# demo batch=1 requests=2000 nanos=4000000000 cpu_ns=2600000000 requests_per_s=500.0 "
+        "cpu_us_per_request=1300.00 failed=0\n"
+        "# demo batch=12 requests=2000 nanos=5000000000 cpu_ns=3000000000 requests_per_s=400.0 "
+        "cpu_us_per_request=1500.00 failed=3\n";
+    double failed = -1;
+    auto first = parse_demo_batch(out, 1, &failed);
+    ASSERT_TRUE(first);
+    EXPECT_DOUBLE_EQ(first->requests, 2000);
+    EXPECT_DOUBLE_EQ(first->nanos, 4e9);
+    EXPECT_DOUBLE_EQ(first->cpu_ns, 2.6e9);
+    EXPECT_DOUBLE_EQ(failed, 0);
+    auto twelfth = parse_demo_batch(out, 12, &failed);
+    ASSERT_TRUE(twelfth);
+    EXPECT_DOUBLE_EQ(twelfth->nanos, 5e9);
+    EXPECT_DOUBLE_EQ(failed, 3);
+    EXPECT_FALSE(parse_demo_batch(out, 2));  // no batch 2: batch=12 is another
+    EXPECT_FALSE(parse_demo_batch("# demo requests=2000 nanos=4000000000 cpu_ns=1\n", 1));
+    EXPECT_FALSE(parse_demo_batch("# demo batch=1 requests=2000 nanos=0 cpu_ns=1 failed=0\n", 1));
+    // The single load's line is not a batch's, nor a batch line the single load's.
+    EXPECT_TRUE(std::isnan(demo_requests_per_s(out)));
+}
+
+TEST(WorkloadOutput, CpuCostPhaseLines) {
+    std::string out =
+        "# cpucost ready\n# cpucost phase=1 cpu_ns_per_unit 251.125 wall_ns_per_unit 260.500\n"
+        "# cpucost phase=10 cpu_ns_per_unit 249.000 wall_ns_per_unit 301.000\n";
+    auto one = parse_cpu_cost_phase(out, 1);
+    ASSERT_TRUE(one);
+    EXPECT_DOUBLE_EQ(one->cpu_ns_per_unit, 251.125);
+    EXPECT_DOUBLE_EQ(one->wall_ns_per_unit, 260.5);
+    auto ten = parse_cpu_cost_phase(out, 10);
+    ASSERT_TRUE(ten);
+    EXPECT_DOUBLE_EQ(ten->wall_ns_per_unit, 301);
+    EXPECT_FALSE(parse_cpu_cost_phase(out, 2));
+    EXPECT_FALSE(parse_cpu_cost_phase(out, 0));
+    EXPECT_FALSE(parse_cpu_cost(out));  // the single JVM's median line is another
+    EXPECT_FALSE(parse_cpu_cost_phase("# cpucost phase=1 cpu_ns_per_unit 0 wall_ns_per_unit 3\n", 1));
+}
+
 namespace {
 
 bool parse(std::vector<std::string> args, Options* o) {
@@ -67,6 +108,28 @@ TEST(BenchOptions, PartsConfigurationsAndTheBuildToCompareWith) {
     ASSERT_TRUE(parse({}, &d));
     EXPECT_TRUE(selected(d.profile_parts, "compare"));  // nothing listed: every part
     EXPECT_EQ(d.demo_warmup, 2000);
+}
+
+TEST(BenchOptions, AlternatingParts) {
+    Options o;
+    ASSERT_TRUE(parse({"--profile-parts", "alternate", "--block-parts", "alternate", "--alternate-cycles", "5",
+                       "--alternate-warm-up", "0", "--alternate-rounds", "20"},
+                      &o));
+    EXPECT_TRUE(selected(o.profile_parts, "alternate"));
+    EXPECT_FALSE(selected(o.profile_parts, "demo"));
+    EXPECT_TRUE(selected(o.block_parts, "alternate"));
+    EXPECT_EQ(o.alternate_cycles, 5);
+    EXPECT_EQ(o.alternate_warm_up, 0);
+    EXPECT_EQ(o.alternate_rounds, 20);
+    Options d;
+    ASSERT_TRUE(parse({}, &d));
+    EXPECT_TRUE(selected(d.block_parts, "alternate"));
+    EXPECT_EQ(d.alternate_cycles, 6);
+    EXPECT_EQ(d.alternate_warm_up, 4);
+    Options bad;
+    EXPECT_FALSE(parse({"--alternate-cycles", "0"}, &bad));
+    EXPECT_FALSE(parse({"--alternate-warm-up", "-1"}, &bad));
+    EXPECT_FALSE(parse({"--alternate-rounds", "0"}, &bad));
 }
 
 TEST(BenchOptions, UnknownPartsAndConfigurationsAreRejected) {

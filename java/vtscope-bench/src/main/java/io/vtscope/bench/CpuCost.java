@@ -3,7 +3,10 @@ package io.vtscope.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
 import java.util.stream.Stream;
 import java.util.concurrent.locks.LockSupport;
 
@@ -19,7 +22,15 @@ import java.util.concurrent.locks.LockSupport;
  * {@code --go-file PATH} it prints {@code # cpucost ready} after the warm-up rounds and waits for
  * that file before the measured ones, so a profiler attached in between sees only those.
  *
- * <p>Usage: {@code CpuCost transition|parkunpark|churn [rounds] [warm-up rounds] [--go-file PATH]}
+ * <p>With {@code --phases K} (and {@code --go-file PATH}) one JVM runs K phases of {@code rounds}
+ * rounds each after the warm-up, for {@code vtscope-bench}'s alternating part (a consumer attached
+ * in some phases, detached in the others, the same JVM throughout): before phase P it waits for
+ * {@code PATH.P}, after it prints {@code # cpucost phase=P cpu_ns_per_unit X wall_ns_per_unit Y},
+ * the phase's CPU and wall time over all its units (totals, not medians: a cost that lands in one
+ * round, such as a perf map written for a profiler, must count).
+ *
+ * <p>Usage: {@code CpuCost transition|parkunpark|churn [rounds] [warm-up rounds] [--go-file PATH]
+ * [--phases K]}
  */
 public final class CpuCost {
     private CpuCost() {}
@@ -45,18 +56,25 @@ public final class CpuCost {
 
     public static void main(String[] args) throws Exception {
         Path goFile = null;
-        int positional = args.length;
-        if (args.length >= 2 && args[args.length - 2].equals("--go-file")) {
-            goFile = Path.of(args[args.length - 1]);
-            positional -= 2;
+        int phases = 0;
+        List<String> positional = new ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--go-file") && i + 1 < args.length) {
+                goFile = Path.of(args[++i]);
+            } else if (args[i].equals("--phases") && i + 1 < args.length) {
+                phases = Integer.parseInt(args[++i]);
+            } else {
+                positional.add(args[i]);
+            }
         }
-        if (positional < 1 || positional > 3) {
-            System.err.println("usage: CpuCost transition|parkunpark|churn [rounds] [warm-up rounds] [--go-file PATH]");
+        if (positional.isEmpty() || positional.size() > 3 || phases < 0 || (phases > 0 && goFile == null)) {
+            System.err.println("usage: CpuCost transition|parkunpark|churn [rounds] [warm-up rounds] [--go-file PATH]"
+                    + " [--phases K] (--phases needs --go-file)");
             System.exit(2);
         }
-        String workload = args[0];
-        int rounds = positional > 1 ? Integer.parseInt(args[1]) : 15;
-        int warmup = positional > 2 ? Integer.parseInt(args[2]) : 10;
+        String workload = positional.get(0);
+        int rounds = positional.size() > 1 ? Integer.parseInt(positional.get(1)) : 15;
+        int warmup = positional.size() > 2 ? Integer.parseInt(positional.get(2)) : 10;
         Round round = switch (workload) {
             case "transition" -> CpuCost::transition;
             case "parkunpark" -> CpuCost::parkUnpark;
@@ -67,20 +85,17 @@ public final class CpuCost {
                 yield null;
             }
         };
+        if (phases > 0) {
+            runPhases(round, rounds, warmup, goFile, phases);
+            return;
+        }
         double[] cpu = new double[rounds];
         double[] wall = new double[rounds];
         for (int i = -warmup; i < rounds; i++) {
             if (i == 0 && goFile != null) {
                 System.out.println("# cpucost ready");
                 System.out.flush();
-                long deadline = System.nanoTime() + 120_000_000_000L;
-                while (!Files.exists(goFile)) {
-                    if (System.nanoTime() > deadline) {
-                        System.err.println("CpuCost: go file " + goFile + " did not appear within 120 s");
-                        System.exit(3);
-                    }
-                    Thread.sleep(10);
-                }
+                awaitGo(goFile);
             }
             long c0 = cpuNanos(), w0 = System.nanoTime();
             long units = round.run();
@@ -91,6 +106,40 @@ public final class CpuCost {
             }
         }
         System.out.printf("%s cpu_ns_per_unit %.2f wall_ns_per_unit %.2f%n", workload, median(cpu), median(wall));
+    }
+
+    // Waits for the go file; exits with status 3 after 120 s.
+    private static void awaitGo(Path goFile) throws InterruptedException {
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        while (!Files.exists(goFile)) {
+            if (System.nanoTime() > deadline) {
+                System.err.println("CpuCost: go file " + goFile + " did not appear within 120 s");
+                System.exit(3);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    // The warm-up rounds, then per phase: wait for GO.P, run the rounds, print the phase's totals.
+    private static void runPhases(Round round, int rounds, int warmup, Path goFile, int phases) throws Exception {
+        for (int i = 0; i < warmup; i++) round.run();
+        System.out.println("# cpucost ready");
+        System.out.flush();
+        for (int p = 1; p <= phases; p++) {
+            awaitGo(goFile.resolveSibling(goFile.getFileName() + "." + p));
+            long cpu = 0, wall = 0, units = 0;
+            for (int i = 0; i < rounds; i++) {
+                long c0 = cpuNanos(), w0 = System.nanoTime();
+                units += round.run();
+                cpu += cpuNanos() - c0;
+                wall += System.nanoTime() - w0;
+            }
+            // One write for the whole line: printf writes it in pieces, which a reader can catch half-way.
+            String line = String.format(Locale.ROOT, "# cpucost phase=%d cpu_ns_per_unit %.3f wall_ns_per_unit %.3f", p,
+                    (double) cpu / units, (double) wall / units);
+            System.out.println(line);
+            System.out.flush();
+        }
     }
 
     interface Round {

@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
@@ -40,11 +41,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  * nested "db-call" span, so the consumer can attribute those syscalls to the request's trace. A
  * built-in load generator drives it and prints each request's trace id (returned by the service in
  * the {@code X-Trace-Id} header) for comparison with the consumer's output.
+ *
+ * <p>With {@code --batches K} the same JVM serves K loads of {@code --requests} requests after its
+ * warm-up, for {@code vtscope-bench}'s alternating part (a consumer attached for some batches and
+ * detached for the others): before batch B it waits for {@code GO.B} ({@code --go-file GO}), after
+ * it prints {@code # demo batch=B requests=N nanos=T cpu_ns=C requests_per_s=R cpu_us_per_request=U
+ * failed=F} (F: requests without a 200 response) and no per-request lines.
  */
 public final class DemoService {
     private static final String NAME = "DemoService";
     private static final String USAGE = "[--requests N] [--concurrency C] [--warm-up-requests N] [--ready-file PATH]"
-            + " [--go-file PATH]";
+            + " [--go-file PATH] [--batches K]";
 
     private final Tracer tracer;
     private final Path dataDir;
@@ -58,17 +65,25 @@ public final class DemoService {
 
     public static void main(String[] args) throws Exception {
         Options o = Options.parse(NAME, USAGE, args, Map.of("requests", "300", "concurrency", "8",
-                "warm-up-requests", "20", "ready-file", "", "go-file", ""), Set.of());
+                "warm-up-requests", "20", "ready-file", "", "go-file", "", "batches", "0"), Set.of());
         int requests = o.getInt("requests", 1, 100_000);
         int concurrency = o.getInt("concurrency", 1, 1024);
         // Before the ready signal; more of them leave less JIT compilation inside the measured load.
         int warmUp = o.getInt("warm-up-requests", 1, 100_000);
+        // 0: one load, its per-request lines and one result line (the default).
+        int batches = o.getInt("batches", 0, 10_000);
+        if (batches > 0 && o.get("go-file") == null) {
+            System.err.println(NAME + ": --batches needs --go-file");
+            System.exit(2);
+        }
         Workloads.checkVtScope(NAME);
-        // Everything is bounded: a stuck run must not hang the caller's test.
+        // Everything is bounded: a stuck run must not hang the caller's test. Batches add 60 s each
+        // (a consumer started and stopped around each), at most an hour in all.
+        long timeout = Math.min(3600, 120 + 60L * batches);
         Thread.ofPlatform().daemon().start(() -> {
             try {
-                Thread.sleep(Duration.ofSeconds(120));
-                System.err.println(NAME + ": overall timeout of 120 s exceeded");
+                Thread.sleep(Duration.ofSeconds(timeout));
+                System.err.println(NAME + ": overall timeout of " + timeout + " s exceeded");
                 Runtime.getRuntime().halt(3);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -92,29 +107,59 @@ public final class DemoService {
                     .connectTimeout(Duration.ofSeconds(10)).build()) {
                 load(client, base, warmUp, concurrency);
                 Workloads.signalReady(o.get("ready-file"));
-                Workloads.awaitGo(NAME, o.get("go-file"));
-                MemorySegment timespec = Arena.ofAuto().allocate(16, 8);
-                long cpuStarted = Workloads.clockNanos(Workloads.CLOCK_PROCESS_CPUTIME_ID, timespec);
-                long started = System.nanoTime();
-                String[] lines = load(client, base, requests, concurrency);
-                long elapsed = System.nanoTime() - started;
-                long cpu = Workloads.clockNanos(Workloads.CLOCK_PROCESS_CPUTIME_ID, timespec) - cpuStarted;
-                for (String line : lines) {
-                    System.out.println(line);
+                if (batches > 0) {
+                    serveBatches(client, base, requests, concurrency, batches, o.get("go-file"));
+                } else {
+                    serveOnce(client, base, requests, concurrency, o.get("go-file"));
                 }
-                // The load's wall time, from which vtscope-bench computes requests per second (its
-                // profile part, and --block with and without a tracer), and the process's CPU time
-                // over it (every thread: server, load generator, JIT, GC), the CPU per request
-                // that a profiler attached adds to.
-                System.out.println("# demo requests=" + requests + " nanos=" + elapsed + " cpu_ns=" + cpu);
             } finally {
                 server.stop(0);
             }
         } finally {
             Files.deleteIfExists(dataDir);
         }
-        System.err.println(NAME + ": served " + requests + " requests");
+        System.err.println(NAME + ": served " + (batches > 0 ? batches + " x " : "") + requests + " requests");
         System.exit(0); // the HttpClient's and the server's helper threads must not keep the JVM up
+    }
+
+    /** One load after the go file: its per-request lines, then its result line. */
+    private static void serveOnce(HttpClient client, URI base, int requests, int concurrency, String goFile)
+            throws Exception {
+        Workloads.awaitGo(NAME, goFile);
+        MemorySegment timespec = Arena.ofAuto().allocate(16, 8);
+        long cpuStarted = Workloads.clockNanos(Workloads.CLOCK_PROCESS_CPUTIME_ID, timespec);
+        long started = System.nanoTime();
+        String[] lines = load(client, base, requests, concurrency);
+        long elapsed = System.nanoTime() - started;
+        long cpu = Workloads.clockNanos(Workloads.CLOCK_PROCESS_CPUTIME_ID, timespec) - cpuStarted;
+        for (String line : lines) {
+            System.out.println(line);
+        }
+        // The load's wall time, from which vtscope-bench computes requests per second (its
+        // profile part, and --block with and without a tracer), and the process's CPU time
+        // over it (every thread: server, load generator, JIT, GC), the CPU per request
+        // that a profiler attached adds to.
+        System.out.println("# demo requests=" + requests + " nanos=" + elapsed + " cpu_ns=" + cpu);
+    }
+
+    /** The batches: each waits for its go file, serves one load and prints its result line. */
+    private static void serveBatches(HttpClient client, URI base, int requests, int concurrency, int batches,
+            String goFile) throws Exception {
+        MemorySegment timespec = Arena.ofAuto().allocate(16, 8);
+        for (int b = 1; b <= batches; b++) {
+            Workloads.awaitGo(NAME, goFile + "." + b);
+            long cpuStarted = Workloads.clockNanos(Workloads.CLOCK_PROCESS_CPUTIME_ID, timespec);
+            long started = System.nanoTime();
+            String[] lines = load(client, base, requests, concurrency);
+            long elapsed = System.nanoTime() - started;
+            long cpu = Workloads.clockNanos(Workloads.CLOCK_PROCESS_CPUTIME_ID, timespec) - cpuStarted;
+            long failed = Arrays.stream(lines).filter(line -> line == null || !line.endsWith(" status=200")).count();
+            // One write for the whole line: printf writes it in pieces, which a reader can catch half-way.
+            System.out.println(String.format(Locale.ROOT, "# demo batch=%d requests=%d nanos=%d cpu_ns=%d"
+                    + " requests_per_s=%.1f cpu_us_per_request=%.2f failed=%d", b, requests, elapsed, cpu,
+                    requests / (elapsed / 1e9), cpu / 1e3 / requests, failed));
+            System.out.flush();
+        }
     }
 
     /** One request: SERVER span, file write/read/delete, then a "db-call" span over a loopback socket. */

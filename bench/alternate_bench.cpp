@@ -1,0 +1,350 @@
+#include "alternate_bench.h"
+
+#include <signal.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "json.h"
+#include "process_runner.h"
+#include "profile_bench.h"
+#include "report_writer.h"
+#include "tracer.h"
+#include "workload_output.h"
+
+namespace vtscope::bench {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+using testing::Child;
+using testing::read_file;
+using testing::wait_for_file;
+using testing::wait_for_text;
+using vtscope::json_quote;
+
+namespace {
+
+constexpr double kConfidence = 0.95;
+
+std::string log_stem(const Options& o, const std::string& name) { return (fs::path(o.out) / "logs" / name).string(); }
+
+// The workload's JVM: `phases` loads, each after its own go file (GO.P).
+std::vector<std::string> workload_argv(const Options& o, const std::string& workload, int phases, const std::string& go,
+                                       const std::string& ready) {
+    std::vector<std::string> argv = {o.java_home + "/bin/java", "-Xms" + o.heap, "-Xmx" + o.heap,
+                                     // Frame pointers in every phase: --stacks walks Java frames with them.
+                                     "-XX:+PreserveFramePointer"};
+    if (workload == "demo") {
+        for (const auto& a :
+             {std::string("--enable-native-access=ALL-UNNAMED"), std::string("-cp"), o.workloads_classpath,
+              std::string("io.vtscope.workloads.DemoService"), std::string("--requests"),
+              std::to_string(o.demo_requests), std::string("--concurrency"), std::string("8"),
+              std::string("--warm-up-requests"), std::to_string(o.demo_warmup), std::string("--ready-file"), ready,
+              std::string("--go-file"), go, std::string("--batches"), std::to_string(phases)})
+            argv.push_back(a);
+        return argv;
+    }
+    // One virtual thread yielding, parallelism 1: no idle carrier spins for work on the other CPU.
+    for (const auto& a : {std::string("-Djdk.virtualThreadScheduler.parallelism=1"), std::string("-cp"), o.jar,
+                          std::string("io.vtscope.bench.CpuCost"), std::string("transition"),
+                          std::to_string(o.alternate_rounds), std::string(o.quick ? "2" : "5"),
+                          std::string("--go-file"), go, std::string("--phases"), std::to_string(phases)})
+        argv.push_back(a);
+    return argv;
+}
+
+// The command line for the report, without the build's paths.
+std::string command_text(const Options& o, const std::string& workload) {
+    if (workload == "demo")
+        return "io.vtscope.workloads.DemoService --requests " + std::to_string(o.demo_requests) +
+               " --concurrency 8 --warm-up-requests " + std::to_string(o.demo_warmup) + " --batches K";
+    return "io.vtscope.bench.CpuCost transition " + std::to_string(o.alternate_rounds) + " " + (o.quick ? "2" : "5") +
+           " --phases K (-Djdk.virtualThreadScheduler.parallelism=1)";
+}
+
+std::string consumer_text(const std::string& config) {
+    if (auto p = profile_config(config))
+        return "vtscope profile --hz " + std::to_string(p->hz) + (p->stacks ? " --stacks" : "");
+    return "vtscope block";
+}
+
+// The text of `out` once the line that starts with marker is whole (up to 5 s): the JVM's PrintStream
+// may write one line in pieces, and the marker can be read before the figures after it.
+std::string whole_line(const std::string& out, const std::string& marker, const Child& jvm) {
+    auto deadline = Clock::now() + 5s;
+    while (true) {
+        std::string text = read_file(out);
+        auto at = text.find(marker);
+        if (at != std::string::npos && text.find('\n', at) != std::string::npos) return text;
+        if (Clock::now() > deadline || !jvm.running()) return text;
+        std::this_thread::sleep_for(10ms);
+    }
+}
+
+// One phase: the consumer started (its ready file awaited) unless the phase is off, the go file,
+// the phase's result line, the consumer stopped (its exit awaited). False when the JVM is gone.
+bool run_phase(const Options& o, AlternateRun* run, Child& jvm, const std::string& stem, int index,
+               AlternatePhase* phase) {
+    std::string label = std::string(phase->warm_up ? "warm-up " : "") + "phase " + std::to_string(index) + " (" +
+                        (phase->config == kPhaseOff ? "off" : run->configs[static_cast<size_t>(phase->config)]) + ")";
+    std::string out = stem + ".out";
+    Child tracer;
+    std::string tracer_stem = stem + "-p" + std::to_string(index);
+    bool consumer_ok = true;
+    if (phase->config != kPhaseOff) {
+        const std::string& config = run->configs[static_cast<size_t>(phase->config)];
+        tracer = start_tracer(o, config, jvm.pid(), tracer_stem, run->consumer == "block" ? "block" : "trace");
+        if (!wait_for_file(tracer_ready_file(tracer_stem), 60s, {&tracer, &jvm})) {
+            run->errors.push_back(label + ": " + consumer_text(config) + " never became ready (see " + tracer_stem +
+                                  ".tracer.err)");
+            tracer.stop(0ms, 5s);
+            consumer_ok = false;  // the phase still runs, to keep the JVM's phases in step
+        }
+    }
+    double cpu0 = tracer.pid() > 0 ? process_cpu_seconds(tracer.pid()) : NAN;
+    auto t0 = Clock::now();
+    std::ofstream(stem + ".go." + std::to_string(index)).close();
+    std::string marker = (run->workload == "demo" ? "# demo batch=" : "# cpucost phase=") + std::to_string(index) + " ";
+    bool done = wait_for_text(out, marker, 300s, {&jvm});
+    double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    double cpu1 = tracer.pid() > 0 ? process_cpu_seconds(tracer.pid()) : NAN;
+    if (tracer.pid() > 0) {
+        tracer.signal(SIGINT);
+        TracerSummary ts;
+        std::string error = finish_tracer(tracer, tracer_stem, &ts);
+        if (ts.exit_status != 0)
+            run->errors.push_back(label + ": " + run->consumer + " exited " + std::to_string(ts.exit_status) +
+                                  " (see " + tracer_stem + ".tracer.err)");
+        else if (!error.empty())
+            run->errors.push_back(label + ": " + error);
+        consumer_ok = consumer_ok && ts.exit_status == 0;
+        phase->events = static_cast<double>(ts.events);
+        phase->consumer_cpu_share = (cpu1 - cpu0) / wall;
+    }
+    if (!done) {
+        run->errors.push_back(label + ": no result line from the " + run->workload + " JVM (see " + stem + ".err)");
+        return false;
+    }
+    phase->seconds = wall;
+    std::string text = whole_line(out, marker, jvm);
+    if (run->workload == "demo") {
+        double failed = 0;
+        auto load = parse_demo_batch(text, index, &failed);
+        if (!load || failed > 0) {
+            run->errors.push_back(label + ": " +
+                                  (load ? std::to_string(static_cast<long>(failed)) + " requests failed"
+                                        : std::string("unreadable result line")));
+            return true;
+        }
+        if (consumer_ok) {
+            phase->score = load->requests / (load->nanos / 1e9);
+            phase->cpu_per_unit = load->cpu_ns / 1e3 / load->requests;
+        }
+    } else {
+        auto result = parse_cpu_cost_phase(text, index);
+        if (!result) {
+            run->errors.push_back(label + ": unreadable result line");
+            return true;
+        }
+        if (consumer_ok) {
+            phase->score = result->wall_ns_per_unit;
+            phase->cpu_per_unit = result->cpu_ns_per_unit;
+        }
+    }
+    return true;
+}
+
+std::string interval_text(const Summary& s) {
+    if (s.n < 2) return "–";
+    int dec = decimals_for(s.error);
+    return fmt_signed(s.mean, dec) + " ± " + fmt(s.error, dec) + "%";
+}
+
+// The measured phases' values of one field, in sequence order.
+std::vector<double> measured(const AlternateRun& run, double AlternatePhase::*field) {
+    std::vector<double> v;
+    for (const auto& p : run.phases)
+        if (!p.warm_up) v.push_back(p.*field);
+    return v;
+}
+
+// Mean ± 95% half-width of a field over the measured phases of one configuration (kPhaseOff: off).
+Summary over_phases(const AlternateRun& run, int config, double AlternatePhase::*field, double scale = 1) {
+    std::vector<double> v;
+    for (const auto& p : run.phases)
+        if (!p.warm_up && p.config == config && !std::isnan(p.*field)) v.push_back(p.*field * scale);
+    return summarize(v, kConfidence);
+}
+
+std::string mean_cell(const Summary& s, int decimals, const std::string& unit = "") {
+    if (s.n < 1) return "–";
+    return fmt(s.mean, decimals) + (s.n > 1 ? " ± " + fmt(s.error, decimals) : "") + unit;
+}
+
+}  // namespace
+
+AlternateRun run_alternate(const Options& o, const std::string& workload, const std::vector<std::string>& configs,
+                           Clock::time_point started) {
+    AlternateRun run;
+    run.workload = workload;
+    run.configs = configs;
+    run.consumer = configs.size() == 1 && configs[0] == "block" ? "block" : "profile";
+    run.command = command_text(o, workload);
+    run.higher_is_better = workload == "demo";
+    auto t0 = Clock::now();
+    int k = static_cast<int>(configs.size());
+    std::vector<int> warm = alternate_warm_up(k, o.alternate_warm_up);
+    run.sequence = alternate_sequence(k, o.alternate_cycles);
+    for (int c : warm) run.phases.push_back({c, true});
+    for (int c : run.sequence) run.phases.push_back({c, false});
+    int phases = static_cast<int>(run.phases.size());
+    std::string stem = log_stem(o, "alternate-" + run.consumer + "-" + workload);
+    std::string ready = stem + ".service.ready";
+    fs::remove(ready);
+    for (int p = 1; p <= phases; p++) fs::remove(stem + ".go." + std::to_string(p));
+    std::fprintf(stderr, "vtscope-bench: alternating phases, %s on %s: %d phases in one JVM\n", run.consumer.c_str(),
+                 workload.c_str(), phases);
+    Child jvm = Child::start(workload_argv(o, workload, phases, stem + ".go", ready), stem + ".out", stem + ".err");
+    bool up = workload == "demo" ? wait_for_file(ready, 120s, {&jvm})
+                                 : wait_for_text(stem + ".out", "# cpucost ready", 120s, {&jvm});
+    if (!up) {
+        run.errors.push_back("the " + workload + " JVM did not get ready (see " + stem + ".err)");
+        jvm.stop(0ms, 5s);
+        return run;
+    }
+    bool completed = true;
+    for (int p = 1; p <= phases; p++) {
+        AlternatePhase& phase = run.phases[static_cast<size_t>(p - 1)];
+        size_t errors = run.errors.size();
+        bool alive = run_phase(o, &run, jvm, stem, p, &phase);
+        std::fprintf(stderr, "  [%3.0fs] %s %s phase %d/%d %-20s: %s, CPU per unit %s%s\n",
+                     std::chrono::duration<double>(Clock::now() - started).count(), run.consumer.c_str(),
+                     workload.c_str(), p, phases,
+                     (std::string(phase.warm_up ? "(warm-up) " : "") +
+                      (phase.config == kPhaseOff ? "off" : configs[static_cast<size_t>(phase.config)]))
+                         .c_str(),
+                     fmt(phase.score, 1).c_str(), fmt(phase.cpu_per_unit, 2).c_str(),
+                     run.errors.size() == errors ? "" : (" ERROR: " + run.errors.back()).c_str());
+        if (!alive) {
+            completed = false;
+            break;
+        }
+    }
+    // After its last phase the JVM exits by itself; one still waiting for a go file is interrupted.
+    int status = jvm.stop(completed ? 30s : 0s, 5s);
+    if (status != 0) run.errors.push_back("the " + workload + " JVM exited " + std::to_string(status));
+    run.elapsed_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    for (size_t c = 0; c < configs.size(); c++) {
+        AlternateResult r = alternate_result(run, static_cast<int>(c));
+        std::fprintf(stderr, "  %s on %s: CPU per unit %s, %s %s (95%%, %zu pairs)\n", configs[c].c_str(),
+                     workload.c_str(), interval_text(r.cpu_change).c_str(),
+                     run.higher_is_better ? "requests/s" : "wall per unit", interval_text(r.score_change).c_str(),
+                     r.cpu_change.n);
+    }
+    return run;
+}
+
+AlternateResult alternate_result(const AlternateRun& run, int config) {
+    AlternateResult r;
+    r.score_change = alternate_change(run.sequence, measured(run, &AlternatePhase::score), config, kConfidence);
+    r.cpu_change = alternate_change(run.sequence, measured(run, &AlternatePhase::cpu_per_unit), config, kConfidence);
+    if (r.score_change.n >= 2) r.slowdown = run.higher_is_better ? -r.score_change.mean : r.score_change.mean;
+    return r;
+}
+
+void write_alternate(std::ostream& md, const Options& o, const std::vector<AlternateRun>& runs) {
+    if (runs.empty()) return;
+    md << "\n### Alternating phases in one JVM (" << runs[0].consumer << ")\n\n"
+       << "One JVM per workload runs every phase: " << o.alternate_warm_up
+       << " warm-up phases (discarded; without and with each consumer in turn), then " << o.alternate_cycles
+       << " cycles of ABBA blocks, one block per configuration (order rotated each cycle): off, on, on, off, the "
+          "closing off opening the next block. The consumer is started before an on phase (its ready file awaited) "
+          "and stopped after it (its exit awaited); nothing is attached in an off phase. Each on phase is paired "
+          "with the off phase next to it (before the first of a block, after the second), so a linear drift "
+          "cancels over a block and no JVM-to-JVM spread (JIT, heap layout, placement) enters the pairs. "
+          "Change: 100 (on / off - 1) per pair, mean ± 95% Student-t half-width over the pairs (`paired_change`). "
+          "CPU per unit: the target's own CPU over the phase, read by the workload (DemoService: "
+          "CLOCK_PROCESS_CPUTIME_ID per batch; CpuCost: its threads' schedstat run times over the phase's "
+          "rounds, totals); the verdict is on that change, the throughput's beside it. Off-phase spread: the "
+          "standard deviation of the off phases over their mean.\n";
+    for (const auto& run : runs) {
+        bool demo = run.workload == "demo";
+        md << "\n`" << run.command << "`, " << run.phases.size() << " phases in " << fmt(run.elapsed_s, 0)
+           << " s:\n\n| config | pairs | " << (demo ? "requests/s" : "wall ns per transition") << " | vs off | "
+           << (demo ? "CPU us per request" : "CPU ns per transition")
+           << " | vs off | target | verdict (CPU) | verdict (throughput) | consumer events per phase | consumer "
+              "CPU (share of one CPU) |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+        Summary off_score = over_phases(run, kPhaseOff, &AlternatePhase::score);
+        Summary off_cpu = over_phases(run, kPhaseOff, &AlternatePhase::cpu_per_unit);
+        int score_dec = demo ? 0 : 1, cpu_dec = 1;
+        md << "| off | " << off_score.n << " phases | " << mean_cell(off_score, score_dec) << " (spread "
+           << fmt(100 * off_score.stddev / off_score.mean, 1) << "%) | – | " << mean_cell(off_cpu, cpu_dec)
+           << " (spread " << fmt(100 * off_cpu.stddev / off_cpu.mean, 1) << "%) | – | – | – | – | – | – |\n";
+        for (size_t c = 0; c < run.configs.size(); c++) {
+            int ci = static_cast<int>(c);
+            AlternateResult r = alternate_result(run, ci);
+            double target = run.consumer == "block" ? 3.0 : profile_target_pct(run.configs[c]);
+            md << "| `" << run.configs[c] << "` | " << r.cpu_change.n << " | "
+               << mean_cell(over_phases(run, ci, &AlternatePhase::score), score_dec) << " | "
+               << interval_text(r.score_change) << " | "
+               << mean_cell(over_phases(run, ci, &AlternatePhase::cpu_per_unit), cpu_dec) << " | "
+               << interval_text(r.cpu_change) << " | < " << fmt(target, 0) << "% | "
+               << verdict_text(r.cpu_change.n >= 2 ? r.cpu_change.mean : NAN, r.cpu_change.error, target) << " | "
+               << verdict_text(r.slowdown, r.score_change.error, target) << " | "
+               << mean_cell(over_phases(run, ci, &AlternatePhase::events), 0) << " | "
+               << mean_cell(over_phases(run, ci, &AlternatePhase::consumer_cpu_share, 100), 2, "%") << " |\n";
+        }
+        for (const auto& e : run.errors) md << "\n- error: " << e;
+        if (!run.errors.empty()) md << "\n";
+    }
+}
+
+std::string alternate_json(const std::vector<AlternateRun>& runs) {
+    std::ostringstream js;
+    auto num = [](double v, int d) { return std::isnan(v) ? std::string("null") : fmt(v, d); };
+    auto summary = [&](const Summary& s) {
+        return "{\"n\":" + std::to_string(s.n) + ",\"mean\":" + num(s.n ? s.mean : NAN, 3) +
+               ",\"error\":" + num(s.n > 1 ? s.error : NAN, 3) + "}";
+    };
+    js << "[";
+    for (size_t i = 0; i < runs.size(); i++) {
+        const AlternateRun& run = runs[i];
+        js << (i ? "," : "") << "{\"workload\":" << json_quote(run.workload)
+           << ",\"consumer\":" << json_quote(run.consumer) << ",\"command\":" << json_quote(run.command)
+           << ",\"confidence\":" << kConfidence << ",\"configs\":[";
+        for (size_t c = 0; c < run.configs.size(); c++) {
+            AlternateResult r = alternate_result(run, static_cast<int>(c));
+            js << (c ? "," : "") << "{\"config\":" << json_quote(run.configs[c])
+               << ",\"score_change_pct\":" << summary(r.score_change) << ",\"cpu_change_pct\":" << summary(r.cpu_change)
+               << "}";
+        }
+        js << "],\"phases\":[";
+        for (size_t p = 0; p < run.phases.size(); p++) {
+            const AlternatePhase& ph = run.phases[p];
+            js << (p ? "," : "") << "{\"config\":"
+               << (ph.config == kPhaseOff ? "null" : json_quote(run.configs[static_cast<size_t>(ph.config)]))
+               << ",\"warm_up\":" << (ph.warm_up ? "true" : "false") << ",\"score\":" << num(ph.score, 3)
+               << ",\"cpu_per_unit\":" << num(ph.cpu_per_unit, 3) << ",\"seconds\":" << num(ph.seconds, 3)
+               << ",\"consumer_events\":" << num(ph.events, 0)
+               << ",\"consumer_cpu_share\":" << num(ph.consumer_cpu_share, 4) << "}";
+        }
+        js << "],\"errors\":[";
+        for (size_t e = 0; e < run.errors.size(); e++) js << (e ? "," : "") << json_quote(run.errors[e]);
+        js << "],\"elapsed_s\":" << num(run.elapsed_s, 1) << "}";
+    }
+    js << "]";
+    return js.str();
+}
+
+std::vector<std::string> alternate_errors(const std::vector<AlternateRun>& runs) {
+    std::vector<std::string> errors;
+    for (const auto& run : runs)
+        for (const auto& e : run.errors) errors.push_back(run.consumer + " alternating " + run.workload + ": " + e);
+    return errors;
+}
+
+}  // namespace vtscope::bench

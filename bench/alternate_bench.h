@@ -1,0 +1,63 @@
+// vtscope-bench's alternating parts (--profile-parts alternate, --block-parts alternate): one JVM of
+// the workload (the demo service, DemoService --batches; or Transition, CpuCost --phases) runs many
+// phases, and the consumer (vtscope profile --hz N [--stacks], or vtscope block) is started before
+// some and stopped after them, in ABBA blocks (alternate.h). Each phase's throughput and the target's
+// CPU per unit of work are compared with the phase without a consumer next to it, in the same JVM,
+// so no JVM-to-JVM spread enters the comparison.
+#pragma once
+
+#include <chrono>
+#include <cmath>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "alternate.h"
+#include "bench_options.h"
+#include "stats.h"
+
+namespace vtscope::bench {
+
+struct AlternatePhase {
+    int config = kPhaseOff;  // index into AlternateRun::configs
+    bool warm_up = false;
+    // requests/s (demo) or wall ns per transition (Transition), and the target's CPU per unit of work:
+    // us per request (CLOCK_PROCESS_CPUTIME_ID) or ns per transition (its threads' schedstat run
+    // times); NaN: the phase failed.
+    double score = NAN, cpu_per_unit = NAN;
+    double seconds = NAN;             // the phase's wall time, go file to result line
+    double events = NAN;              // the consumer's events (profile: samples) over its session
+    double consumer_cpu_share = NAN;  // the consumer's utime+stime per wall second over the phase
+};
+
+struct AlternateRun {
+    std::string workload;                // "demo" or "transition"
+    std::string consumer;                // "profile" or "block"
+    std::vector<std::string> configs;    // the consumer's configurations: profile-99, ..., or block
+    std::string command;                 // the workload's JVM, for the report
+    bool higher_is_better = true;        // of the score (requests/s; not wall ns per transition)
+    std::vector<int> sequence;           // the measured phases' configurations (alternate_sequence)
+    std::vector<AlternatePhase> phases;  // as run: the warm-up phases, then the measured ones
+    std::vector<std::string> errors;
+    double elapsed_s = NAN;
+};
+
+// Runs one alternating part: workload "demo" or "transition", configs all profile configurations
+// or {"block"}; progress on stderr.
+AlternateRun run_alternate(const Options& o, const std::string& workload, const std::vector<std::string>& configs,
+                           std::chrono::steady_clock::time_point started);
+
+// A configuration's changes against the adjacent off phases, percent with the 95% half-width: of the
+// score and of the CPU per unit; and the slowdown (positive: worse) the score's change means.
+struct AlternateResult {
+    Summary score_change, cpu_change;
+    double slowdown = NAN;
+};
+AlternateResult alternate_result(const AlternateRun& run, int config);
+
+// The subsection of results.md, the runs' object in results.json, their errors.
+void write_alternate(std::ostream& md, const Options& o, const std::vector<AlternateRun>& runs);
+std::string alternate_json(const std::vector<AlternateRun>& runs);
+std::vector<std::string> alternate_errors(const std::vector<AlternateRun>& runs);
+
+}  // namespace vtscope::bench
