@@ -33,14 +33,13 @@ int on_task_exit(void *ctx)
 	return 0;
 }
 
-/* Resolves the thread running on the current task (kernel tid `tid`) by the configured channel. */
-static __always_inline void vtscope_attribute(struct vtscope_attribution *a, __u32 tid)
+static __always_inline void vtscope_resolve(struct vtscope_attribution *a, __u32 tid, bool virtual_only)
 {
 	__builtin_memset(a, 0, sizeof(*a));
 	a->status = VTSCOPE_STATUS_UNMAPPED;
 	switch (attribution_config.identity_mode) {
 	case VTSCOPE_IDENTITY_VMSTRUCTS:
-		resolve_vmstructs(a, tid);
+		resolve_vmstructs(a, tid, virtual_only);
 		break;
 	case VTSCOPE_IDENTITY_OTEP_TLS:
 		resolve_otep_tls(a);
@@ -49,6 +48,23 @@ static __always_inline void vtscope_attribute(struct vtscope_attribution *a, __u
 		resolve_lifecycle(a, tid);
 		break;
 	}
+}
+
+/* Resolves the thread running on the current task (kernel tid `tid`) by the configured channel. */
+static __always_inline void vtscope_attribute(struct vtscope_attribution *a, __u32 tid)
+{
+	vtscope_resolve(a, tid, false);
+}
+
+/*
+ * The same, for event sources that keep only events of a mounted virtual thread: where the channel
+ * sees that none is mounted (the vmstructs channel: the OS thread runs as itself), it returns that
+ * identity (mounted_virtual 0) without reading the record; the status is then context_unknown, and
+ * the caller must drop the event.
+ */
+static __always_inline void vtscope_attribute_virtual(struct vtscope_attribution *a, __u32 tid)
+{
+	vtscope_resolve(a, tid, true);
 }
 
 #endif /* VTSCOPE_ATTRIBUTION_BPF_H */

@@ -215,7 +215,12 @@ static __always_inline void open_interval(void *ctx, bool preempt, struct task_s
 		return; /* its last switch: it never runs again, and its memory is gone */
 	struct vtscope_block_event e;
 	__u32 tid = prev->pid;
-	vtscope_attribute(&e.attribution, tid);
+	/* Without all_threads only mounted virtual threads are kept (keep), so the core may skip the
+	 * record of a thread that runs as itself. */
+	if (all_threads)
+		vtscope_attribute(&e.attribution, tid);
+	else
+		vtscope_attribute_virtual(&e.attribution, tid);
 	if (!keep(&e.attribution))
 		return;
 	/* The syscall the task sleeps in: orig_ax of its user registers holds the number on syscall

@@ -139,7 +139,14 @@ int BPF_KPROBE(on_threads_remove, void *java_thread)
 	return 0;
 }
 
-static __always_inline void resolve_vmstructs(struct vtscope_attribution *a, __u32 tid)
+/*
+ * virtual_only: the caller keeps only events of a mounted virtual thread (vtscope_attribute_virtual).
+ * The record is then not looked up for an OS thread that runs as itself, whose Java id is its own:
+ * for an id without a slot the search reads every slot of its chain (up to VTSCOPE_MAX_PROBE reads
+ * of target memory) once released slots fill the region, which a long-running service with a
+ * virtual thread per request reaches (bench/RESULTS.md, vtscope block on the demo service).
+ */
+static __always_inline void resolve_vmstructs(struct vtscope_attribution *a, __u32 tid, bool virtual_only)
 {
 	const struct vtscope_thread_info *info = vmstructs_thread(tid);
 	if (!info) {
@@ -153,6 +160,11 @@ static __always_inline void resolve_vmstructs(struct vtscope_attribution *a, __u
 	}
 	if (id <= 0) {
 		vtscope_set(a, VTSCOPE_STATUS_UNMAPPED, VTSCOPE_REASON_BAD_ID);
+		return;
+	}
+	if (virtual_only && info->own_id && id == info->own_id) {
+		a->java_id = id; /* mounted_virtual stays 0: the caller drops the event */
+		vtscope_set(a, VTSCOPE_STATUS_CONTEXT_UNKNOWN, VTSCOPE_REASON_NONE);
 		return;
 	}
 

@@ -72,9 +72,10 @@ std::string profile_help() {
     return R"(  profile --pid PID [options] sample the JVM's CPU (a software cpu-clock, or hardware cycles
                               where present) and report CPU time per trace, span or virtual
                               thread; non-virtual threads and unattributed samples apart
-      --hz N                  samples per second of each thread's CPU time (default 99)
-      --per-cpu               one event per CPU (system-wide, every 1/hz of wall time) instead
-                              of one per thread of the target (every 1/hz of its CPU time)
+      --hz N                  samples per second of each CPU (default 99)
+      --per-thread            one event per thread of the target (every 1/hz of its CPU time)
+                              instead of one per CPU (--per-cpu, the default); costs the target
+                              at each of its context switches (see bench/RESULTS.md)
       --top N                 rows shown in the report (default 10)
       --output FILE           write the report to FILE (default: standard output)
       --by trace|span|vthread report rows and flame graph towers (default trace)

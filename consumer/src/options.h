@@ -43,7 +43,7 @@ struct ReportOptions {
 struct ProfileOptions {
     pid_t pid = 0;
     IdentityChannel identity = IdentityChannel::kVmStructs;
-    int hz = 99;  // samples per second of a thread's CPU time (of a CPU with per_cpu)
+    int hz = 99;  // samples per second of a CPU (of a target thread's CPU time with per_thread)
     std::optional<double> duration_seconds;
     std::string output = "-";  // the report; "-" is standard output
     std::string ready_file;
@@ -52,7 +52,7 @@ struct ProfileOptions {
     std::string folded;        // folded stacks to this file (implies stacks)
     std::string flamegraph;    // an SVG flame graph to this file (implies stacks)
     std::string by = "trace";  // report rows and flame graph towers: trace, span or vthread
-    bool per_cpu = false;      // one event per CPU (system-wide) instead of one per target thread
+    bool per_thread = false;   // one event per target thread instead of one per CPU (system-wide)
     int top = 10;
     OtlpOptions otlp;
     bool otlp_profiles = false;  // also the samples as an OTLP profile (implies stacks)

@@ -34,8 +34,8 @@ Expected<Options> parse_profile_options(const std::vector<std::string>& args) {
             p.stacks = true;
             continue;
         }
-        if (arg == "--per-cpu") {
-            p.per_cpu = true;
+        if (arg == "--per-cpu" || arg == "--per-thread") {
+            p.per_thread = arg == "--per-thread";  // the last one given counts
             continue;
         }
         if (arg == "--otlp-profiles") {

@@ -119,19 +119,25 @@ public:
             opened++;
             return ok_status();
         };
-        if (options_.per_cpu) {
+        if (!options_.per_thread) {
+            // One event per CPU (the default): nothing is added to the target's own context
+            // switches, and the program drops other processes' samples at its first compare.
             for (int cpu = 0; cpu < cpus; cpu++)
                 if (auto status = attach_event(-1, cpu, "CPU " + std::to_string(cpu)); !status) return status;
         } else {
-            // One event per thread of the target, counting that thread's own CPU time: its samples
-            // fall every 1/hz of the thread's CPU time however often it is preempted, so a loaded
-            // machine does not add noise. Threads started later inherit the event of their creator.
+            // --per-thread: one event per thread of the target, counting that thread's own CPU
+            // time, so its samples fall every 1/hz of that time however often it is preempted.
+            // Threads started later inherit the event of their creator. A task-bound sampling
+            // event is switched out and in with its task (perf_event_task_sched_out/in,
+            // kernel/events/core.c), and a software cpu-clock one then cancels and restarts its
+            // hrtimer (cpu_clock_event_del/add), which reprograms the timer hardware: on a
+            // switch-heavy service that costs the target several percent of CPU (bench/RESULTS.md).
             for (uint32_t tid : list_tasks())
                 if (auto status = attach_event(static_cast<pid_t>(tid), -1, "thread " + std::to_string(tid)); !status)
                     return status;
         }
         if (opened == 0)
-            return make_error(options_.per_cpu ? "no online CPU to sample" : "no thread of the target to sample");
+            return make_error(options_.per_thread ? "no thread of the target to sample" : "no online CPU to sample");
         started_ = std::chrono::steady_clock::now();
         return ok_status();
     }
@@ -347,7 +353,7 @@ private:
     ProfileInfo info() const {
         ProfileInfo i;
         i.event = event_;
-        i.sampling = options_.per_cpu ? "per-cpu" : "per-thread";
+        i.sampling = options_.per_thread ? "per-thread" : "per-cpu";
         i.hz = options_.hz;
         i.seconds = std::chrono::duration<double>(stopped_ - started_).count();
         i.by = options_.by;

@@ -1,9 +1,9 @@
 // The CPU-sample event source (consumer/bpf/profile.bpf.c): perf events (hardware cycles where
-// the machine has a PMU, else the software cpu-clock), one per thread of the target and inherited
-// by the threads they create (so a thread is sampled every 1/hz of its own CPU time, however
-// loaded the machine), or one per CPU with --per-cpu; their program attributes each sample through
-// the core and counts it in the kernel per (thread, trace, span, status, stack ids); drained every
-// sync round like vtscope stat, reported at the end.
+// the machine has a PMU, else the software cpu-clock), one per CPU, or with --per-thread one per
+// thread of the target, inherited by the threads they create (a thread is then sampled every 1/hz
+// of its own CPU time, at a cost to each of its context switches); their program attributes each
+// sample through the core and counts it in the kernel per (thread, trace, span, status, stack ids);
+// drained every sync round like vtscope stat, reported at the end.
 #pragma once
 
 #include <memory>

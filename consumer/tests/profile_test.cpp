@@ -310,8 +310,9 @@ TEST(Profile, CpuPerTraceMatchesGroundTruth) {
 }
 
 // The lifecycle channel as a reference: two sessions sample the same run, one resolving the
-// mounted thread through HotSpot's _monitor_owner_id (vmstructs), one through libvtscope.so's
-// mount/unmount probes (lifecycle). Both pass the accuracy checks (no sample on a foreign or the
+// mounted thread through HotSpot's _monitor_owner_id (vmstructs, with --per-thread events, so
+// that mode meets the same checks), one through libvtscope.so's mount/unmount probes (lifecycle,
+// per-CPU events). Both pass the accuracy checks (no sample on a foreign or the
 // parked thread's trace, each trace within 15% of its ground truth) and agree per trace within 10%
 // of its ground truth; the lifecycle channel maps a carrier only from its first mount seen, so its
 // carrier share is only printed.
@@ -319,7 +320,7 @@ TEST(Profile, LifecycleChannelAgreesWithVmStructs) {
     REQUIRE_BPF();
     TempDir dir;
     ProfileRun run = run_profiled(dir, {"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=probes"},
-                                  {{"--hz", "499"}, {"--hz", "499", "--identity", "lifecycle"}});
+                                  {{"--hz", "499", "--per-thread"}, {"--hz", "499", "--identity", "lifecycle"}});
     ASSERT_EQ(run.sessions.size(), 2u);
     ASSERT_EQ(run.java_exit, 0) << run.java_stderr;
     for (const Session& s : run.sessions) ASSERT_EQ(s.vtscope_exit, 0) << s.vtscope_stderr;

@@ -72,8 +72,9 @@ TEST(ProfileOptions, DefaultsAndAll) {
     EXPECT_EQ(o->profile.hz, 99);
     EXPECT_EQ(o->profile.by, "trace");
     EXPECT_FALSE(o->profile.stacks);
-    EXPECT_FALSE(o->profile.per_cpu);
-    EXPECT_TRUE(parse_options({"profile", "--pid", "1", "--per-cpu"})->profile.per_cpu);
+    EXPECT_FALSE(o->profile.per_thread);
+    EXPECT_TRUE(parse_options({"profile", "--pid", "1", "--per-thread"})->profile.per_thread);
+    EXPECT_FALSE(parse_options({"profile", "--pid", "1", "--per-thread", "--per-cpu"})->profile.per_thread);
     o = parse_options({"profile", "--pid=7", "--hz", "999", "--duration", "2", "--folded", "f.txt", "--by", "vthread",
                        "--flamegraph=g.svg", "--top", "3", "--identity", "lifecycle"});
     ASSERT_TRUE(o.ok()) << o.error().message;
