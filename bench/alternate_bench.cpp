@@ -8,6 +8,7 @@
 #include <sstream>
 #include <thread>
 
+#include "bench_process.h"
 #include "json.h"
 #include "process_runner.h"
 #include "profile_bench.h"
@@ -17,13 +18,6 @@
 
 namespace vtscope::bench {
 
-namespace fs = std::filesystem;
-using namespace std::chrono_literals;
-using Clock = std::chrono::steady_clock;
-using testing::Child;
-using testing::read_file;
-using testing::wait_for_file;
-using testing::wait_for_text;
 using vtscope::json_quote;
 
 namespace {

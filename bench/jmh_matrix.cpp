@@ -8,17 +8,10 @@
 #include <optional>
 #include <regex>
 
+#include "bench_process.h"
 #include "json.h"
 
 namespace vtscope::bench {
-
-namespace fs = std::filesystem;
-using namespace std::chrono_literals;
-using Clock = std::chrono::steady_clock;
-using testing::Child;
-using testing::read_file;
-using testing::wait_for_file;
-using testing::wait_for_text;
 
 const std::vector<std::string> kConfigs = {"baseline", "writer",          "writer+trace", "jvmti",      "lib",  "vtt",
                                            "probes",   "probes+consumer", "otep",         "otep-jvmti", "block"};

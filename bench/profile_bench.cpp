@@ -9,6 +9,7 @@
 #include <regex>
 #include <sstream>
 
+#include "bench_process.h"
 #include "json.h"
 #include "jvm_stacks.h"
 #include "process_runner.h"
@@ -17,13 +18,6 @@
 
 namespace vtscope::bench {
 
-namespace fs = std::filesystem;
-using namespace std::chrono_literals;
-using Clock = std::chrono::steady_clock;
-using testing::Child;
-using testing::read_file;
-using testing::wait_for_file;
-using testing::wait_for_text;
 using vtscope::json_quote;
 
 namespace {

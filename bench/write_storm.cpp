@@ -14,18 +14,11 @@
 #include <regex>
 #include <thread>
 
+#include "bench_process.h"
 #include "process_runner.h"
 #include "report_writer.h"
 
 namespace vtscope::bench {
-
-namespace fs = std::filesystem;
-using namespace std::chrono_literals;
-using Clock = std::chrono::steady_clock;
-using testing::Child;
-using testing::read_file;
-using testing::wait_for_file;
-using testing::wait_for_text;
 
 namespace {
 
