@@ -77,21 +77,9 @@ struct {
 
 #define VTSCOPE_ENOENT 2
 
-/* Intervals shorter than the threshold: two tables, one active (counts_generation & 1) while
- * user space drains the other (sinks.h, CountTables). */
-#define COUNT_ENTRIES 65536
-
-struct count_map {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, COUNT_ENTRIES);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct vtscope_block_key);
-	__type(value, struct vtscope_block_value);
-};
-struct count_map counts0 SEC(".maps");
-struct count_map counts1 SEC(".maps");
-
-volatile __u32 counts_generation = 0; /* written by user space between drains */
+/* Past this much unread data a record wakes the consumer; below it the consumer's 50 ms poll
+ * timeout picks records up (syscalls.bpf.c does the same). */
+#define WAKEUP_THRESHOLD (RINGBUF_BYTES / 16)
 
 /* Anomalies, read by the summary: [0] a switch-out found its task's interval still open, so a
  * switch-in of it was not seen (the program did not run for it). */
@@ -131,23 +119,27 @@ static __always_inline void count_key(const struct vtscope_block_event *e, struc
 		__builtin_memcpy(key->trace_id, e->attribution.trace_id, sizeof(key->trace_id));
 }
 
-/* Adds n intervals of total_ns under *key to the active count table. */
+/*
+ * Hands n short intervals of total_ns under *key to user space, which sums them (block.h,
+ * vtscope_block_summary). Through the ring buffer rather than a hash table of counts: with a
+ * virtual thread per request nearly every flush has a new key, and a hash insert (allocation,
+ * bucket lock) plus user space's lookup and delete of each entry cost several times a
+ * ring-buffer record (bench/RESULTS.md, vtscope block on the demo service).
+ */
 static __always_inline void count_intervals(const struct vtscope_block_key *key, __u64 n, __u64 total_ns)
 {
-	void *table = (counts_generation & 1) ? (void *)&counts1 : (void *)&counts0;
-	struct vtscope_block_value *value = bpf_map_lookup_elem(table, key);
-	if (!value) {
-		/* Another CPU may insert the same key first (EEXIST): the lookup below finds its entry. */
-		struct vtscope_block_value zero = {};
-		bpf_map_update_elem(table, key, &zero, BPF_NOEXIST);
-		value = bpf_map_lookup_elem(table, key);
-		if (!value) {
-			vtscope_count(VTSCOPE_COUNTER_LOST); /* the table is full */
-			return;
-		}
+	struct vtscope_block_summary summary;
+	summary.key = *key;
+	summary.value.count = n;
+	summary.value.total_ns = total_ns;
+	__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKEUP_THRESHOLD ? BPF_RB_FORCE_WAKEUP
+											: BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_output(&events, &summary, sizeof(summary), flags) != 0) {
+		__u32 lost = VTSCOPE_COUNTER_LOST;
+		__u64 *value = bpf_map_lookup_elem(&counters, &lost);
+		if (value)
+			*value += n; /* the ring buffer is full */
 	}
-	__sync_fetch_and_add(&value->count, n);
-	__sync_fetch_and_add(&value->total_ns, total_ns);
 }
 
 static __always_inline bool same_key(const struct vtscope_block_key *a, const struct vtscope_block_key *b)

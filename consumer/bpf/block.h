@@ -31,8 +31,8 @@ struct vtscope_block_event {
 };
 
 /*
- * Key of the count tables: intervals shorter than the threshold, counted in the kernel. For a
- * status other than ok, trace_id is 0; java_id stays (the summary counts per virtual thread).
+ * What intervals shorter than the threshold are summed under, in the kernel. For a status other
+ * than ok, trace_id is 0; java_id stays (the summary counts per virtual thread).
  */
 struct vtscope_block_key {
 	__s64 java_id;
@@ -47,6 +47,16 @@ struct vtscope_block_key {
 struct vtscope_block_value {
 	__u64 count;
 	__u64 total_ns;
+};
+
+/*
+ * A ring-buffer record of short intervals: value.count intervals of value.total_ns in all, summed
+ * in a task's entry while their key stayed (vtscope_block_task). The ring buffer carries three
+ * record types, told apart by size: this one, vtscope_block_event and vtscope_block_record.
+ */
+struct vtscope_block_summary {
+	struct vtscope_block_key key;
+	struct vtscope_block_value value;
 };
 
 /* Deepest stack kept per interval with --stacks (the kernel's default perf_event_max_stack). */
@@ -75,8 +85,8 @@ struct vtscope_block_record {
  * A task's entry of the "open_intervals" map: its interval (open while interval.ts_ns != 0) and
  * the intervals shorter than the threshold it closed since, all with one key (consecutive short
  * intervals of a carrier usually have one: the same thread blocking the same way), summed here
- * and added to the count table only when the key changes, when the task exits and (by user
- * space, after the detach) at the end.
+ * and handed to user space (a vtscope_block_summary) only when the key changes, when the task
+ * exits and (read by user space, after the detach) at the end.
  */
 struct vtscope_block_task {
 	struct vtscope_block_event interval;
@@ -89,6 +99,10 @@ static_assert(sizeof(struct vtscope_block_task) == 128, "map value layout shared
 static_assert(sizeof(struct vtscope_block_event) == 80, "event layout shared with BPF");
 static_assert(sizeof(struct vtscope_block_key) == 32, "map key layout shared with BPF");
 static_assert(sizeof(struct vtscope_block_value) == 16, "map value layout shared with BPF");
+static_assert(sizeof(struct vtscope_block_summary) == 48, "record layout shared with BPF");
+static_assert(sizeof(struct vtscope_block_summary) != sizeof(struct vtscope_block_event) &&
+		      sizeof(struct vtscope_block_summary) != sizeof(struct vtscope_block_record),
+	      "ring-buffer records are told apart by size");
 static_assert(sizeof(struct vtscope_block_stacks) == 8 + 2 * 8 * VTSCOPE_BLOCK_STACK_DEPTH, "shared with BPF");
 static_assert(sizeof(struct vtscope_block_record) == 80 + sizeof(struct vtscope_block_stacks), "shared with BPF");
 #endif

@@ -294,8 +294,6 @@ public:
         skel_->rodata->collect_stacks = options_.stacks ? 1 : 0;
         if (!options_.stacks) bpf_map__set_max_entries(skel_->maps.open_stacks, 1);
         if (int err = block_bpf__load(skel_.get())) return load_error(err, "block");
-        tables_.emplace(skel_->maps.counts0, skel_->maps.counts1, &skel_->bss->counts_generation,
-                        [this](std::span<const uint8_t> key, std::span<const uint8_t> value) { count(key, value); });
         auto ring = RingBufferReader::open(skel_->maps.events, [this](std::span<const uint8_t> r) { on_event(r); });
         if (!ring) return ring.error();
         ring_ = std::move(*ring);
@@ -324,7 +322,6 @@ public:
     Status poll(std::chrono::milliseconds timeout) override { return ring_->poll(timeout); }
 
     void sync() override {
-        tables_->rotate();
         if (otlp_ && ++sync_rounds_ % 4 == 0) publish_histograms();  // every second
         if (options_.stacks) stacks_.sync_round();
     }
@@ -332,7 +329,6 @@ public:
     void finish() override {
         if (options_.stacks) stacks_.finish();  // the last perf map, for the final drain
         ring_->drain();
-        tables_->drain_all();  // after the detach: nothing writes them any more
         close_open_intervals();
         if (otlp_) {
             publish_histograms();
@@ -354,7 +350,7 @@ public:
     void summarise(Summary& summary) const override {
         if (!jfr_error_.empty()) summary.error = jfr_error_;
         for (unsigned s = 0; s < VTSCOPE_STATUS_COUNT; s++) summary.delivered[s] = delivered_[s];
-        summary.lost_cause = "the ring buffer, the open-interval map or the count table was full";
+        summary.lost_cause = "the ring buffer or the open-interval map was full";
         summary.section_name = "block";
         summary.section_text = aggregate_.render_text(options_.top);
         summary.section_json = aggregate_.render_json(options_.top);
@@ -466,7 +462,12 @@ private:
         output_.write(line);
     }
 
+    // Three record types, told apart by size (block.h).
     void on_event(std::span<const uint8_t> record) {
+        if (record.size() == sizeof(vtscope_block_summary)) {
+            return count(record.subspan(offsetof(vtscope_block_summary, key), sizeof(vtscope_block_key)),
+                         record.subspan(offsetof(vtscope_block_summary, value), sizeof(vtscope_block_value)));
+        }
         if (record.size() < sizeof(vtscope_block_event)) return;
         vtscope_block_event e;
         std::memcpy(&e, record.data(), sizeof(e));
@@ -610,7 +611,6 @@ private:
     uint64_t threshold_ns_ = 0;
     std::unique_ptr<block_bpf, SkeletonDeleter> skel_;
     std::unique_ptr<RingBufferReader> ring_;
-    std::optional<CountTables> tables_;
     BlockAggregate aggregate_;
     uint64_t attached_ns_ = 0;
     JvmStacks stacks_;                         // --stacks

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -434,6 +435,39 @@ TEST(Block, StressFourHundredBlockingDowncallsOnTwoCarriers) {
     EXPECT_EQ(run.summary["block"]["missed_switch_ins"].number, 0) << run.vtscope_stderr;
     EXPECT_EQ(run.summary["block"]["program_misses"].number, 0) << run.vtscope_stderr;
     EXPECT_GT(carriers["all_blocked_ns"].number, 0.8 * kThreads * 30e6 / 2);
+}
+
+// The same 400 calls under a threshold above them: none is reported, and every one reaches the
+// summary through the kernel's per-task sums (block.h, vtscope_block_summary), under its own
+// trace and no other.
+TEST(Block, ShortIntervalsAreSummedUnderTheirOwnTraces) {
+    REQUIRE_BPF();
+    constexpr int kThreads = 400;
+    BlockRun run = run_block({}, 1, {"--threshold", "200", "--top", "100000"},
+                             {"--stress", std::to_string(kThreads), "--sleep-ms", "30"});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    EXPECT_NE(run.vtscope_stderr.find("lost 0"), std::string::npos) << run.vtscope_stderr;
+    ASSERT_EQ(run.expected.size(), static_cast<size_t>(kThreads)) << run.java_stderr;
+    EXPECT_TRUE(run.intervals.empty()) << run.intervals.size() << " intervals of 200 ms or more";
+    std::map<std::string, double> blocked_ns;  // by trace, from the summary
+    for (const Json& t : run.summary["block"]["traces"].array) blocked_ns[str(t, "trace_id")] = num(t, "blocked_ns");
+    int summed = 0, foreign = 0;
+    std::set<std::string> traces;
+    for (const Json& op : run.expected) {
+        traces.insert(str(op, "trace_id"));
+        auto it = blocked_ns.find(str(op, "trace_id"));
+        // Its 30 ms call, less what the thread spent on the CPU inside it.
+        if (it != blocked_ns.end() && it->second >= 25e6) summed++;
+    }
+    for (const auto& [trace, ns] : blocked_ns) foreign += traces.count(trace) == 0;
+    std::printf(
+        "[ block    ] short: %d of %d traces with their call summed, %d traces not of the run, %.0f intervals\n",
+        summed, kThreads, foreign, run.summary["block"]["count"].number);
+    EXPECT_EQ(summed, kThreads);
+    EXPECT_EQ(foreign, 0);
+    EXPECT_GE(run.summary["block"]["count"].number, kThreads);
 }
 
 // --jfr: every jdk.VirtualThreadPinned event of the run is joined to a vtscope interval (the
