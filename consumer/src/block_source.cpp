@@ -188,6 +188,11 @@ std::string BlockAggregate::render_text(int top) const {
         text += "vtscope: block: JFR jdk.VirtualThreadPinned: " + std::to_string(jfr_events) + " events, " +
                 std::to_string(jfr_joined) + " joined to an interval, " + std::to_string(jfr_only) +
                 " seen by JFR only; " + std::to_string(reported_not_in_jfr) + " reported intervals JFR did not see\n";
+    if (folded_traces.keys || folded_vthreads.keys)
+        text += "vtscope: block: note: " + std::to_string(folded_traces.keys) + " traces (" + ms(folded_traces.weight) +
+                ") and " + std::to_string(folded_vthreads.keys) + " virtual threads (" + ms(folded_vthreads.weight) +
+                ") with the least blocked time left the lists below, which keep " + std::to_string(keep) +
+                " of each in memory; their time stays in the totals\n";
     for (const auto& [trace, t] : top_entries(by_trace, top))
         text += "vtscope: block: trace " + trace + ": " + std::to_string(t->count) + " intervals, " + ms(t->total_ns) +
                 " (" + reasons_text(*t) + ")\n";
@@ -202,6 +207,8 @@ std::string BlockAggregate::render_json(int top) const {
     js << "{" << totals_json(all) << ",\"open_at_end\":" << open_at_end;
     js << ",\"carriers\":{\"seen\":" << carriers << ",\"session_ns\":" << session_ns
        << ",\"blocked_ns\":" << carrier_blocked_ns << ",\"all_blocked_ns\":" << all_carriers_blocked_ns << "}";
+    js << ",\"folded\":{\"traces\":" << folded_traces.keys << ",\"traces_blocked_ns\":" << folded_traces.weight
+       << ",\"vthreads\":" << folded_vthreads.keys << ",\"vthreads_blocked_ns\":" << folded_vthreads.weight << "}";
     js << ",\"missed_switch_ins\":" << missed_switch_ins << ",\"program_misses\":" << program_misses;
     if (jfr)
         js << ",\"jfr\":{\"events\":" << jfr_events << ",\"joined\":" << jfr_joined << ",\"jfr_only\":" << jfr_only
@@ -289,6 +296,7 @@ public:
         if (!skel_) return make_error(std::string("cannot open the BPF object: ") + std::strerror(errno));
         core.configure(&skel_->rodata->attribution_config);
         threshold_ns_ = static_cast<uint64_t>(options_.threshold_ms * 1e6);
+        aggregate_.keep = std::max(BlockAggregate::kKeepAtLeast, static_cast<size_t>(std::max(options_.top, 0)));
         skel_->rodata->threshold_ns = threshold_ns_;
         skel_->rodata->all_threads = options_.all_threads ? 1 : 0;
         skel_->rodata->collect_stacks = options_.stacks ? 1 : 0;
@@ -389,9 +397,15 @@ private:
         auto add_n = [&](BlockTotals& t) { t.add(reason, n, ns, long_interval); };
         if (a.mounted_virtual && block_reason != VTSCOPE_BLOCK_PREEMPTED) aggregate_.carrier_blocked_ns += ns;
         add_n(aggregate_.all);
-        if (a.status == VTSCOPE_STATUS_OK) add_n(aggregate_.by_trace[hex_string(a.trace_id, sizeof(a.trace_id))]);
-        if (a.mounted_virtual && a.java_id > 0 && a.status != VTSCOPE_STATUS_UNMAPPED)
+        auto blocked_ns = [](const BlockTotals& t) { return t.total_ns; };
+        if (a.status == VTSCOPE_STATUS_OK) {
+            add_n(aggregate_.by_trace[hex_string(a.trace_id, sizeof(a.trace_id))]);
+            fold_lightest(aggregate_.by_trace, aggregate_.keep, blocked_ns, blocked_ns, &aggregate_.folded_traces);
+        }
+        if (a.mounted_virtual && a.java_id > 0 && a.status != VTSCOPE_STATUS_UNMAPPED) {
             add_n(aggregate_.by_vthread[a.java_id]);
+            fold_lightest(aggregate_.by_vthread, aggregate_.keep, blocked_ns, blocked_ns, &aggregate_.folded_vthreads);
+        }
     }
 
     // --stacks: the fields of one interval's stacks, symbolised now (the perf map names the JIT

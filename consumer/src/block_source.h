@@ -13,6 +13,7 @@
 
 #include "../bpf/block.h"
 #include "attribution_core.h"
+#include "bounded_totals.h"
 #include "block_options.h"
 #include "output_file.h"
 #include "block_jfr.h"
@@ -46,11 +47,16 @@ struct BlockTotals {
 };
 
 struct BlockAggregate {
+    // A session on a service with a trace and a virtual thread per request would keep every one:
+    // past 2 * keep entries the ones with the least blocked time are folded (bounded_totals.h).
+    static constexpr size_t kKeepAtLeast = 20000;
+    size_t keep = kKeepAtLeast;
     std::map<std::string, BlockTotals> by_trace;  // trace id (hex); only status ok
     std::map<int64_t, BlockTotals> by_vthread;    // Java id of the virtual thread
-    BlockTotals all;                              // every interval kept, any status
-    uint64_t open_at_end = 0;                     // intervals closed by the session's end
-    bool jfr = false;                             // --jfr: the counts below are set
+    FoldedKeys folded_traces, folded_vthreads;
+    BlockTotals all;           // every interval kept, any status
+    uint64_t open_at_end = 0;  // intervals closed by the session's end
+    bool jfr = false;          // --jfr: the counts below are set
     uint64_t jfr_events = 0, jfr_joined = 0, jfr_only = 0, reported_not_in_jfr = 0;
     // The process: carriers = the threads seen blocked with a virtual thread mounted (reported
     // intervals); their blocked time (every interval, reported or counted, but run-queue waits)

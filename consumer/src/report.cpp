@@ -63,8 +63,9 @@ std::optional<ParsedEvent> parse_event_line(std::string_view line) {
     return e;
 }
 
-ReportData collect_report(std::istream& in) {
+ReportData collect_report(std::istream& in, size_t keep_traces) {
     ReportData data;
+    data.keep_traces = keep_traces;
     std::string line;
     while (std::getline(in, line)) {
         if (line.empty()) continue;
@@ -89,6 +90,10 @@ void add_to_report(ReportData& data, std::string_view status, const std::string&
     if (bytes) t.bytes += *bytes;
     if (vthread) t.vthreads.insert(*vthread);
     t.by_syscall[syscall] += n;
+    // The report's own order (bytes, then syscalls) decides what stays.
+    fold_lightest(
+        data.traces, data.keep_traces, [](const TraceTotals& x) { return std::pair(x.bytes, x.syscalls); },
+        [](const TraceTotals& x) { return x.syscalls; }, &data.folded_traces);
 }
 
 std::string render_report(const ReportData& data, int top) {
@@ -108,6 +113,10 @@ std::string render_report(const ReportData& data, int top) {
     for (const auto& [id, t] : data.traces) total_bytes += t.bytes;
     out << "traces: " << data.traces.size() << " distinct trace ids, " << total_bytes
         << " bytes requested by attributed syscalls that take a byte count\n";
+    if (data.folded_traces.keys)
+        out << "traces: " << data.folded_traces.keys << " more (" << data.folded_traces.weight
+            << " syscalls) with the fewest bytes left this list, which keeps " << data.keep_traces
+            << " in memory; their syscalls stay in the counts above\n";
     if (data.traces.empty()) return out.str();
 
     std::vector<const std::pair<const std::string, TraceTotals>*> order;
@@ -155,7 +164,8 @@ int run_report(const ReportOptions& options) {
         }
         in = &file;
     }
-    ReportData data = collect_report(*in);
+    ReportData data =
+        collect_report(*in, std::max(ReportData::kKeepAtLeast, static_cast<size_t>(std::max(options.top, 0))));
     std::fputs(render_report(data, options.top).c_str(), stdout);
     return 0;
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "bounded_totals.h"
 #include "options.h"
 
 namespace vtscope {
@@ -50,6 +51,11 @@ struct ReportData {
     uint64_t malformed = 0;
     std::map<std::string, uint64_t> by_status;
     std::map<std::string, TraceTotals> traces;
+    // A long session has a trace per request: past 2 * keep_traces the traces with the fewest
+    // bytes (then syscalls) are folded (bounded_totals.h); by_status stays exact.
+    static constexpr size_t kKeepAtLeast = 20000;
+    size_t keep_traces = kKeepAtLeast;
+    FoldedKeys folded_traces;  // weight: syscalls
 };
 
 // Counts n syscall entries of one kind into the report: trace_id empty unless status is ok;
@@ -57,7 +63,7 @@ struct ReportData {
 void add_to_report(ReportData& data, std::string_view status, const std::string& trace_id, const std::string& syscall,
                    uint64_t n, std::optional<uint64_t> bytes, std::optional<int64_t> vthread);
 
-ReportData collect_report(std::istream& in);
+ReportData collect_report(std::istream& in, size_t keep_traces = ReportData::kKeepAtLeast);
 std::string render_report(const ReportData& data, int top);
 int run_report(const ReportOptions& options);
 

@@ -124,6 +124,41 @@ TEST(BlockSummary, TotalsPerTraceAndVirtualThread) {
         << json;
 }
 
+// A table past twice its keep keeps the heaviest entries exact and counts what it folded.
+TEST(BoundedTotals, FoldsTheLightestHalfPastTwiceTheKeep) {
+    std::map<int, uint64_t> table;
+    vtscope::FoldedKeys folded;
+    auto weight = [](uint64_t w) { return w; };
+    for (int k = 1; k <= 8; k++) {
+        table[k] = 10 * k;
+        vtscope::fold_lightest(table, 4, weight, weight, &folded);
+    }
+    EXPECT_EQ(table.size(), 8u);  // 2 * keep: nothing folded yet
+    EXPECT_EQ(folded.keys, 0u);
+    table[9] = 5;
+    vtscope::fold_lightest(table, 4, weight, weight, &folded);
+    ASSERT_EQ(table.size(), 4u);
+    for (int k : {5, 6, 7, 8}) EXPECT_EQ(table.count(k), 1u) << k;
+    EXPECT_EQ(folded.keys, 5u);
+    EXPECT_EQ(folded.weight, 10u + 20 + 30 + 40 + 5);
+}
+
+TEST(BlockSummary, FoldedEntriesAreSaid) {
+    vtscope::BlockAggregate agg;
+    agg.folded_traces = {3, 4500000};
+    agg.folded_vthreads = {2, 1000000};
+    std::string text = agg.render_text(10);
+    EXPECT_NE(text.find("note: 3 traces (4.5 ms) and 2 virtual threads (1.0 ms) with the least blocked time left the "
+                        "lists below, which keep 20000 of each in memory"),
+              std::string::npos)
+        << text;
+    std::string json = agg.render_json(10);
+    EXPECT_NE(json.find("\"folded\":{\"traces\":3,\"traces_blocked_ns\":4500000,\"vthreads\":2,"
+                        "\"vthreads_blocked_ns\":1000000}"),
+              std::string::npos)
+        << json;
+}
+
 TEST(BlockJfr, TimesAndEventsOfJfrPrintJson) {
     int64_t epoch = 0;
     ASSERT_TRUE(vtscope::parse_jfr_instant("1970-01-01T00:00:01.5Z", &epoch));

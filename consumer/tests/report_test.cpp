@@ -28,6 +28,27 @@ not json
     EXPECT_NE(text.find("ok 3 (75.0%)"), std::string::npos) << text;
 }
 
+// A trace per request would grow the table for as long as the session runs: past twice its keep
+// the traces with the fewest bytes leave it, the report says so, and the status counts stay exact.
+TEST(Report, TracesPastTwiceTheKeepAreFolded) {
+    std::ostringstream lines;
+    for (int i = 1; i <= 5; i++)
+        lines << R"({"ts_ns":1,"pid":1,"tid":2,"vthread":30,"java_thread":30,"trace_id":"t)" << i
+              << R"(","span_id":"01","trace_flags":1,"status":"ok","syscall":"write","fd":4,"count":)" << 100 * i
+              << "}\n";
+    std::istringstream in(lines.str());
+    vtscope::ReportData data = vtscope::collect_report(in, 2);
+    EXPECT_EQ(data.by_status["ok"], 5u);
+    ASSERT_EQ(data.traces.size(), 2u);
+    EXPECT_EQ(data.traces.count("t4") + data.traces.count("t5"), 2u);
+    EXPECT_EQ(data.folded_traces.keys, 3u);
+    EXPECT_EQ(data.folded_traces.weight, 3u);
+    std::string text = vtscope::render_report(data, 10);
+    EXPECT_NE(text.find("traces: 3 more (3 syscalls) with the fewest bytes left this list, which keeps 2 in memory"),
+              std::string::npos)
+        << text;
+}
+
 TEST(Report, JsonFields) {
     std::string_view line = R"({"a": 12, "b":"x y","c":null,"d":-3})";
     EXPECT_EQ(vtscope::json_int_field(line, "a"), 12);
