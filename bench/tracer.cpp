@@ -100,7 +100,10 @@ void finish_process(testing::Child& process, const std::string& stem, TracerSumm
 
 std::string finish_tracer(testing::Child& tracer, const std::string& stem, TracerSummary* t) {
     finish_process(tracer, stem, t);
-    return read_summary_json(summary_json_file(stem), t);
+    std::string error = read_summary_json(summary_json_file(stem), t);
+    // How it ended says why (a signal: killed after not stopping in time, or a crash).
+    if (!error.empty()) error += " (vtscope exit status " + std::to_string(t->exit_status) + ")";
+    return error;
 }
 
 std::map<uint32_t, ProgramStats> bpf_program_stats() {
