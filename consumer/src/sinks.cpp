@@ -9,6 +9,11 @@
 
 namespace vtscope {
 
+namespace {
+// The kernel's ENOTSUPP (include/linux/errno.h), which bpf syscalls can return; not in libc.
+constexpr int ENOTSUPP_LINUX = 524;
+}  // namespace
+
 Expected<std::unique_ptr<RingBufferReader>> RingBufferReader::open(bpf_map* ring, Handler handler) {
     std::unique_ptr<RingBufferReader> reader(new RingBufferReader(std::move(handler)));
     reader->ring_ = ring_buffer__new(bpf_map__fd(ring), &RingBufferReader::on_record, reader.get(), nullptr);
@@ -58,9 +63,42 @@ void RingBufferReader::drain() {
     consume_all();
 }
 
-void CountTables::drain(bpf_map* table) {
-    int fd = bpf_map__fd(table);
-    std::vector<uint8_t> key(bpf_map__key_size(table)), value(bpf_map__value_size(table));
+// One syscall per kBatchEntries entries (BPF_MAP_LOOKUP_AND_DELETE_BATCH, Linux 5.6) instead of
+// three per entry: with a trace per request nearly every entry is new at each round. False when
+// the kernel refuses batches for this map before anything was drained (the caller then drains
+// entry by entry), or after a failure part-way (what is left is drained the same way).
+bool CountTables::drain_batched(const CountTable& table) {
+    constexpr uint32_t kBatchEntries = 1024;
+    int fd = table.fd;
+    size_t key_size = table.key_size, value_size = table.value_size;
+    std::vector<uint8_t> keys(kBatchEntries * key_size), values(kBatchEntries * value_size);
+    uint64_t in_batch = 0, out_batch = 0;  // the hash map's token: a bucket index (kernel/bpf/hashtab.c)
+    bool first = true;
+    while (true) {
+        uint32_t count = kBatchEntries;
+        int err = bpf_map_lookup_and_delete_batch(fd, first ? nullptr : &in_batch, &out_batch, keys.data(),
+                                                  values.data(), &count, nullptr);
+        int error = err < 0 ? errno : 0;
+        // The last call ends with ENOENT and still returns what it read; so can other errors
+        // (not EFAULT, which this buffer cannot cause).
+        if (error != EFAULT)
+            for (uint32_t i = 0; i < count && i < kBatchEntries; i++)
+                drain_({keys.data() + i * key_size, key_size}, {values.data() + i * value_size, value_size});
+        if (error == ENOENT) return true;
+        if (error != 0) {
+            if (first && count == 0 && (error == EINVAL || error == ENOTSUPP_LINUX || error == EOPNOTSUPP))
+                batches_supported_ = false;
+            return false;
+        }
+        in_batch = out_batch;
+        first = false;
+    }
+}
+
+void CountTables::drain(const CountTable& table) {
+    if (batches_supported_ && drain_batched(table)) return;
+    int fd = table.fd;
+    std::vector<uint8_t> key(table.key_size), value(table.value_size);
     std::vector<std::vector<uint8_t>> drained;
     while (bpf_map_get_next_key(fd, drained.empty() ? nullptr : drained.back().data(), key.data()) == 0) {
         drained.push_back(key);

@@ -41,13 +41,24 @@ private:
     ring_buffer* ring_ = nullptr;
 };
 
+// One hash table of counts: its descriptor and sizes (of a skeleton's map, or one a test made).
+struct CountTable {
+    int fd = -1;
+    size_t key_size = 0, value_size = 0;
+    static CountTable of(const bpf_map* map) {
+        return {bpf_map__fd(map), bpf_map__key_size(map), bpf_map__value_size(map)};
+    }
+};
+
 // Two hash tables of counts, one written by the BPF side (chosen by the low bit of a generation
 // word in its .bss) while user space drains the other, so a long run never fills them.
 class CountTables {
 public:
     using Drain = std::function<void(std::span<const uint8_t> key, std::span<const uint8_t> value)>;
-    CountTables(bpf_map* table0, bpf_map* table1, volatile uint32_t* generation, Drain drain)
+    CountTables(CountTable table0, CountTable table1, volatile uint32_t* generation, Drain drain)
         : tables_{table0, table1}, generation_(generation), drain_(std::move(drain)) {}
+    CountTables(const bpf_map* table0, const bpf_map* table1, volatile uint32_t* generation, Drain drain)
+        : CountTables(CountTable::of(table0), CountTable::of(table1), generation, std::move(drain)) {}
 
     // Every sync round: drains the table retired at the previous round (at least one round ago,
     // so no program still writes it), then makes it the active one and retires the other.
@@ -55,10 +66,14 @@ public:
     void rotate(const std::function<void()>& before_switch = {});
     // After the programs are detached: drains both.
     void drain_all();
+    // Whether the kernel took batched drains (false after it refused one: entry by entry then).
+    bool batched() const { return batches_supported_; }
 
 private:
-    void drain(bpf_map* table);
-    bpf_map* tables_[2];
+    void drain(const CountTable& table);
+    bool drain_batched(const CountTable& table);
+    bool batches_supported_ = true;
+    CountTable tables_[2];
     volatile uint32_t* generation_;
     Drain drain_;
 };
