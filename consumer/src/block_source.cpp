@@ -296,7 +296,7 @@ public:
         if (!skel_) return make_error(std::string("cannot open the BPF object: ") + std::strerror(errno));
         core.configure(&skel_->rodata->attribution_config);
         threshold_ns_ = static_cast<uint64_t>(options_.threshold_ms * 1e6);
-        aggregate_.keep = std::max(BlockAggregate::kKeepAtLeast, static_cast<size_t>(std::max(options_.top, 0)));
+        aggregate_.keep = kept_entries(options_.top);
         skel_->rodata->threshold_ns = threshold_ns_;
         skel_->rodata->all_threads = options_.all_threads ? 1 : 0;
         skel_->rodata->collect_stacks = options_.stacks ? 1 : 0;

@@ -49,8 +49,7 @@ struct BlockTotals {
 struct BlockAggregate {
     // A session on a service with a trace and a virtual thread per request would keep every one:
     // past 2 * keep entries the ones with the least blocked time are folded (bounded_totals.h).
-    static constexpr size_t kKeepAtLeast = 20000;
-    size_t keep = kKeepAtLeast;
+    size_t keep = kKeptEntriesAtLeast;
     std::map<std::string, BlockTotals> by_trace;  // trace id (hex); only status ok
     std::map<int64_t, BlockTotals> by_vthread;    // Java id of the virtual thread
     FoldedKeys folded_traces, folded_vthreads;

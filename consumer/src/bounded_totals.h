@@ -14,6 +14,10 @@
 
 namespace vtscope {
 
+// Entries a summary keeps per table: enough for any list it prints (--top), and 20,000 at least.
+constexpr size_t kKeptEntriesAtLeast = 20000;
+inline size_t kept_entries(int top) { return std::max(kKeptEntriesAtLeast, static_cast<size_t>(std::max(top, 0))); }
+
 struct FoldedKeys {
     uint64_t keys = 0;    // entries folded (a key folded twice counts twice)
     uint64_t weight = 0;  // their weight (nanoseconds, samples, ...) when folded

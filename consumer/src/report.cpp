@@ -164,8 +164,7 @@ int run_report(const ReportOptions& options) {
         }
         in = &file;
     }
-    ReportData data =
-        collect_report(*in, std::max(ReportData::kKeepAtLeast, static_cast<size_t>(std::max(options.top, 0))));
+    ReportData data = collect_report(*in, kept_entries(options.top));
     std::fputs(render_report(data, options.top).c_str(), stdout);
     return 0;
 }

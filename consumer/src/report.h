@@ -53,8 +53,7 @@ struct ReportData {
     std::map<std::string, TraceTotals> traces;
     // A long session has a trace per request: past 2 * keep_traces the traces with the fewest
     // bytes (then syscalls) are folded (bounded_totals.h); by_status stays exact.
-    static constexpr size_t kKeepAtLeast = 20000;
-    size_t keep_traces = kKeepAtLeast;
+    size_t keep_traces = kKeptEntriesAtLeast;
     FoldedKeys folded_traces;  // weight: syscalls
 };
 
@@ -63,7 +62,7 @@ struct ReportData {
 void add_to_report(ReportData& data, std::string_view status, const std::string& trace_id, const std::string& syscall,
                    uint64_t n, std::optional<uint64_t> bytes, std::optional<int64_t> vthread);
 
-ReportData collect_report(std::istream& in, size_t keep_traces = ReportData::kKeepAtLeast);
+ReportData collect_report(std::istream& in, size_t keep_traces = kKeptEntriesAtLeast);
 std::string render_report(const ReportData& data, int top);
 int run_report(const ReportOptions& options);
 

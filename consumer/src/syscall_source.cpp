@@ -44,7 +44,7 @@ public:
         skel_.reset(syscalls_bpf__open());
         if (!skel_) return make_error(std::string("cannot open the BPF object: ") + std::strerror(errno));
         core.configure(&skel_->rodata->attribution_config);
-        report_.keep_traces = std::max(ReportData::kKeepAtLeast, static_cast<size_t>(std::max(options_.top, 0)));
+        report_.keep_traces = kept_entries(options_.top);
         // Size for the sink: the ring buffer for JSON lines, the count tables for counts; the
         // other one is left at its minimum.
         bool counts = sink_ == SyscallSink::kCounts;
