@@ -1,6 +1,8 @@
 #include "alternate.h"
 
+#include <algorithm>
 #include <cstddef>
+#include <utility>
 
 namespace vtscope::bench {
 
@@ -25,18 +27,30 @@ std::vector<int> alternate_sequence(int configs, int cycles) {
     return seq;
 }
 
+namespace {
+
+// The (on, off) phase indexes of config's pairs among the first `count` phases of sequence.
+std::vector<std::pair<size_t, size_t>> pair_indexes(const std::vector<int>& sequence, size_t count, int config) {
+    std::vector<std::pair<size_t, size_t>> pairs;
+    size_t n = std::min(sequence.size(), count);
+    for (size_t i = 0; i < n; i++) {
+        if (sequence[i] != config || config == kPhaseOff) continue;
+        if (i > 0 && sequence[i - 1] == kPhaseOff)
+            pairs.emplace_back(i, i - 1);
+        else if (i + 1 < n && sequence[i + 1] == kPhaseOff)
+            pairs.emplace_back(i, i + 1);
+        // else: no off phase next to it
+    }
+    return pairs;
+}
+
+}  // namespace
+
 PhasePairs adjacent_pairs(const std::vector<int>& sequence, const std::vector<double>& values, int config) {
     PhasePairs p;
-    for (size_t i = 0; i < sequence.size() && i < values.size(); i++) {
-        if (sequence[i] != config || config == kPhaseOff) continue;
-        size_t other = i;
-        if (i > 0 && sequence[i - 1] == kPhaseOff)
-            other = i - 1;
-        else if (i + 1 < sequence.size() && i + 1 < values.size() && sequence[i + 1] == kPhaseOff)
-            other = i + 1;
-        if (other == i) continue;  // no off phase next to it
-        p.on.push_back(values[i]);
-        p.off.push_back(values[other]);
+    for (auto [on, off] : pair_indexes(sequence, values.size(), config)) {
+        p.on.push_back(values[on]);
+        p.off.push_back(values[off]);
     }
     return p;
 }
@@ -45,6 +59,19 @@ Summary alternate_change(const std::vector<int>& sequence, const std::vector<dou
                          double confidence) {
     PhasePairs p = adjacent_pairs(sequence, values, config);
     return paired_change(p.on, p.off, confidence);
+}
+
+Summary cost_per_event(const std::vector<int>& sequence, const std::vector<double>& cpu_per_unit,
+                       const std::vector<double>& target_cpu_ns, const std::vector<double>& events, int config,
+                       double confidence) {
+    size_t count = std::min({cpu_per_unit.size(), target_cpu_ns.size(), events.size()});
+    std::vector<double> costs;
+    for (auto [on, off] : pair_indexes(sequence, count, config)) {
+        double c_on = cpu_per_unit[on], c_off = cpu_per_unit[off];
+        if (!(c_on > 0) || !(c_off > 0) || !(target_cpu_ns[on] > 0) || !(events[on] > 0)) continue;
+        costs.push_back((1 - c_off / c_on) * target_cpu_ns[on] / events[on]);
+    }
+    return summarize(costs, confidence);
 }
 
 }  // namespace vtscope::bench

@@ -36,4 +36,15 @@ PhasePairs adjacent_pairs(const std::vector<int>& sequence, const std::vector<do
 Summary alternate_change(const std::vector<int>& sequence, const std::vector<double>& values, int config,
                          double confidence = 0.95);
 
+// What the consumer cost the target per event of its own (profile: per sample of the target), in ns of
+// the target's CPU, mean and `confidence` half-width over the pairs: for each on phase, (1 - off / on)
+// of the CPU per unit (the share of the on phase's CPU the consumer added), times the on phase's
+// total target CPU (ns), over its events. A sampler that takes c ns per sample costs c * hz / 1e9 of
+// the target's CPU at hz samples per CPU-second, whatever the rate: high rates resolve c where the
+// change at a low rate drowns in the phases' spread. Pairs with a NaN or an on phase without events
+// are left out.
+Summary cost_per_event(const std::vector<int>& sequence, const std::vector<double>& cpu_per_unit,
+                       const std::vector<double>& target_cpu_ns, const std::vector<double>& events, int config,
+                       double confidence = 0.95);
+
 }  // namespace vtscope::bench

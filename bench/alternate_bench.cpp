@@ -137,6 +137,7 @@ bool run_phase(const Options& o, AlternateRun* run, Child& jvm, const std::strin
         if (consumer_ok) {
             phase->score = load->requests / (load->nanos / 1e9);
             phase->cpu_per_unit = load->cpu_ns / 1e3 / load->requests;
+            phase->target_cpu_ns = load->cpu_ns;
         }
     } else {
         auto result = parse_cpu_cost_phase(text, index);
@@ -147,6 +148,7 @@ bool run_phase(const Options& o, AlternateRun* run, Child& jvm, const std::strin
         if (consumer_ok) {
             phase->score = result->wall_ns_per_unit;
             phase->cpu_per_unit = result->cpu_ns_per_unit;
+            phase->target_cpu_ns = result->cpu_ns;
         }
     }
     return true;
@@ -179,6 +181,47 @@ std::string mean_cell(const Summary& s, int decimals, const std::string& unit = 
     return fmt(s.mean, decimals) + (s.n > 1 ? " ± " + fmt(s.error, decimals) : "") + unit;
 }
 
+// What a configuration's consumer cost the target per event (profile: per sample of the target), ns.
+Summary per_sample_cost(const AlternateRun& run, int config) {
+    return cost_per_event(run.sequence, measured(run, &AlternatePhase::cpu_per_unit),
+                          measured(run, &AlternatePhase::target_cpu_ns), measured(run, &AlternatePhase::events), config,
+                          kConfidence);
+}
+
+// The cost per sample and the overhead it means at 99 and 999 Hz, per profile configuration.
+void write_per_sample(std::ostream& md, const AlternateRun& run) {
+    md << "\nCost per sample (`cost_per_event`): per pair, the share of the on phase's CPU that the consumer "
+          "added, (1 - off / on) of the CPU per unit, times the on phase's total CPU, over the samples of the "
+          "target that the session counted; mean ± 95% half-width over the pairs. With per-CPU `cpu-clock` "
+          "events a running thread is sampled hz times per CPU-second, so a cost c per sample is c × hz / 1e9 "
+          "of the target's CPU at any rate: the 9,999 Hz phases resolve c where the change at 99 or 999 Hz "
+          "drowns in the phases' spread, and a lower rate's c tests that it does not grow as the rate falls. "
+          "Rate: the session's samples of the target per CPU-second of it (under the nominal one where the "
+          "kernel throttled the events).\n\n"
+          "| config | pairs | rate (samples per target CPU-second) | cost per sample | at 99 Hz | verdict (< 1%) | "
+          "at 999 Hz | verdict (< 3%) |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+    for (size_t c = 0; c < run.configs.size(); c++) {
+        int ci = static_cast<int>(c);
+        Summary cost = per_sample_cost(run, ci);
+        std::vector<double> rates;
+        for (const auto& p : run.phases)
+            if (!p.warm_up && p.config == ci && p.events > 0 && p.target_cpu_ns > 0)
+                rates.push_back(p.events / (p.target_cpu_ns / 1e9));
+        Summary rate = summarize(rates, kConfidence);
+        auto at = [&](double hz) {
+            Summary s = cost;
+            s.mean *= hz * 1e-7;  // ns per sample times samples per second, as a percentage of 1e9 ns
+            s.error *= hz * 1e-7;
+            return s;
+        };
+        Summary at99 = at(99), at999 = at(999);
+        bool known = cost.n >= 2;
+        md << "| `" << run.configs[c] << "` | " << cost.n << " | " << mean_cell(rate, 0) << " | "
+           << (known ? fmt_signed(cost.mean, 0) + " ± " + fmt(cost.error, 0) + " ns" : std::string("–")) << " | "
+           << interval_text(at99) << " | " << verdict_text(known ? at99.mean : NAN, at99.error, 1.0) << " | "
+           << interval_text(at999) << " | " << verdict_text(known ? at999.mean : NAN, at999.error, 3.0) << " |\n";
+    }
+}
 }  // namespace
 
 AlternateRun run_alternate(const Options& o, const std::string& workload, const std::vector<std::string>& configs,
@@ -238,6 +281,12 @@ AlternateRun run_alternate(const Options& o, const std::string& workload, const 
                      workload.c_str(), interval_text(r.cpu_change).c_str(),
                      run.higher_is_better ? "requests/s" : "wall per unit", interval_text(r.score_change).c_str(),
                      r.cpu_change.n);
+        if (run.consumer == "profile") {
+            Summary cost = per_sample_cost(run, static_cast<int>(c));
+            std::fprintf(stderr, "  %s on %s: %s ± %s ns of the target's CPU per sample (95%%, %zu pairs)\n",
+                         configs[c].c_str(), workload.c_str(), fmt(cost.mean, 0).c_str(), fmt(cost.error, 0).c_str(),
+                         cost.n);
+        }
     }
     return run;
 }
@@ -292,6 +341,7 @@ void write_alternate(std::ostream& md, const Options& o, const std::vector<Alter
                << mean_cell(over_phases(run, ci, &AlternatePhase::events), 0) << " | "
                << mean_cell(over_phases(run, ci, &AlternatePhase::consumer_cpu_share, 100), 2, "%") << " |\n";
         }
+        if (run.consumer == "profile") write_per_sample(md, run);
         for (const auto& e : run.errors) md << "\n- error: " << e;
         if (!run.errors.empty()) md << "\n";
     }
@@ -314,7 +364,7 @@ std::string alternate_json(const std::vector<AlternateRun>& runs) {
             AlternateResult r = alternate_result(run, static_cast<int>(c));
             js << (c ? "," : "") << "{\"config\":" << json_quote(run.configs[c])
                << ",\"score_change_pct\":" << summary(r.score_change) << ",\"cpu_change_pct\":" << summary(r.cpu_change)
-               << "}";
+               << ",\"cost_per_event_ns\":" << summary(per_sample_cost(run, static_cast<int>(c))) << "}";
         }
         js << "],\"phases\":[";
         for (size_t p = 0; p < run.phases.size(); p++) {
@@ -323,7 +373,7 @@ std::string alternate_json(const std::vector<AlternateRun>& runs) {
                << (ph.config == kPhaseOff ? "null" : json_quote(run.configs[static_cast<size_t>(ph.config)]))
                << ",\"warm_up\":" << (ph.warm_up ? "true" : "false") << ",\"score\":" << num(ph.score, 3)
                << ",\"cpu_per_unit\":" << num(ph.cpu_per_unit, 3) << ",\"seconds\":" << num(ph.seconds, 3)
-               << ",\"consumer_events\":" << num(ph.events, 0)
+               << ",\"consumer_events\":" << num(ph.events, 0) << ",\"target_cpu_ns\":" << num(ph.target_cpu_ns, 0)
                << ",\"consumer_cpu_share\":" << num(ph.consumer_cpu_share, 4) << "}";
         }
         js << "],\"errors\":[";

@@ -27,6 +27,7 @@ struct AlternatePhase {
     double score = NAN, cpu_per_unit = NAN;
     double seconds = NAN;             // the phase's wall time, go file to result line
     double events = NAN;              // the consumer's events (profile: samples) over its session
+    double target_cpu_ns = NAN;       // the target's CPU over the phase, ns (total, not per unit)
     double consumer_cpu_share = NAN;  // the consumer's utime+stime per wall second over the phase
 };
 

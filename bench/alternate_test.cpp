@@ -80,3 +80,30 @@ TEST(Alternate, ChangeIsThePairedChangeAndCancelsALinearDrift) {
     v[1] = NAN;
     EXPECT_EQ(alternate_change(seq, v, 0).n, 11u);
 }
+
+TEST(Alternate, CostPerEventIsTheAddedCpuOverTheOnPhasesEvents) {
+    // Every off phase takes 1 ms of CPU per unit over 1,000 units; an on phase 5,000 samples, each
+    // costing 2 us: 10 ms more over the phase, so 1.01 ms per unit and 1.01 s of CPU.
+    std::vector<int> seq = alternate_sequence(1, 4);
+    std::vector<double> cpu_per_unit(seq.size()), cpu_ns(seq.size()), events(seq.size());
+    for (size_t i = 0; i < seq.size(); i++) {
+        bool on = seq[i] != O;
+        cpu_per_unit[i] = on ? 1.01e6 : 1e6;
+        cpu_ns[i] = cpu_per_unit[i] * 1000;
+        events[i] = on ? 5000 : 0;
+    }
+    Summary s = cost_per_event(seq, cpu_per_unit, cpu_ns, events, 0);
+    EXPECT_EQ(s.n, 8u);
+    EXPECT_NEAR(s.mean, 2000.0, 1e-6);
+    EXPECT_NEAR(s.error, 0.0, 1e-6);
+    // A cost per sample c means c * hz / 1e9 of the target's CPU: 2 us at 99 Hz is 0.0198%.
+    EXPECT_NEAR(100 * s.mean * 99 / 1e9, 0.0198, 1e-9);
+    // An on phase without events, or with a failed measure, drops its pair only.
+    events[1] = 0;
+    cpu_per_unit[2] = NAN;
+    EXPECT_EQ(cost_per_event(seq, cpu_per_unit, cpu_ns, events, 0).n, 6u);
+    // Phases that cost nothing give 0, and the off phases have no cost of their own.
+    std::vector<double> flat(seq.size(), 1e6);
+    EXPECT_NEAR(cost_per_event(seq, flat, cpu_ns, events, 0).mean, 0.0, 1e-9);
+    EXPECT_EQ(cost_per_event(seq, cpu_per_unit, cpu_ns, events, O).n, 0u);
+}

@@ -10,8 +10,15 @@ namespace vtscope::bench {
 
 const std::vector<std::string> kProfileConfigs = {"profile-99", "profile-99-stacks", "profile-999",
                                                   "profile-999-stacks"};
+const std::vector<std::string> kProfileSlopeConfigs = {"profile-9999", "profile-9999-stacks"};
 const std::vector<std::string> kProfileParts = {"jmh", "cpu", "demo", "compare", "alternate"};
 const std::vector<std::string> kBlockParts = {"switches", "demo", "alternate"};
+
+std::vector<std::string> all_profile_configs() {
+    std::vector<std::string> all = kProfileConfigs;
+    all.insert(all.end(), kProfileSlopeConfigs.begin(), kProfileSlopeConfigs.end());
+    return all;
+}
 
 bool selected(const std::vector<std::string>& chosen, const std::string& name) {
     return chosen.empty() || std::find(chosen.begin(), chosen.end(), name) != chosen.end();
@@ -57,7 +64,9 @@ void usage() {
         "--demo-requests requests after --demo-warm-up (2000), and vtscope, async-profiler and JFR on\n"
         "CpuBudgets at --compare-hz). Its parts (--profile-parts): jmh (Transition's score under JMH), cpu\n"
         "(Transition's CPU per transition, CpuCost), demo, compare, alternate; --profile-configs: some of profile-99\n"
-        "profile-99-stacks profile-999 profile-999-stacks. --vtscope-before FILE: the demo rounds also run\n"
+        "profile-99-stacks profile-999 profile-999-stacks, and for the alternating part (where they run by\n"
+        "default) profile-9999 profile-9999-stacks: the cost per sample, which high rates resolve, and the\n"
+        "overhead it means at 99 and 999 Hz. --vtscope-before FILE: the demo rounds also run\n"
         "the --stacks configurations with that vtscope (\"CONFIG-before\"), for the cost of a change.\n"
         "--block: also the costs of vtscope block: its sched_switch program per switch (of the target's\n"
         "threads and of other processes', bpf_stats) and the demo service's throughput without and with it\n"
@@ -192,7 +201,7 @@ bool parse_options(int argc, char** argv, Options* o) {
         return true;
     };
     return check("--profile-parts", o->profile_parts, kProfileParts) &&
-           check("--profile-configs", o->profile_configs, kProfileConfigs) &&
+           check("--profile-configs", o->profile_configs, all_profile_configs()) &&
            check("--block-parts", o->block_parts, kBlockParts);
 }
 

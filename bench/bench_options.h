@@ -68,6 +68,11 @@ bool parse_options(int argc, char** argv, Options* o);
 // The profile part's configurations (issue 12's four) and the names of the parts of --profile
 // and --block.
 extern const std::vector<std::string> kProfileConfigs, kProfileParts, kBlockParts;
+// Sampling at 9,999 Hz, with and without --stacks: only in the alternating part (by default there),
+// where they measure the cost per sample that 99 and 999 Hz cannot resolve (cost_per_event).
+extern const std::vector<std::string> kProfileSlopeConfigs;
+// kProfileConfigs, then kProfileSlopeConfigs.
+std::vector<std::string> all_profile_configs();
 
 // Whether a part (or configuration) is selected: listed, or nothing listed.
 bool selected(const std::vector<std::string>& chosen, const std::string& name);

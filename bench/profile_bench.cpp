@@ -819,7 +819,7 @@ ProfileBench run_profile_bench(const Options& o, const std::string& jdk, Clock::
     if (selected(o.profile_parts, "compare")) p.compare = run_compare(o, o.compare_hz, started);
     if (selected(o.profile_parts, "alternate")) {
         std::vector<std::string> configs;
-        for (const auto& c : kProfileConfigs)
+        for (const auto& c : all_profile_configs())
             if (selected(o.profile_configs, c)) configs.push_back(c);
         for (const char* workload : {"transition", "demo"})
             p.alternate.push_back(run_alternate(o, workload, configs, started));

@@ -49,10 +49,11 @@ std::optional<DemoLoad> parse_demo_batch(const std::string& output, int batch, d
 
 std::optional<CpuCostResult> parse_cpu_cost_phase(const std::string& output, int phase) {
     const std::regex line("(^|\n)# cpucost phase=" + std::to_string(phase) +
-                          R"( cpu_ns_per_unit ([0-9.]+) wall_ns_per_unit ([0-9.]+))");
+                          R"( cpu_ns_per_unit ([0-9.]+) wall_ns_per_unit ([0-9.]+)(?: cpu_ns (\d+))?)");
     std::smatch m;
     if (!std::regex_search(output, m, line)) return std::nullopt;
     CpuCostResult r{"phase " + std::to_string(phase), std::stod(m[2]), std::stod(m[3])};
+    if (m[4].matched) r.cpu_ns = std::stod(m[4]);
     if (!(r.cpu_ns_per_unit > 0) || !(r.wall_ns_per_unit > 0)) return std::nullopt;
     return r;
 }

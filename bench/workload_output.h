@@ -3,6 +3,7 @@
 // "WORKLOAD cpu_ns_per_unit X wall_ns_per_unit Y", and their per-batch and per-phase lines.
 #pragma once
 
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -28,6 +29,7 @@ struct CpuCostResult {
     std::string workload;
     double cpu_ns_per_unit = 0;
     double wall_ns_per_unit = 0;
+    double cpu_ns = NAN;  // the phase's total CPU (CpuCost --phases prints it); NaN when not printed
 };
 std::optional<CpuCostResult> parse_cpu_cost(const std::string& output);
 

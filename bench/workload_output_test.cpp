@@ -66,7 +66,7 @@ TEST(WorkloadOutput, DemoBatchLines) {
 TEST(WorkloadOutput, CpuCostPhaseLines) {
     std::string out =
         "# cpucost ready\n# cpucost phase=1 cpu_ns_per_unit 251.125 wall_ns_per_unit 260.500\n"
-        "# cpucost phase=10 cpu_ns_per_unit 249.000 wall_ns_per_unit 301.000\n";
+        "# cpucost phase=10 cpu_ns_per_unit 249.000 wall_ns_per_unit 301.000 cpu_ns 498000000\n";
     auto one = parse_cpu_cost_phase(out, 1);
     ASSERT_TRUE(one);
     EXPECT_DOUBLE_EQ(one->cpu_ns_per_unit, 251.125);
@@ -74,6 +74,8 @@ TEST(WorkloadOutput, CpuCostPhaseLines) {
     auto ten = parse_cpu_cost_phase(out, 10);
     ASSERT_TRUE(ten);
     EXPECT_DOUBLE_EQ(ten->wall_ns_per_unit, 301);
+    EXPECT_DOUBLE_EQ(ten->cpu_ns, 498000000);
+    EXPECT_TRUE(std::isnan(one->cpu_ns));  // an older line without the total
     EXPECT_FALSE(parse_cpu_cost_phase(out, 2));
     EXPECT_FALSE(parse_cpu_cost_phase(out, 0));
     EXPECT_FALSE(parse_cpu_cost(out));  // the single JVM's median line is another

@@ -25,9 +25,10 @@ import java.util.concurrent.locks.LockSupport;
  * <p>With {@code --phases K} (and {@code --go-file PATH}) one JVM runs K phases of {@code rounds}
  * rounds each after the warm-up, for {@code vtscope-bench}'s alternating part (a consumer attached
  * in some phases, detached in the others, the same JVM throughout): before phase P it waits for
- * {@code PATH.P}, after it prints {@code # cpucost phase=P cpu_ns_per_unit X wall_ns_per_unit Y},
- * the phase's CPU and wall time over all its units (totals, not medians: a cost that lands in one
- * round, such as a perf map written for a profiler, must count).
+ * {@code PATH.P}, after it prints
+ * {@code # cpucost phase=P cpu_ns_per_unit X wall_ns_per_unit Y cpu_ns Z}, the phase's CPU and wall
+ * time over all its units and its total CPU (totals, not medians: a cost that lands in one round,
+ * such as a perf map written for a profiler, must count).
  *
  * <p>Usage: {@code CpuCost transition|parkunpark|churn [rounds] [warm-up rounds] [--go-file PATH]
  * [--phases K]}
@@ -135,8 +136,9 @@ public final class CpuCost {
                 wall += System.nanoTime() - w0;
             }
             // One write for the whole line: printf writes it in pieces, which a reader can catch half-way.
-            String line = String.format(Locale.ROOT, "# cpucost phase=%d cpu_ns_per_unit %.3f wall_ns_per_unit %.3f", p,
-                    (double) cpu / units, (double) wall / units);
+            String line = String.format(Locale.ROOT,
+                    "# cpucost phase=%d cpu_ns_per_unit %.3f wall_ns_per_unit %.3f cpu_ns %d", p,
+                    (double) cpu / units, (double) wall / units, cpu);
             System.out.println(line);
             System.out.flush();
         }
