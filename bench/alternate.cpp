@@ -69,7 +69,7 @@ Summary cost_per_event(const std::vector<int>& sequence, const std::vector<doubl
     for (auto [on, off] : pair_indexes(sequence, count, config)) {
         double c_on = cpu_per_unit[on], c_off = cpu_per_unit[off];
         if (!(c_on > 0) || !(c_off > 0) || !(target_cpu_ns[on] > 0) || !(events[on] > 0)) continue;
-        costs.push_back((1 - c_off / c_on) * target_cpu_ns[on] / events[on]);
+        costs.push_back((c_on / c_off - 1) * target_cpu_ns[on] / events[on]);
     }
     return summarize(costs, confidence);
 }

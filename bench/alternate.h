@@ -37,12 +37,12 @@ Summary alternate_change(const std::vector<int>& sequence, const std::vector<dou
                          double confidence = 0.95);
 
 // What the consumer cost the target per event of its own (profile: per sample of the target), in ns of
-// the target's CPU, mean and `confidence` half-width over the pairs: for each on phase, (1 - off / on)
-// of the CPU per unit (the share of the on phase's CPU the consumer added), times the on phase's
-// total target CPU (ns), over its events. A sampler that takes c ns per sample costs c * hz / 1e9 of
-// the target's CPU at hz samples per CPU-second, whatever the rate: high rates resolve c where the
-// change at a low rate drowns in the phases' spread. Pairs with a NaN or an on phase without events
-// are left out.
+// the target's CPU, mean and `confidence` half-width over the pairs: for each on phase, the change of
+// the CPU per unit against its off phase (on / off - 1, as alternate_change), times the on phase's
+// total target CPU (ns), over its events: the change per event the phase's sampling rate gave. A
+// sampler whose cost is c ns per sample changes the target's CPU by c * hz / 1e9 at hz samples per
+// CPU-second, whatever the rate, so high rates resolve c where the change at a low rate drowns in
+// the phases' spread. Pairs with a NaN or an on phase without events are left out.
 Summary cost_per_event(const std::vector<int>& sequence, const std::vector<double>& cpu_per_unit,
                        const std::vector<double>& target_cpu_ns, const std::vector<double>& events, int config,
                        double confidence = 0.95);

@@ -190,8 +190,8 @@ Summary per_sample_cost(const AlternateRun& run, int config) {
 
 // The cost per sample and the overhead it means at 99 and 999 Hz, per profile configuration.
 void write_per_sample(std::ostream& md, const AlternateRun& run) {
-    md << "\nCost per sample (`cost_per_event`): per pair, the share of the on phase's CPU that the consumer "
-          "added, (1 - off / on) of the CPU per unit, times the on phase's total CPU, over the samples of the "
+    md << "\nCost per sample (`cost_per_event`): per pair, the change of the CPU per unit against the off "
+          "phase (on / off - 1, as in the table above) times the on phase's total CPU, over the samples of the "
           "target that the session counted; mean ± 95% half-width over the pairs. With per-CPU `cpu-clock` "
           "events a running thread is sampled hz times per CPU-second, so a cost c per sample is c × hz / 1e9 "
           "of the target's CPU at any rate: the 9,999 Hz phases resolve c where the change at 99 or 999 Hz "

@@ -82,14 +82,14 @@ TEST(Alternate, ChangeIsThePairedChangeAndCancelsALinearDrift) {
 }
 
 TEST(Alternate, CostPerEventIsTheAddedCpuOverTheOnPhasesEvents) {
-    // Every off phase takes 1 ms of CPU per unit over 1,000 units; an on phase 5,000 samples, each
-    // costing 2 us: 10 ms more over the phase, so 1.01 ms per unit and 1.01 s of CPU.
+    // Every off phase takes 1 ms of CPU per unit; an on phase 1% more (1.01 ms), 1 s of CPU in all
+    // with 5,000 samples of the target: a change of 1% at 5,000 samples per CPU-second, 2 us each.
     std::vector<int> seq = alternate_sequence(1, 4);
     std::vector<double> cpu_per_unit(seq.size()), cpu_ns(seq.size()), events(seq.size());
     for (size_t i = 0; i < seq.size(); i++) {
         bool on = seq[i] != O;
         cpu_per_unit[i] = on ? 1.01e6 : 1e6;
-        cpu_ns[i] = cpu_per_unit[i] * 1000;
+        cpu_ns[i] = on ? 1e9 : 0.99e9;
         events[i] = on ? 5000 : 0;
     }
     Summary s = cost_per_event(seq, cpu_per_unit, cpu_ns, events, 0);
