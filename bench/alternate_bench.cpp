@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
+#include <regex>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -60,7 +62,23 @@ std::string command_text(const Options& o, const std::string& workload) {
            " --phases K (-Djdk.virtualThreadScheduler.parallelism=1)";
 }
 
+// A reference configuration, "sampler-N": bpftrace's `profile:hz:N` with an empty action, one
+// software cpu-clock event per CPU at N Hz as vtscope profile opens them: what the sampling
+// mechanism costs (timer interrupts, the program's dispatch) without anything of vtscope.
+std::optional<int> sampler_hz(const std::string& config) {
+    static const std::regex name(R"(sampler-(\d+))");
+    std::smatch m;
+    if (!std::regex_match(config, m, name)) return std::nullopt;
+    return std::stoi(m[1]);
+}
+
+Child start_sampler(int hz, const std::string& stem) {
+    return Child::start({"/usr/bin/bpftrace", "-e", "profile:hz:" + std::to_string(hz) + " { }"}, stem + ".tracer.out",
+                        stem + ".tracer.err");
+}
+
 std::string consumer_text(const std::string& config) {
+    if (auto hz = sampler_hz(config)) return "bpftrace profile:hz:" + std::to_string(*hz) + " { }";
     if (auto p = profile_config(config))
         return "vtscope profile --hz " + std::to_string(p->hz) + (p->stacks ? " --stacks" : "");
     return "vtscope block";
@@ -91,8 +109,17 @@ bool run_phase(const Options& o, AlternateRun* run, Child& jvm, const std::strin
     bool consumer_ok = true;
     if (phase->config != kPhaseOff) {
         const std::string& config = run->configs[static_cast<size_t>(phase->config)];
-        tracer = start_tracer(o, config, jvm.pid(), tracer_stem, run->consumer == "block" ? "block" : "trace");
-        if (!wait_for_file(tracer_ready_file(tracer_stem), 60s, {&tracer, &jvm})) {
+        bool ready;
+        if (auto hz = sampler_hz(config)) {
+            tracer = start_sampler(*hz, tracer_stem);
+            ready = wait_for_text(tracer_stem + ".tracer.out", "Attaching", 60s, {&tracer, &jvm});
+            // bpftrace says "Attaching" before it attaches; its probe is up well within this.
+            if (ready) std::this_thread::sleep_for(500ms);
+        } else {
+            tracer = start_tracer(o, config, jvm.pid(), tracer_stem, run->consumer == "block" ? "block" : "trace");
+            ready = wait_for_file(tracer_ready_file(tracer_stem), 60s, {&tracer, &jvm});
+        }
+        if (!ready) {
             run->errors.push_back(label + ": " + consumer_text(config) + " never became ready (see " + tracer_stem +
                                   ".tracer.err)");
             tracer.stop(0ms, 5s);
@@ -109,14 +136,18 @@ bool run_phase(const Options& o, AlternateRun* run, Child& jvm, const std::strin
     if (tracer.pid() > 0) {
         tracer.signal(SIGINT);
         TracerSummary ts;
-        std::string error = finish_tracer(tracer, tracer_stem, &ts);
+        std::string error;
+        if (sampler_hz(run->configs[static_cast<size_t>(phase->config)]))
+            finish_process(tracer, tracer_stem, &ts);
+        else
+            error = finish_tracer(tracer, tracer_stem, &ts);
         if (ts.exit_status != 0)
             run->errors.push_back(label + ": " + run->consumer + " exited " + std::to_string(ts.exit_status) +
                                   " (see " + tracer_stem + ".tracer.err)");
         else if (!error.empty())
             run->errors.push_back(label + ": " + error);
         consumer_ok = consumer_ok && ts.exit_status == 0;
-        phase->events = static_cast<double>(ts.events);
+        if (ts.events > 0) phase->events = static_cast<double>(ts.events);
         phase->consumer_cpu_share = (cpu1 - cpu0) / wall;
     }
     if (!done) {

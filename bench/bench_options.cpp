@@ -11,12 +11,19 @@ namespace vtscope::bench {
 const std::vector<std::string> kProfileConfigs = {"profile-99", "profile-99-stacks", "profile-999",
                                                   "profile-999-stacks"};
 const std::vector<std::string> kProfileSlopeConfigs = {"profile-9999", "profile-9999-stacks"};
+const std::vector<std::string> kSamplerConfigs = {"sampler-999", "sampler-9999"};
 const std::vector<std::string> kProfileParts = {"jmh", "cpu", "demo", "compare", "alternate"};
 const std::vector<std::string> kBlockParts = {"switches", "demo", "alternate"};
 
 std::vector<std::string> all_profile_configs() {
     std::vector<std::string> all = kProfileConfigs;
     all.insert(all.end(), kProfileSlopeConfigs.begin(), kProfileSlopeConfigs.end());
+    return all;
+}
+
+std::vector<std::string> known_profile_configs() {
+    std::vector<std::string> all = all_profile_configs();
+    all.insert(all.end(), kSamplerConfigs.begin(), kSamplerConfigs.end());
     return all;
 }
 
@@ -66,8 +73,10 @@ void usage() {
         "(Transition's CPU per transition, CpuCost), demo, compare, alternate; --profile-configs: some of profile-99\n"
         "profile-99-stacks profile-999 profile-999-stacks, and for the alternating part (where they run by\n"
         "default) profile-9999 profile-9999-stacks: the cost per sample, which high rates resolve, and the\n"
-        "overhead it means at 99 and 999 Hz. --vtscope-before FILE: the demo rounds also run\n"
-        "the --stacks configurations with that vtscope (\"CONFIG-before\"), for the cost of a change.\n"
+        "overhead it means at 99 and 999 Hz; and, only when listed, sampler-999 sampler-9999: bpftrace's\n"
+        "profile:hz:N with an empty action, the sampling mechanism without vtscope. --vtscope-before FILE:\n"
+        "the demo rounds also run the --stacks configurations with that vtscope (\"CONFIG-before\"), for the cost of a "
+        "change.\n"
         "--block: also the costs of vtscope block: its sched_switch program per switch (of the target's\n"
         "threads and of other processes', bpf_stats) and the demo service's throughput without and with it\n"
         "attached, N rounds (default 5); its Park/Unpark cost is the \"block\" configuration;\n"
@@ -201,7 +210,7 @@ bool parse_options(int argc, char** argv, Options* o) {
         return true;
     };
     return check("--profile-parts", o->profile_parts, kProfileParts) &&
-           check("--profile-configs", o->profile_configs, all_profile_configs()) &&
+           check("--profile-configs", o->profile_configs, known_profile_configs()) &&
            check("--block-parts", o->block_parts, kBlockParts);
 }
 

@@ -209,6 +209,8 @@ void run_transition_cpu_round(const Options& o, RoundSeries* series, int round) 
 
 double profile_target_pct(const std::string& config) {
     auto p = profile_config(config);
+    // A reference sampler (sampler-N) is held to the target of its rate, as vtscope would be.
+    if (!p && config.rfind("sampler-", 0) == 0) p = profile_config("profile-" + config.substr(8));
     return p && p->hz >= 999 ? 3.0 : 1.0;
 }
 
@@ -821,6 +823,9 @@ ProfileBench run_profile_bench(const Options& o, const std::string& jdk, Clock::
         std::vector<std::string> configs;
         for (const auto& c : all_profile_configs())
             if (selected(o.profile_configs, c)) configs.push_back(c);
+        for (const auto& c : kSamplerConfigs)  // only when listed
+            if (std::find(o.profile_configs.begin(), o.profile_configs.end(), c) != o.profile_configs.end())
+                configs.push_back(c);
         for (const char* workload : {"transition", "demo"})
             p.alternate.push_back(run_alternate(o, workload, configs, started));
     }
