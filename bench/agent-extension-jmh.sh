@@ -6,8 +6,6 @@
 #   bench/agent-extension-jmh.sh [BUILD_DIR] [ROUNDS]     (after make; BUILD_DIR default build)
 # PROBE_ONLY=1 runs only the CPU-time probe (AgentCostProbe), not JMH; PROBE_THREADS (default
 # "platform virtual") chooses the threads it runs on.
-# PROBE_CPUS (a taskset CPU list, e.g. 1) pins every probe JVM to those CPUs, so no JVM differs
-# from the next by where the scheduler put it.
 set -euo pipefail
 build=${1:-build}
 rounds=${2:-3}
@@ -32,7 +30,7 @@ for r in $(seq 1 "$rounds"); do
       args=$common
       [ "$config" = agent+extension ] && args="$args -Dotel.javaagent.extensions=$extension"
       # shellcheck disable=SC2086
-      ${PROBE_CPUS:+taskset -c "$PROBE_CPUS"} "$java" $args -cp "$jar" io.vtscope.bench.AgentCostProbe "$config" 15 1000000 "$thread" 2>&1 | grep "^AgentCostProbe" | sed "s/^/round $r: /"
+      "$java" $args -cp "$jar" io.vtscope.bench.AgentCostProbe "$config" 15 1000000 "$thread" 2>&1 | grep "^AgentCostProbe" | sed "s/^/round $r: /"
     done
   done
 done
