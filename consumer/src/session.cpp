@@ -74,10 +74,12 @@ int run_session(const SessionOptions& options, const Target& target, Attribution
     auto attach_failed = [&](const Error& error) {
         return fail(options, target.alive() ? error.message : exited_during_attach(target.pid).message);
     };
-    Links links;
-    if (auto status = core.attach(source.object(), links); !status) return attach_failed(status.error());
+    // Two sets of links: the core's (its channel's probes) and the event source's. The source's go
+    // first at the stop; the core's only once everything is written (below).
+    Links core_links, source_links;
+    if (auto status = core.attach(source.object(), core_links); !status) return attach_failed(status.error());
     core.sync(true);
-    if (auto status = source.attach(links); !status) return attach_failed(status.error());
+    if (auto status = source.attach(source_links); !status) return attach_failed(status.error());
     if (!options.ready_file.empty())
         if (auto status = write_ready_file(options.ready_file); !status) return fail(options, status.error().message);
 
@@ -109,8 +111,13 @@ int run_session(const SessionOptions& options, const Target& target, Attribution
         if (source.output_error()) break;
     }
     if (g_stop.load()) stop_reason = "signal";
-    // Detach first so no event arrives after the final drain; then nothing collected is lost.
-    links.clear();
+    // The event source is detached first, so no event arrives after the final drain; then nothing
+    // collected is lost. The core's probes keep only its thread maps current, which the drain does
+    // not need, and they go last: removing a uprobe waits for an SRCU grace period
+    // (probe_event_disable, kernel/trace/trace_uprobe.c; uprobe_unregister_sync,
+    // kernel/events/uprobes.c), which took over 20 s here while the target kept a CPU busy
+    // (bench/RESULTS.md), and the output and the summary must not wait for it.
+    source_links.clear();
     source.finish();
 
     Summary summary;
@@ -127,12 +134,14 @@ int run_session(const SessionOptions& options, const Target& target, Attribution
     summary.exit_code = summary.error.empty() ? 0 : 1;
     std::fputs(render_summary_text(summary).c_str(), stderr);
     if (error.empty() && !summary.error.empty()) error_line(summary.error);
+    int exit_code = summary.exit_code;
     if (!options.summary_json.empty())
         if (auto status = write_summary_json(options.summary_json, summary); !status) {
             error_line(status.error().message);
-            return 1;
+            exit_code = 1;
         }
-    return summary.exit_code;
+    core_links.clear();
+    return exit_code;
 }
 
 }  // namespace vtscope
