@@ -30,9 +30,9 @@ import java.util.concurrent.locks.LockSupport;
  * The pinning matrix of {@code vtscope block}: each case runs in its own virtual thread under its
  * own trace id (a fresh one per repetition, published through {@link VtScope}), one case at a time,
  * and its ground truth goes to --expected as one JSON line: the case, the virtual thread, the trace
- * and span, whether it must block its carrier, the blocking operation's window in
- * {@code System.nanoTime()} (CLOCK_MONOTONIC on Linux, the clock of vtscope's ts_ns) and the syscall
- * the carrier sleeps in.
+ * and span, whether it must block its carrier, the operation's window in
+ * {@code System.nanoTime()} (CLOCK_MONOTONIC on Linux, the clock of vtscope's ts_ns), the part of it
+ * that blocks where that is measured apart ({@code <clinit>}), and the syscall the carrier sleeps in.
  *
  * <p>Blocking (the carrier stays off-CPU with the virtual thread mounted): an FFM downcall to
  * usleep; a blocking read of a pipe that a platform thread fills later; an FFM upcall whose Java
@@ -79,10 +79,29 @@ public final class PinningCases {
     public static volatile CountDownLatch initStarted = new CountDownLatch(0);
     /** Set at the end of SlowInit's {@code <clinit>}: the class-init wait case checks it did wait. */
     public static volatile boolean initDone;
+    /**
+     * The sleep inside SlowInit's {@code <clinit>}, timed there. Class.forName around it also loads,
+     * links and verifies the class: CPU work, not blocking, that took 7.6 ms of a cold first
+     * repetition under ZGC.
+     */
+    public static volatile long clinitSleepStart;
+    public static volatile long clinitSleepEnd;
 
     /** One case's ground truth. */
     private record Result(String kase, int rep, boolean blocking, long vthread, String traceId, String spanId,
-            long t0, long t1, String syscall) {}
+            long t0, long t1, long blockedT0, long blockedT1, String syscall) {}
+
+    /** What a case's body measures of its operation, in System.nanoTime(). */
+    private static final class Window {
+        /** The whole operation: a blocking case's interval lies in it. */
+        long t0;
+        long t1;
+        /** The part that blocks, where measured apart from the operation (0 when it is the whole). */
+        long blockedT0;
+        long blockedT1;
+        /** The operation turned out not to block (see clinit-wait). */
+        boolean didNotBlock;
+    }
 
     private interface Body {
         void run() throws Throwable;
@@ -123,7 +142,9 @@ public final class PinningCases {
     public static final class SlowInit {
         static {
             initStarted.countDown();
+            clinitSleepStart = System.nanoTime();
             sleepQuietly(sleepMs);
+            clinitSleepEnd = System.nanoTime();
             initDone = true;
         }
 
@@ -173,7 +194,7 @@ public final class PinningCases {
      * operation, measured inside it (before and after the call).
      */
     private static Thread start(String kase, int rep, boolean blocking, String syscall, List<Result> out,
-            long[] window, Body body) {
+            Window window, Body body) {
         String traceId = hex(16);
         String spanId = hex(8);
         return Thread.ofVirtual().name(kase + "-" + rep).start(() -> {
@@ -187,19 +208,35 @@ public final class PinningCases {
                 VtScope.clear();
             }
             synchronized (out) {
-                // window[2], when present and set: the operation turned out not to block (see clinit-wait).
-                boolean blocked = blocking && !(window.length > 2 && window[2] != 0);
-                out.add(new Result(kase, rep, blocked, id, traceId, spanId, window[0], window[1], syscall));
+                boolean blocked = blocking && !window.didNotBlock;
+                boolean apart = window.blockedT0 != 0;
+                out.add(new Result(kase, rep, blocked, id, traceId, spanId, window.t0, window.t1,
+                        apart ? window.blockedT0 : window.t0, apart ? window.blockedT1 : window.t1, syscall));
             }
         });
     }
 
     private static Thread timed(String kase, int rep, boolean blocking, String syscall, List<Result> out, Body op) {
-        long[] window = new long[2];
+        Window window = new Window();
         return start(kase, rep, blocking, syscall, out, window, () -> {
-            window[0] = System.nanoTime();
+            window.t0 = System.nanoTime();
             op.run();
-            window[1] = System.nanoTime();
+            window.t1 = System.nanoTime();
+        });
+    }
+
+    /**
+     * A case whose operation initialises SlowInit through loader: the part that blocks is the sleep
+     * in {@code <clinit>}, as the thread that ran the initialiser timed it.
+     */
+    private static Thread initialising(String kase, int rep, List<Result> out, ClassLoader loader) {
+        Window window = new Window();
+        return start(kase, rep, true, "futex", out, window, () -> {
+            window.t0 = System.nanoTime();
+            Class.forName(SlowInit.class.getName(), true, loader);
+            window.t1 = System.nanoTime();
+            window.blockedT0 = clinitSleepStart;
+            window.blockedT1 = clinitSleepEnd;
         });
     }
 
@@ -262,9 +299,7 @@ public final class PinningCases {
         gap.run();
 
         // A <clinit> that sleeps: pinned (a VM call to <clinit> on the stack).
-        FreshLoader loader = new FreshLoader();
-        timed("clinit-sleep", rep, true, "futex", out,
-                () -> Class.forName(SlowInit.class.getName(), true, loader)).join();
+        initialising("clinit-sleep", rep, out, new FreshLoader()).join();
         gap.run();
 
         // A thread waiting for another's class initialisation (pinned too), and that initialiser.
@@ -272,18 +307,17 @@ public final class PinningCases {
         CountDownLatch started = new CountDownLatch(1);
         initStarted = started;
         initDone = false;
-        Thread initialiser = timed("clinit-initialiser", rep, true, "futex", out,
-                () -> Class.forName(SlowInit.class.getName(), true, shared));
-        long[] window = new long[3];
+        Thread initialiser = initialising("clinit-initialiser", rep, out, shared);
+        Window window = new Window();
         Thread waiter = start("clinit-wait", rep, true, "futex", out, window, () -> {
             started.await(); // unmounts: not pinned
             boolean doneBefore = initDone;
-            window[0] = System.nanoTime();
+            window.t0 = System.nanoTime();
             Class.forName(SlowInit.class.getName(), true, shared);
-            window[1] = System.nanoTime();
+            window.t1 = System.nanoTime();
             // On a loaded machine the waiter may run only once the initialiser is (nearly) done: then
             // it did not wait, or too briefly to be reported (under 10 ms), and its truth says so.
-            window[2] = doneBefore || window[1] - window[0] < 10_000_000L ? 1 : 0;
+            window.didNotBlock = doneBefore || window.t1 - window.t0 < 10_000_000L;
         });
         initialiser.join();
         waiter.join();
@@ -385,7 +419,8 @@ public final class PinningCases {
             for (Result r : results) {
                 w.write("{\"case\":\"" + r.kase + "\",\"rep\":" + r.rep + ",\"blocking\":" + r.blocking
                         + ",\"vthread\":" + r.vthread + ",\"trace_id\":\"" + r.traceId + "\",\"span_id\":\""
-                        + r.spanId + "\",\"t0_ns\":" + r.t0 + ",\"t1_ns\":" + r.t1 + ",\"syscall\":"
+                        + r.spanId + "\",\"t0_ns\":" + r.t0 + ",\"t1_ns\":" + r.t1 + ",\"blocked_t0_ns\":" + r.blockedT0
+                        + ",\"blocked_t1_ns\":" + r.blockedT1 + ",\"syscall\":"
                         + (r.syscall == null ? "null" : "\"" + r.syscall + "\"") + "}\n");
             }
         }
