@@ -101,7 +101,6 @@ void AttributionCore::sync_region(MapsSnapshot& maps) {
     if (region_found_) return;
     if (adopt_discovered_region()) {
         region_found_ = true;
-        discovery_links_.clear();
         return;
     }
     const std::vector<Mapping>* current = maps.get();
@@ -125,7 +124,6 @@ void AttributionCore::sync_region(MapsSnapshot& maps) {
         if (bpf_map_update_elem(bpf_map__fd(region_map_), &zero, &info, BPF_ANY) == 0) {
             region_ = *region;
             region_found_ = true;
-            discovery_links_.clear();
         }
         return;
     }

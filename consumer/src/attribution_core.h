@@ -45,7 +45,12 @@ private:
     std::optional<WriterStats> writer_stats_;  // last read, kept for after the target exits
     std::set<uint64_t> warned_regions_;
     std::string missing_region_;  // why there is no region, from the last look while the target lived
-    Links discovery_links_;       // memfd_create/mmap followers, detached once the region is known
+    // The memfd_create/mmap followers. They stay attached until the core goes, although useless
+    // once the region is known: detaching a tracepoint program waits for RCU grace periods
+    // (tracepoint_synchronize_unregister, include/linux/tracepoint.h), and doing it in the session
+    // loop stalled the drain long enough for the ring buffer to overflow (about 2.5% of a write
+    // storm's events lost, bench/RESULTS.md). Their cost is a pid compare per mmap of the system.
+    Links discovery_links_;
 };
 
 }  // namespace vtscope
