@@ -42,6 +42,42 @@ static __always_inline void vtscope_count(__u32 which)
 		*value += 1;
 }
 
+/*
+ * An event source's two count tables, NAME0 and NAME1, and NAME_generation: the programs count
+ * into table (NAME_generation & 1) while user space drains the other (consumer/src/sinks.h,
+ * CountTables), so a long run never fills them. Entries are allocated on insert
+ * (BPF_F_NO_PREALLOC): a deleted entry is freed only after the programs that may still hold it have
+ * finished, so a late increment is lost at worst, never added to another key.
+ */
+#define VTSCOPE_COUNT_TABLES(name, key_type, value_type, entries)                                                      \
+	struct name##_map {                                                                                            \
+		__uint(type, BPF_MAP_TYPE_HASH);                                                                       \
+		__uint(max_entries, entries);                                                                          \
+		__uint(map_flags, BPF_F_NO_PREALLOC);                                                                  \
+		__type(key, key_type);                                                                                 \
+		__type(value, value_type);                                                                             \
+	};                                                                                                             \
+	struct name##_map name##0 SEC(".maps");                                                                        \
+	struct name##_map name##1 SEC(".maps");                                                                        \
+	volatile __u32 name##_generation = 0 /* written by user space between drains */
+
+/*
+ * The entry of key in one of an event source's count tables (a hash map of counts that user space
+ * drains), inserted as *zero when missing; 0 when the table is full, counted as lost. Another CPU
+ * may insert the same key first (EEXIST): the second lookup then finds its entry.
+ */
+static __always_inline void *vtscope_count_entry(void *table, const void *key, const void *zero)
+{
+	void *value = bpf_map_lookup_elem(table, key);
+	if (value)
+		return value;
+	bpf_map_update_elem(table, key, zero, BPF_NOEXIST);
+	value = bpf_map_lookup_elem(table, key);
+	if (!value)
+		vtscope_count(VTSCOPE_COUNTER_LOST);
+	return value;
+}
+
 static __always_inline bool vtscope_is_target(void)
 {
 	return (bpf_get_current_pid_tgid() >> 32) == attribution_config.target_tgid;

@@ -34,20 +34,8 @@ struct stack_map {
 struct stack_map stacks0 SEC(".maps");
 struct stack_map stacks1 SEC(".maps");
 
-/* Two alternating count tables (the shape of syscalls.bpf.c's stats maps). */
-#define SAMPLES_ENTRIES 65536
-
-struct samples_map {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SAMPLES_ENTRIES);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct vtscope_profile_key);
-	__type(value, struct vtscope_profile_value);
-};
-struct samples_map samples0 SEC(".maps");
-struct samples_map samples1 SEC(".maps");
-
-volatile __u32 samples_generation = 0; /* written by user space between drains */
+/* The samples per key (65,536 keys a table between two drains). */
+VTSCOPE_COUNT_TABLES(samples, struct vtscope_profile_key, struct vtscope_profile_value, 65536);
 
 SEC("perf_event")
 int on_cpu_sample(struct bpf_perf_event_data *ctx)
@@ -83,17 +71,10 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 	}
 
 	void *table = generation ? (void *)&samples1 : (void *)&samples0;
-	struct vtscope_profile_value *value = bpf_map_lookup_elem(table, &key);
-	if (!value) {
-		/* Another CPU may insert the same key first (EEXIST): the lookup below finds its entry. */
-		struct vtscope_profile_value zero = {};
-		bpf_map_update_elem(table, &key, &zero, BPF_NOEXIST);
-		value = bpf_map_lookup_elem(table, &key);
-		if (!value) {
-			vtscope_count(VTSCOPE_COUNTER_LOST); /* the table is full */
-			return 0;
-		}
-	}
+	struct vtscope_profile_value zero = {};
+	struct vtscope_profile_value *value = vtscope_count_entry(table, &key, &zero);
+	if (!value)
+		return 0;
 	__sync_fetch_and_add(&value->samples, 1);
 	__sync_fetch_and_add(&value->period_sum, ctx->sample_period);
 	return 0;

@@ -86,25 +86,8 @@ int on_flush_timer(void *ctx)
 	return 0;
 }
 
-/*
- * vtscope stat: counts per key in two tables, one active (stats_generation & 1) while user space
- * drains the other, so a long run never fills them. Entries are allocated on insert
- * (BPF_F_NO_PREALLOC): a deleted entry is freed only after the programs that may still hold it
- * have finished, so a late increment is lost at worst, never added to another key.
- */
-#define STATS_ENTRIES 65536
-
-struct stats_map {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, STATS_ENTRIES);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct vtscope_stat_key);
-	__type(value, struct vtscope_stat_value);
-};
-struct stats_map stats0 SEC(".maps");
-struct stats_map stats1 SEC(".maps");
-
-volatile __u32 stats_generation = 0; /* written by user space between drains */
+/* vtscope stat: counts per key (65,536 keys a table between two drains). */
+VTSCOPE_COUNT_TABLES(stats, struct vtscope_stat_key, struct vtscope_stat_value, 65536);
 
 /* Only the first `nargs` arguments are read: the record is no longer than that (see above). */
 static __always_inline void read_args(const struct syscall_enter_args *ctx, __u64 *args, int nargs)
@@ -164,17 +147,10 @@ static __always_inline int count_entry(struct syscall_enter_args *ctx, int nargs
 		key.mounted_virtual = a.mounted_virtual;
 	}
 	void *table = (stats_generation & 1) ? (void *)&stats1 : (void *)&stats0;
-	struct vtscope_stat_value *value = bpf_map_lookup_elem(table, &key);
-	if (!value) {
-		/* Another CPU may insert the same key first (EEXIST): the lookup below finds its entry. */
-		struct vtscope_stat_value zero = {};
-		bpf_map_update_elem(table, &key, &zero, BPF_NOEXIST);
-		value = bpf_map_lookup_elem(table, &key);
-		if (!value) {
-			vtscope_count(VTSCOPE_COUNTER_LOST); /* the table is full */
-			return 0;
-		}
-	}
+	struct vtscope_stat_value zero = {};
+	struct vtscope_stat_value *value = vtscope_count_entry(table, &key, &zero);
+	if (!value)
+		return 0;
 	__sync_fetch_and_add(&value->calls, 1);
 	if (nargs > 2)
 		__sync_fetch_and_add(&value->arg2_sum, ctx->args[2]);
