@@ -4,8 +4,8 @@
 # configurations one after the other (1 fork each), so machine noise hits both alike. Prints each
 # JMH result line and, per benchmark, both means over the rounds and their ratio.
 #   bench/agent-extension-jmh.sh [BUILD_DIR] [ROUNDS]     (after make; BUILD_DIR default build)
-# PROBE_ONLY=1 runs only the CPU-time probe (AgentCostProbe), not JMH; PROBE_THREADS (default
-# "platform virtual") chooses the threads it runs on.
+# PROBE_ONLY=1 runs only the CPU-time probe (AgentCostProbe), not JMH; JMH_ONLY=1 only JMH;
+# PROBE_THREADS (default "platform virtual") chooses the threads the probe runs on.
 set -euo pipefail
 build=${1:-build}
 rounds=${2:-3}
@@ -25,6 +25,7 @@ common="--enable-native-access=ALL-UNNAMED -Dio.opentelemetry.context.contextSto
 # CPU time per pair (AgentCostProbe): the estimate that survives a machine shared with other
 # builds, where the wall-clock scores below spread by hundreds of ns (and by tens on a quiet one).
 for r in $(seq 1 "$rounds"); do
+  [ -n "${JMH_ONLY:-}" ] && break
   for thread in ${PROBE_THREADS:-platform virtual}; do
     for config in agent agent+extension; do
       args=$common
