@@ -129,6 +129,12 @@ void AttributionCore::sync_region(MapsSnapshot& maps) {
     }
 }
 
+// A target that creates its region and exits within one sync round (250 ms) leaves the region
+// known only to the BPF side, which attributed its events through it: the summary says so too.
+void AttributionCore::finish() {
+    if (!region_found_ && adopt_discovered_region()) region_found_ = true;
+}
+
 void AttributionCore::summarise(Summary& summary) const {
     summary.identity = info_.name;
     if (counters_map_) {

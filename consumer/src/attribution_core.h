@@ -29,6 +29,8 @@ public:
     Status attach(bpf_object* object, Links& links);
     // Before the ready file (at_attach) and every 250 ms: the record region and the channel.
     void sync(bool at_attach);
+    // After the event source's final drain: a region the BPF side found since the last sync.
+    void finish();
     void summarise(Summary& summary) const;
 
 private:

@@ -119,6 +119,7 @@ int run_session(const SessionOptions& options, const Target& target, Attribution
     // (bench/RESULTS.md), and the output and the summary must not wait for it.
     source_links.clear();
     source.finish();
+    core.finish();
 
     Summary summary;
     summary.command = options.command;

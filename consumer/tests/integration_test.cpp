@@ -160,6 +160,22 @@ TEST_P(RegionWindow, RegionCreatedAfterAttachIsKnownBeforeAnyMarker) {
     EXPECT_TRUE(run.summary["region_found"].boolean) << run.vtscope_stderr;
 }
 
+// The same window in a target that creates its region, writes its markers and exits within one of
+// the session's 250 ms rounds: the region is known only to the BPF side, which attributed the
+// markers through it, and the summary must say it was found (it did not, before the session's
+// final look at what the BPF side found).
+TEST(RegionWindowShortRun, RegionFoundInTheSummaryOfARunShorterThanOneRound) {
+    REQUIRE_BPF();
+    TraceRun run = run_harness({"-Djdk.virtualThreadScheduler.parallelism=2"},
+                               {"--late-region", "--mode", "concurrent", "--threads", "2", "--markers", "2"});
+    expect_clean_run(run);
+    CheckResult r = check_markers(run.expected, run.trace);
+    std::printf("[ region   ] short run: %s\n", r.summary().c_str());
+    EXPECT_EQ(r.expected, 4);
+    EXPECT_EQ(r.correct, r.expected) << r.summary();
+    EXPECT_TRUE(run.summary["region_found"].boolean) << run.vtscope_stderr;
+}
+
 INSTANTIATE_TEST_SUITE_P(Collectors, RegionWindow,
                          ::testing::Values("-XX:+UseG1GC", "-XX:+UseParallelGC", "-XX:+UseZGC"),
                          [](const ::testing::TestParamInfo<std::string>& param) {
