@@ -246,7 +246,7 @@ void check_run(const BlockRun& run, int repetitions, const std::string& label) {
                 t.stalls++;
         }
         EXPECT_EQ(operation.size(), 1u) << what << ": " << operation.size() << " intervals";
-        if (matches.size() > 1)
+        if (matches.size() > 1 || operation.size() != 1)
             for (size_t i : matches)
                 std::printf("[ block    ] %s: ts %+.1f ms from the start of the operation, %.1f ms, %s\n", what.c_str(),
                             (num(run.intervals[i], "ts_ns") - t0) / 1e6, num(run.intervals[i], "duration_ns") / 1e6,

@@ -314,13 +314,20 @@ TEST(Profile, CpuPerTraceMatchesGroundTruth) {
 // that mode meets the same checks), one through libvtscope.so's mount/unmount probes (lifecycle,
 // per-CPU events). Both pass the accuracy checks (no sample on a foreign or the
 // parked thread's trace, each trace within 15% of its ground truth) and agree per trace within 10%
-// of its ground truth; the lifecycle channel maps a carrier only from its first mount seen, so its
-// carrier share is only printed.
+// of its ground truth or four standard deviations of the difference that sampling alone gives,
+// whichever is larger: a slice of S sampling periods collects S rounded up or down, an error of
+// variance at most 1/4 of a sample for a sampler of independent phase, so two sessions' estimates
+// of a thread's N slices differ with a variance of at most N/2 samples. (Over ten runs the two
+// channels' estimates differed by -6.0% to +7.3% of the ground truth; 10% alone failed one run in a
+// fresh clone at 13.0%: 41 slices, a four-sigma bound of 36 ms for a 200 ms thread.) The lifecycle
+// channel maps a carrier only from its first mount seen, so its carrier share is only printed.
 TEST(Profile, LifecycleChannelAgreesWithVmStructs) {
     REQUIRE_BPF();
     TempDir dir;
-    ProfileRun run = run_profiled(dir, {"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=probes"},
-                                  {{"--hz", "499", "--per-thread"}, {"--hz", "499", "--identity", "lifecycle"}});
+    constexpr int kHz = 499;
+    ProfileRun run = run_profiled(
+        dir, {"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=probes"},
+        {{"--hz", std::to_string(kHz), "--per-thread"}, {"--hz", std::to_string(kHz), "--identity", "lifecycle"}});
     ASSERT_EQ(run.sessions.size(), 2u);
     ASSERT_EQ(run.java_exit, 0) << run.java_stderr;
     for (const Session& s : run.sessions) ASSERT_EQ(s.vtscope_exit, 0) << s.vtscope_stderr;
@@ -332,7 +339,8 @@ TEST(Profile, LifecycleChannelAgreesWithVmStructs) {
         double a = vmstructs[t.trace_id], b = lifecycle[t.trace_id];
         std::printf("[ profile  ] trace %s: vmstructs %.1f ms, lifecycle %.1f ms (%+.1f%% of the ground truth)\n",
                     t.trace_id.c_str(), a, b, 100.0 * (a - b) / t.cpu_ms);
-        EXPECT_LE(std::fabs(a - b), 0.10 * t.cpu_ms) << "trace " << t.trace_id;
+        double period_ms = 1000.0 / kHz, sampling_sigma_ms = std::sqrt(t.slices / 2.0) * period_ms;
+        EXPECT_LE(std::fabs(a - b), std::max(0.10 * t.cpu_ms, 4 * sampling_sigma_ms)) << "trace " << t.trace_id;
     }
 }
 
