@@ -147,6 +147,7 @@ void AttributionCore::summarise(Summary& summary) const {
     if (region_found_) {
         auto stats = read_writer_stats(target_.memory, region_);
         summary.writer = stats ? stats : writer_stats_;
+        summary.writer_final = stats.has_value();
     }
 }
 

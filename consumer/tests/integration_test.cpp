@@ -191,16 +191,31 @@ TEST(Stress, SlotTakeOverUnderChurnIsSound) {
         run_harness({"-XX:+UseG1GC", "-Xmx96m", "-Dvtscope.records.capacity=256",
                      "-Djdk.virtualThreadScheduler.parallelism=2", "-Djdk.virtualThreadScheduler.maxPoolSize=2"},
                     {"--mode", "concurrent", "--waves", "8", "--threads", "2000", "--markers", "6", "--nested",
-                     "--yields", "--gc-pressure", "--scope", "leaky-final"});
+                     "--yields", "--gc-pressure", "--scope", "leaky-final", "--writer-stats"});
     expect_clean_run(run);
     CheckResult r = check_markers(run.expected, run.trace);
     std::printf("[ takeover ] %s\n", r.summary().c_str());
+    // The writer's final counters, from the workload itself: vtscope's summary holds its last look
+    // while the JVM lived (every 250 ms), which can miss the last wave's take-overs.
+    long claimed = -1, released = -1, unavailable = -1;
+    auto at = run.java_stderr.find("MarkerHarness: writer records: ");
+    ASSERT_NE(at, std::string::npos) << run.java_stderr;
+    ASSERT_EQ(std::sscanf(run.java_stderr.c_str() + at, "MarkerHarness: writer records: %ld claimed, %ld released, %ld",
+                          &claimed, &released, &unavailable),
+              3);
     const vtscope::Json& writer = run.summary["writer"];
     ASSERT_TRUE(writer["released"].is_number()) << run.vtscope_stderr;
-    long released = static_cast<long>(writer["released"].number);
-    std::printf("[ takeover ] writer records: %.0f claimed, %ld released, %.0f unavailable\n", writer["claimed"].number,
-                released, writer["unavailable"].number);
+    std::printf(
+        "[ takeover ] writer records: %ld claimed, %ld released, %ld unavailable (vtscope's last look: %.0f, "
+        "%.0f, %.0f)\n",
+        claimed, released, unavailable, writer["claimed"].number, writer["released"].number,
+        writer["unavailable"].number);
     EXPECT_GT(released, 1000) << "most claims should take over a dead thread's slot";
+    // The target exits at the end of its run: vtscope's last look came before, and says so.
+    EXPECT_FALSE(writer["final"].boolean);
+    EXPECT_LE(writer["released"].number, released) << "vtscope's look is an earlier one";
+    EXPECT_LE(writer["claimed"].number, claimed);
+    EXPECT_GT(writer["claimed"].number, 0);
     EXPECT_EQ(r.expected, 2000 * 6);
     EXPECT_EQ(r.misattributed, 0) << r.summary();
     EXPECT_EQ(r.missing, 0) << r.summary();

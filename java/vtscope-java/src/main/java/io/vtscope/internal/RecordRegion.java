@@ -120,6 +120,15 @@ public final class RecordRegion {
     }
 
     /**
+     * The header's counters as every writer of the region has added them so far: slots claimed,
+     * slots of those taken over from a terminated thread, and claims that found no free slot.
+     */
+    public long[] writerStats() {
+        return new long[] {(long) LONG.getVolatile(segment, H_RECORDS_CLAIMED),
+            (long) LONG.getVolatile(segment, H_RECORDS_RELEASED), (long) LONG.getVolatile(segment, H_RECORDS_UNAVAILABLE)};
+    }
+
+    /**
      * Offset of the calling thread's record in {@link #segment()}, claiming a slot on the first
      * call; -1 if every slot of its probe chain belongs to a live thread.
      */

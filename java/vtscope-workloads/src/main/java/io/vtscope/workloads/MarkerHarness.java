@@ -7,6 +7,7 @@ import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.vtscope.VtScope;
+import io.vtscope.internal.RecordRegion;
 import java.io.BufferedWriter;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -33,7 +34,7 @@ public final class MarkerHarness {
     private static final String USAGE = "--expected PATH [--threads N] [--markers M] [--scope clean|leaky-final]"
             + " [--mode sequential|concurrent] [--platform-threads P] [--nested] [--yields] [--gc-pressure]"
             + " [--no-warm-up] [--waves W] [--context otel|synthetic] [--marker-file PATH] [--ready-file PATH]"
-            + " [--go-file PATH] [--late-region] [--tracer own|global]";
+            + " [--go-file PATH] [--late-region] [--tracer own|global] [--writer-stats]";
     /**
      * FileOutputStream.write issues one write(2) for any length (io_util.c copies into a stack
      * buffer up to 8 KiB, a malloc'ed one above, and /dev/null takes it all at once).
@@ -147,7 +148,7 @@ public final class MarkerHarness {
                 Map.entry("mode", "sequential"), Map.entry("platform-threads", "0"), Map.entry("waves", "1"),
                 Map.entry("context", "otel"), Map.entry("marker-file", "/dev/null"), Map.entry("expected", ""),
                 Map.entry("ready-file", ""), Map.entry("go-file", ""), Map.entry("tracer", "own")),
-                Set.of("nested", "yields", "gc-pressure", "no-warm-up", "late-region"));
+                Set.of("nested", "yields", "gc-pressure", "no-warm-up", "late-region", "writer-stats"));
         int threads = o.getInt("threads", 0, MAX_COUNT - BASE_COUNT + 1);
         int waves = o.getInt("waves", 1, 1000);
         int platformThreads = o.getInt("platform-threads", 0, MAX_COUNT - BASE_COUNT + 1);
@@ -253,6 +254,16 @@ public final class MarkerHarness {
         if (written != expectedTotal) {
             System.err.println(NAME + ": expected " + expectedTotal + " markers, a sender failed");
             System.exit(1);
+        }
+        // --writer-stats: the region's final counters, which a tracer can only sample while the
+        // JVM lives (its summary holds its last look).
+        if (o.flag("writer-stats")) {
+            RecordRegion region = RecordRegion.global();
+            if (region != null) {
+                long[] stats = region.writerStats();
+                System.err.printf("%s: writer records: %d claimed, %d released, %d unavailable%n", NAME, stats[0],
+                        stats[1], stats[2]);
+            }
         }
     }
 
