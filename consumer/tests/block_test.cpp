@@ -152,6 +152,23 @@ std::string describe(const Json& iv) {
     return text;
 }
 
+// Known issue (issue 11, open): on the host of 2026-12-02 block's anomaly counter found, in about a
+// third of the stress runs (1 to 3 a run; the build of b5e7adb too; the program ran for every
+// sched_switch), a switch-out whose interval was still open: a switch-in was not seen and two
+// intervals of that carrier were merged. Not explained yet. The tool counts and reports it; what
+// must never happen is an interval given to another thread, or one lost without a count. Returns
+// the count, printed loudly, and checks it stays under 2% of the n operations of the run.
+int known_missed_switch_ins(const BlockRun& run, int n) {
+    int missed = static_cast<int>(run.summary["block"]["missed_switch_ins"].number);
+    if (missed > 0)
+        std::printf(
+            "\n*** KNOWN ISSUE (issue 11): %d switch-in(s) not seen by block's program: intervals merged "
+            "(counted and reported in the summary) ***\n\n",
+            missed);
+    EXPECT_LE(missed, n / 50) << "rare, at most 2%: " << run.vtscope_stderr;
+    return missed;
+}
+
 const std::vector<std::string> kBlockingCases = {"downcall-usleep", "pipe-read",          "upcall-sleep",
                                                  "clinit-sleep",    "clinit-initialiser", "clinit-wait"};
 const std::vector<std::string> kUnmountingCases = {"synchronized-sleep", "synchronized-park", "contended-enter",
@@ -444,20 +461,8 @@ TEST(Block, StressFourHundredBlockingDowncallsOnTwoCarriers) {
         "[ block    ] stress: %d threads, %d correct, %d misattributed, %d extra, %d run-queue waits, "
         "%d further stalls of the same threads\n",
         kThreads, correct, misattributed, extra, preempted, stalls);
-    // Known issue (issue 11, open): on the host of 2026-12-02 the program's anomaly counter found a
-    // switch-out whose interval was still open, so a switch-in was not seen and two intervals of
-    // that carrier were merged, in about a third of the runs (1 to 3 a run; the build of b5e7adb
-    // too; the program ran for every sched_switch). Not explained yet. The tool counts and
-    // reports it; what must never happen is an interval given to another thread, or one lost
-    // without a count, so the test demands exactly that.
-    int missed_switch_ins = static_cast<int>(run.summary["block"]["missed_switch_ins"].number);
-    if (missed_switch_ins > 0)
-        std::printf(
-            "\n*** KNOWN ISSUE (issue 11): %d switch-in(s) not seen by block's program: intervals merged "
-            "(counted and reported in the summary) ***\n\n",
-            missed_switch_ins);
-    EXPECT_GE(correct + missed_switch_ins, kThreads);
-    EXPECT_LE(missed_switch_ins, kThreads / 50) << "rare, at most 2%: " << run.vtscope_stderr;
+    // The known issue (known_missed_switch_ins): a merged interval may take another's place.
+    EXPECT_GE(correct + known_missed_switch_ins(run, kThreads), kThreads);
     EXPECT_EQ(misattributed, 0);
     EXPECT_EQ(extra, 0);
     // 400 x 30 ms on 2 carriers: both are blocked at once for nearly all of 6 s.
@@ -497,17 +502,9 @@ TEST(Block, ShortIntervalsAreSummedUnderTheirOwnTraces) {
     std::printf(
         "[ block    ] short: %d of %d traces with their call summed, %d traces not of the run, %.0f intervals\n",
         summed, kThreads, foreign, run.summary["block"]["count"].number);
-    // The known issue of the stress test above: a switch-in block's program did not see merges a
-    // task's pending sum with its next interval, under the first one's key. Allowed only as many
-    // times as the summary counts such switch-ins, and never under a trace not of the run.
-    int missed_switch_ins = static_cast<int>(run.summary["block"]["missed_switch_ins"].number);
-    if (missed_switch_ins > 0)
-        std::printf(
-            "\n*** KNOWN ISSUE (issue 11): %d switch-in(s) not seen by block's program (counted in the "
-            "summary) ***\n\n",
-            missed_switch_ins);
-    EXPECT_GE(summed + missed_switch_ins, kThreads) << run.vtscope_stderr;
-    EXPECT_LE(missed_switch_ins, kThreads / 50) << run.vtscope_stderr;
+    // The known issue (known_missed_switch_ins): a switch-in block's program did not see merges a
+    // task's pending sum with its next interval, under the first one's key.
+    EXPECT_GE(summed + known_missed_switch_ins(run, kThreads), kThreads) << run.vtscope_stderr;
     EXPECT_EQ(foreign, 0);
     EXPECT_GE(run.summary["block"]["count"].number, kThreads);
 }
