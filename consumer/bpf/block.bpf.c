@@ -11,6 +11,12 @@
  * it: at least threshold_ns long -> one event on the ring buffer; shorter -> counted in the
  * kernel. A task cannot be switched in on one CPU before its switch-out on another has finished
  * (the scheduler waits for p->on_cpu to clear), so the open always precedes the close.
+ *
+ * A switch-in can go unseen: some kernels switch without firing sched_switch (block.h,
+ * vtscope_block_anomaly). The kernel still counts every arrival of a task and stamps the last
+ * (sched_info_arrive, kernel/sched/stats.h, from context_switch after the tracepoint), so the
+ * interval's true end is found at the task's next switch-out, switch-in or exit, never merged
+ * with the next.
  */
 #include "attribution.bpf.h"
 #include "block.h"
@@ -81,14 +87,47 @@ struct {
  * timeout picks records up (syscalls.bpf.c does the same). */
 #define WAKEUP_THRESHOLD (RINGBUF_BYTES / 16)
 
-/* Anomalies, read by the summary: [0] a switch-out found its task's interval still open, so a
- * switch-in of it was not seen (the program did not run for it). */
+/* Counted by enum vtscope_block_anomaly. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, VTSCOPE_BLOCK_ANOMALY_COUNT);
 	__type(key, __u32);
 	__type(value, __u64);
 } block_anomalies SEC(".maps");
+
+static __always_inline void count_anomaly(__u32 which)
+{
+	__u64 *value = bpf_map_lookup_elem(&block_anomalies, &which);
+	if (value)
+		*value += 1;
+}
+
+/* The clock of sched_info.last_arrival now: rq->clock of t's CPU (updated at the top of
+ * __schedule), through t's CFS run queue (set_task_rq, kernel/sched/sched.h, for a task of any
+ * class). 0 where that link does not exist (no CONFIG_FAIR_GROUP_SCHED): an unseen switch-in's end
+ * is then unknown. */
+static __always_inline __u64 sched_clock_ns(struct task_struct *t)
+{
+	if (!bpf_core_field_exists(t->se.cfs_rq))
+		return 0;
+	return BPF_CORE_READ(t, se.cfs_rq, rq, clock);
+}
+
+/* The kernel's count of t's arrivals on a CPU, and the time of the last (rq clock). Without
+ * CONFIG_SCHED_INFO both are 0: an unseen switch-in is then found but its end is unknown. */
+static __always_inline __u64 task_runs(struct task_struct *t)
+{
+	if (!bpf_core_field_exists(t->sched_info))
+		return 0;
+	return t->sched_info.pcount;
+}
+
+static __always_inline __u64 task_last_arrival(struct task_struct *t)
+{
+	if (!bpf_core_field_exists(t->sched_info))
+		return 0;
+	return t->sched_info.last_arrival;
+}
 
 /*
  * Whether an interval of a task resolved as *a is kept. A mounted virtual thread: always. An
@@ -166,7 +205,6 @@ static __always_inline void count_interval(struct vtscope_block_task *t, const s
 	t->pending.total_ns = e->duration_ns;
 }
 
-/* Switch-out of a target task (prev == current). */
 /* The switch's time, read once and only when an interval opens or closes: on this VM a clock read
  * costs about 50 ns, and most switches of a target (idle carriers, GC and compiler threads) do
  * neither. */
@@ -200,6 +238,72 @@ static __always_inline void take_stacks(void *ctx, __u32 tid)
 	s->kernel_bytes = bpf_get_stack(ctx, s->kernel, sizeof(s->kernel), 0);
 }
 
+/* Closes t's interval after duration_ns: at least threshold_ns -> one record on the ring buffer,
+ * shorter -> counted. */
+static __always_inline void finish_interval(struct vtscope_block_task *t, __u32 tid, __u64 duration_ns)
+{
+	struct vtscope_block_event e = t->interval;
+	t->interval.ts_ns = 0; /* closed */
+	e.duration_ns = duration_ns;
+	if (e.duration_ns >= threshold_ns) {
+		if (collect_stacks) {
+			struct vtscope_block_record *out = bpf_ringbuf_reserve(&events, sizeof(*out), 0);
+			if (out) {
+				out->event = e;
+				struct vtscope_block_stacks *s = bpf_map_lookup_elem(&open_stacks, &tid);
+				if (!s || bpf_probe_read_kernel(&out->stacks, sizeof(out->stacks), s) != 0) {
+					out->stacks.user_bytes = -VTSCOPE_ENOENT;
+					out->stacks.kernel_bytes = -VTSCOPE_ENOENT;
+				}
+				bpf_ringbuf_submit(out, 0);
+				return;
+			}
+		} else {
+			struct vtscope_block_event *out = bpf_ringbuf_reserve(&events, sizeof(*out), 0);
+			if (out) {
+				*out = e;
+				bpf_ringbuf_submit(out, 0);
+				return;
+			}
+		}
+		vtscope_count(VTSCOPE_COUNTER_LOST); /* not streamed; still counted below */
+	}
+	count_interval(t, &e);
+}
+
+/*
+ * t's interval is open though its task has run since the switch-out: its switch-in was not seen.
+ * runs and last_arrival are the task's sched_info now. One arrival since the switch-out: that was
+ * the end. More: the first of them was, at a time nobody recorded, so the interval is dropped and
+ * counted rather than reported too long.
+ */
+static __always_inline void finish_unseen(struct vtscope_block_task *t, __u32 tid, __u64 runs, __u64 last_arrival)
+{
+	if (runs == t->out_runs + 1 && t->out_sched_clock_ns != 0 && last_arrival >= t->out_sched_clock_ns) {
+		count_anomaly(VTSCOPE_BLOCK_SWITCH_IN_UNSEEN);
+		finish_interval(t, tid, last_arrival - t->out_sched_clock_ns);
+	} else {
+		count_anomaly(VTSCOPE_BLOCK_END_UNKNOWN);
+		t->interval.ts_ns = 0;
+	}
+}
+
+/* Switch-in of a target task (its sched_info is not yet updated for this arrival). */
+static __always_inline void close_interval(struct task_struct *next, __u64 *now)
+{
+	__u32 tid = next->pid;
+	struct vtscope_block_task *t = bpf_map_lookup_elem(&open_intervals, &tid);
+	if (!t || t->interval.ts_ns == 0)
+		return;
+	__u64 runs = task_runs(next);
+	if (runs != t->out_runs) {
+		finish_unseen(t, tid, runs, task_last_arrival(next));
+		return;
+	}
+	finish_interval(t, tid, switch_time(now) - t->interval.ts_ns);
+}
+
+/* Switch-out of a target task (prev == current). */
 static __always_inline void open_interval(void *ctx, bool preempt, struct task_struct *prev, __u32 prev_state,
 					  __u64 *now)
 {
@@ -231,13 +335,11 @@ static __always_inline void open_interval(void *ctx, bool preempt, struct task_s
 	else
 		e.block_reason = e.syscall_nr >= 0 ? VTSCOPE_BLOCK_SYSCALL : VTSCOPE_BLOCK_OTHER;
 	__builtin_memset(e.pad, 0, sizeof(e.pad));
-	if (collect_stacks)
-		take_stacks(ctx, tid);
 	/* The task's entry, once created, is written in place: only its own switches touch it, and
 	 * they are ordered (see the top), so no lock and no delete is needed; ts_ns 0 marks it closed. */
-	__u32 zero = 0;
 	struct vtscope_block_task *slot = bpf_map_lookup_elem(&open_intervals, &tid);
 	if (!slot) {
+		__u32 zero = 0;
 		struct vtscope_block_task *empty = bpf_map_lookup_elem(&empty_task, &zero);
 		if (!empty)
 			return;
@@ -248,50 +350,17 @@ static __always_inline void open_interval(void *ctx, bool preempt, struct task_s
 			return;
 		}
 	} else if (slot->interval.ts_ns != 0) {
-		__u64 *missed = bpf_map_lookup_elem(&block_anomalies, &zero);
-		if (missed)
-			*missed += 1;
+		/* prev runs, so its last interval ended unseen; closed before its stacks are replaced */
+		finish_unseen(slot, tid, task_runs(prev), task_last_arrival(prev));
 	}
+	if (collect_stacks)
+		take_stacks(ctx, tid);
 	slot->interval = e;
+	slot->out_runs = task_runs(prev);
+	slot->out_sched_clock_ns = sched_clock_ns(prev);
 }
 
-/* Switch-in of a target task. */
-static __always_inline void close_interval(__u32 tid, __u64 *now)
-{
-	struct vtscope_block_task *t = bpf_map_lookup_elem(&open_intervals, &tid);
-	if (!t || t->interval.ts_ns == 0)
-		return;
-	struct vtscope_block_event e = t->interval;
-	t->interval.ts_ns = 0; /* closed */
-	e.duration_ns = switch_time(now) - e.ts_ns;
-	if (e.duration_ns >= threshold_ns) {
-		if (collect_stacks) {
-			struct vtscope_block_record *out = bpf_ringbuf_reserve(&events, sizeof(*out), 0);
-			if (out) {
-				out->event = e;
-				struct vtscope_block_stacks *s = bpf_map_lookup_elem(&open_stacks, &tid);
-				if (!s || bpf_probe_read_kernel(&out->stacks, sizeof(out->stacks), s) != 0) {
-					out->stacks.user_bytes = -VTSCOPE_ENOENT;
-					out->stacks.kernel_bytes = -VTSCOPE_ENOENT;
-				}
-				bpf_ringbuf_submit(out, 0);
-				return;
-			}
-		} else {
-			struct vtscope_block_event *out = bpf_ringbuf_reserve(&events, sizeof(*out), 0);
-			if (out) {
-				*out = e;
-				bpf_ringbuf_submit(out, 0);
-				return;
-			}
-		}
-		vtscope_count(VTSCOPE_COUNTER_LOST); /* not streamed; still counted below */
-	}
-	count_interval(t, &e);
-}
-
-/* A task of the target exits: its pending short intervals are counted and its entry goes (its
- * interval is closed: the task is running). */
+/* A task of the target exits: its pending short intervals are counted and its entry goes. */
 SEC("tracepoint/sched/sched_process_exit")
 int on_block_task_exit(void *ctx)
 {
@@ -299,6 +368,11 @@ int on_block_task_exit(void *ctx)
 		return 0;
 	__u32 tid = vtscope_current_tid();
 	struct vtscope_block_task *t = bpf_map_lookup_elem(&open_intervals, &tid);
+	if (t && t->interval.ts_ns != 0) {
+		/* the task runs, so its last interval ended unseen */
+		struct task_struct *task = bpf_get_current_task_btf();
+		finish_unseen(t, tid, task_runs(task), task_last_arrival(task));
+	}
 	if (t && t->pending.count != 0)
 		count_intervals(&t->pending_key, t->pending.count, t->pending.total_ns);
 	bpf_map_delete_elem(&open_intervals, &tid);
@@ -320,6 +394,6 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	if (out)
 		open_interval(ctx, preempt, prev, prev_state, &now);
 	if (in)
-		close_interval(next->pid, &now);
+		close_interval(next, &now);
 	return 0;
 }

@@ -17,6 +17,18 @@ enum vtscope_block_reason {
 	VTSCOPE_BLOCK_REASON_COUNT = 3,
 };
 
+/*
+ * The "block_anomalies" counters, read by the summary. Some kernels switch to a task without
+ * firing sched_switch: on this project's Firecracker guests (6.18), no switch away from the guest
+ * agent's threads is traced, by ftrace or by BPF. Such a switch-in is found later from the kernel's
+ * own per-task scheduling statistics (struct vtscope_block_task).
+ */
+enum vtscope_block_anomaly {
+	VTSCOPE_BLOCK_SWITCH_IN_UNSEEN = 0, /* its interval closed at the arrival the kernel recorded */
+	VTSCOPE_BLOCK_END_UNKNOWN = 1,	    /* more than one arrival unseen: the interval is dropped */
+	VTSCOPE_BLOCK_ANOMALY_COUNT = 2,
+};
+
 /* An open interval (the "open_intervals" map, keyed by tid) and a closed one (the ring buffer). */
 struct vtscope_block_event {
 	__u64 ts_ns;				/* switch-out, bpf_ktime_get_ns (CLOCK_MONOTONIC) */
@@ -92,10 +104,16 @@ struct vtscope_block_task {
 	struct vtscope_block_event interval;
 	struct vtscope_block_key pending_key;
 	struct vtscope_block_value pending; /* pending.count 0: nothing pending */
+	/* At the switch-out that opened the interval: the task's sched_info.pcount (the kernel's count
+	 * of its arrivals on a CPU, /proc/TID/schedstat's third field) and its CPU's rq clock (the
+	 * clock of sched_info.last_arrival). A switch-in the program did not see shows as a larger
+	 * pcount, and its time as last_arrival (block.bpf.c, closing an interval late). */
+	__u64 out_runs;
+	__u64 out_sched_clock_ns;
 };
 
 #ifdef __cplusplus
-static_assert(sizeof(struct vtscope_block_task) == 128, "map value layout shared with BPF");
+static_assert(sizeof(struct vtscope_block_task) == 144, "map value layout shared with BPF");
 static_assert(sizeof(struct vtscope_block_event) == 80, "event layout shared with BPF");
 static_assert(sizeof(struct vtscope_block_key) == 32, "map key layout shared with BPF");
 static_assert(sizeof(struct vtscope_block_value) == 16, "map value layout shared with BPF");

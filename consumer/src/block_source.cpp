@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstddef>
 #include <cstring>
+#include <fstream>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -175,10 +176,14 @@ std::string BlockAggregate::render_text(int top) const {
                        std::to_string(all.reported) + " reported), " + ms(all.total_ns) + " blocked";
     if (open_at_end) text += ", " + std::to_string(open_at_end) + " still open at the end";
     text += "\n";
-    if (missed_switch_ins || program_misses)
-        text += "vtscope: warning: block: " + std::to_string(missed_switch_ins) + " switch-ins and " +
-                std::to_string(program_misses) +
-                " sched_switch events not seen by the program: an interval may have been merged with the next\n";
+    if (missed_switch_ins)
+        text += "vtscope: block: note: " + std::to_string(missed_switch_ins) +
+                " switch-ins made without a sched_switch event; their intervals end at the arrival the kernel "
+                "recorded\n";
+    if (dropped_end_unknown || program_misses)
+        text += "vtscope: warning: block: " + std::to_string(dropped_end_unknown) +
+                " intervals dropped (their end was not seen) and " + std::to_string(program_misses) +
+                " sched_switch events the program missed\n";
     if (carriers > 0)
         text += "vtscope: block: carriers: " + std::to_string(carriers) + " seen blocked, " +
                 format_share(carrier_blocked_ns, carriers * session_ns) + " of their time blocked (" +
@@ -209,7 +214,8 @@ std::string BlockAggregate::render_json(int top) const {
        << ",\"blocked_ns\":" << carrier_blocked_ns << ",\"all_blocked_ns\":" << all_carriers_blocked_ns << "}";
     js << ",\"folded\":{\"traces\":" << folded_traces.keys << ",\"traces_blocked_ns\":" << folded_traces.weight
        << ",\"vthreads\":" << folded_vthreads.keys << ",\"vthreads_blocked_ns\":" << folded_vthreads.weight << "}";
-    js << ",\"missed_switch_ins\":" << missed_switch_ins << ",\"program_misses\":" << program_misses;
+    js << ",\"missed_switch_ins\":" << missed_switch_ins << ",\"dropped_end_unknown\":" << dropped_end_unknown
+       << ",\"program_misses\":" << program_misses;
     if (jfr)
         js << ",\"jfr\":{\"events\":" << jfr_events << ",\"joined\":" << jfr_joined << ",\"jfr_only\":" << jfr_only
            << ",\"reported_not_in_jfr\":" << reported_not_in_jfr << "}";
@@ -344,7 +350,9 @@ public:
         }
         aggregate_.session_ns = attached_ns_ ? monotonic_ns() - attached_ns_ : 0;
         aggregate_.compute_carriers(spans_);
-        aggregate_.missed_switch_ins = read_percpu_counters(skel_->maps.block_anomalies, 1)[0];
+        auto anomalies = read_percpu_counters(skel_->maps.block_anomalies, VTSCOPE_BLOCK_ANOMALY_COUNT);
+        aggregate_.missed_switch_ins = anomalies[VTSCOPE_BLOCK_SWITCH_IN_UNSEEN];
+        aggregate_.dropped_end_unknown += anomalies[VTSCOPE_BLOCK_END_UNKNOWN];
         bpf_prog_info info{};
         uint32_t info_len = sizeof(info);
         if (bpf_obj_get_info_by_fd(bpf_program__fd(skel_->progs.on_sched_switch), &info, &info_len) == 0)
@@ -508,6 +516,19 @@ private:
         add(a, key.block_reason, key.syscall_nr, total.count, total.total_ns, false);
     }
 
+    // Whether t's task has been on a CPU since the switch-out that opened its interval, which
+    // sched_switch did not show (block.h): the kernel's count of its arrivals, schedstat's third
+    // field (proc_pid_schedstat, fs/proc/base.c), grew. A task that is gone is taken as not: its
+    // exit, while the program was attached, closed its interval.
+    bool ran_since(const vtscope_block_task& t) const {
+        if (t.out_runs == 0) return false;  // no CONFIG_SCHED_INFO
+        std::ifstream in("/proc/" + std::to_string(target_.pid) + "/task/" + std::to_string(t.interval.tid) +
+                         "/schedstat");
+        uint64_t on_cpu_ns = 0, waited_ns = 0, runs = 0;
+        if (!(in >> on_cpu_ns >> waited_ns >> runs)) return false;
+        return runs != t.out_runs;
+    }
+
     // The intervals still open when the session ended (threads off-CPU at the detach): closed
     // now, so the run loses none of them; and the short intervals still pending in a task's
     // entry (block.h) are counted.
@@ -522,7 +543,13 @@ private:
             key = next;
             vtscope_block_task t;
             if (bpf_map_lookup_elem(fd, &key, &t) != 0) continue;
-            if (t.interval.ts_ns != 0) open.push_back(t.interval);  // 0: closed
+            if (t.interval.ts_ns != 0) {  // 0: closed
+                if (ran_since(t)) {
+                    aggregate_.dropped_end_unknown++;  // its switch-in went unseen, at an unknown time
+                } else {
+                    open.push_back(t.interval);
+                }
+            }
             if (t.pending.count != 0)
                 count({reinterpret_cast<const uint8_t*>(&t.pending_key), sizeof(t.pending_key)},
                       {reinterpret_cast<const uint8_t*>(&t.pending), sizeof(t.pending)});

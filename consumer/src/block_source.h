@@ -61,8 +61,11 @@ struct BlockAggregate {
     // intervals); their blocked time (every interval, reported or counted, but run-queue waits)
     // against their time in the session; and the time during which all of them were blocked at
     // once, from the reported intervals (at least the threshold long).
-    uint64_t missed_switch_ins = 0;  // a switch-out found its interval still open
-    uint64_t program_misses = 0;     // the kernel skipped the program (bpf_prog_info.recursion_misses)
+    // Switch-ins the kernel made without firing sched_switch (block.h, vtscope_block_anomaly):
+    // closed at the arrival the kernel recorded, or, when more than one went unseen, dropped.
+    uint64_t missed_switch_ins = 0;
+    uint64_t dropped_end_unknown = 0;
+    uint64_t program_misses = 0;  // the kernel skipped the program (bpf_prog_info.recursion_misses)
     uint64_t session_ns = 0;
     uint64_t carriers = 0;
     uint64_t carrier_blocked_ns = 0;
