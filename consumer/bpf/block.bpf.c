@@ -110,7 +110,15 @@ static __always_inline __u64 sched_clock_ns(struct task_struct *t)
 {
 	if (!bpf_core_field_exists(t->se.cfs_rq))
 		return 0;
-	return BPF_CORE_READ(t, se.cfs_rq, rq, clock);
+	/* Plain loads of BTF pointers (the verifier guards them), not bpf_probe_read_kernel calls:
+	 * this runs on every switch-out that opens an interval. */
+	struct cfs_rq *cfs_rq = t->se.cfs_rq;
+	if (!cfs_rq)
+		return 0;
+	struct rq *rq = cfs_rq->rq;
+	if (!rq)
+		return 0;
+	return rq->clock;
 }
 
 /* The kernel's count of t's arrivals on a CPU, and the time of the last (rq clock). Without
