@@ -213,14 +213,66 @@ static __always_inline void count_interval(struct vtscope_block_task *t, const s
 	t->pending.total_ns = e->duration_ns;
 }
 
-/* The switch's time, read once and only when an interval opens or closes: on this VM a clock read
- * costs about 50 ns, and most switches of a target (idle carriers, GC and compiler threads) do
- * neither. */
-static __always_inline __u64 switch_time(__u64 *now)
+/*
+ * The switch's time. Durations are taken on the scheduler's clock, this CPU's rq->clock, which
+ * __schedule updated just before sched_switch fired (kernel/sched/core.c): three loads, where a
+ * clock read (bpf_ktime_get_ns) costs about 50 ns on this VM, and the clock of
+ * sched_info.last_arrival. ts_ns is CLOCK_MONOTONIC: the scheduler's clock mapped through a pair
+ * of readings of both clocks this CPU took at most CLOCK_PAIR_MAX_AGE_NS before. sched_clock is
+ * stable across CPUs here ("sched_clock: Marking stable"); between pairs CLOCK_MONOTONIC can be
+ * slewed by NTP by at most 500 ppm (25 us over 50 ms), and a pair is taken a few microseconds
+ * after rq->clock was: ts_ns is good to that, durations exactly. Where rq->clock cannot be reached
+ * (sched_clock_ns 0) both come from bpf_ktime_get_ns.
+ */
+#define CLOCK_PAIR_MAX_AGE_NS (50 * 1000 * 1000)
+
+struct clock_pair {
+	__u64 sched_ns;
+	__u64 monotonic_ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct clock_pair);
+} clock_pairs SEC(".maps");
+
+/* Read once a switch, when an interval opens or closes: most switches of a target (idle carriers,
+ * GC and compiler threads) do neither. */
+struct switch_time {
+	struct task_struct *on_cpu; /* prev: its run queue is this CPU's */
+	bool sched_read;
+	__u64 sched_ns;	    /* rq->clock, 0 where unavailable */
+	__u64 monotonic_ns; /* 0 until needed */
+};
+
+static __always_inline __u64 switch_sched_ns(struct switch_time *now)
 {
-	if (*now == 0)
-		*now = bpf_ktime_get_ns();
-	return *now;
+	if (!now->sched_read) {
+		now->sched_ns = sched_clock_ns(now->on_cpu);
+		now->sched_read = true;
+	}
+	return now->sched_ns;
+}
+
+static __always_inline __u64 switch_monotonic_ns(struct switch_time *now)
+{
+	if (now->monotonic_ns != 0)
+		return now->monotonic_ns;
+	__u32 zero = 0;
+	struct clock_pair *pair = bpf_map_lookup_elem(&clock_pairs, &zero);
+	if (switch_sched_ns(now) == 0 || !pair) {
+		now->monotonic_ns = bpf_ktime_get_ns();
+		return now->monotonic_ns;
+	}
+	if (pair->sched_ns == 0 || now->sched_ns < pair->sched_ns ||
+	    now->sched_ns - pair->sched_ns > CLOCK_PAIR_MAX_AGE_NS) {
+		pair->monotonic_ns = bpf_ktime_get_ns();
+		pair->sched_ns = now->sched_ns;
+	}
+	now->monotonic_ns = pair->monotonic_ns + (now->sched_ns - pair->sched_ns);
+	return now->monotonic_ns;
 }
 
 /*
@@ -297,7 +349,7 @@ static __always_inline void finish_unseen(struct vtscope_block_task *t, __u32 ti
 }
 
 /* Switch-in of a target task (its sched_info is not yet updated for this arrival). */
-static __always_inline void close_interval(struct task_struct *next, __u64 *now)
+static __always_inline void close_interval(struct task_struct *next, struct switch_time *now)
 {
 	__u32 tid = next->pid;
 	struct vtscope_block_task *t = bpf_map_lookup_elem(&open_intervals, &tid);
@@ -308,12 +360,15 @@ static __always_inline void close_interval(struct task_struct *next, __u64 *now)
 		finish_unseen(t, tid, runs, task_last_arrival(next));
 		return;
 	}
-	finish_interval(t, tid, switch_time(now) - t->interval.ts_ns);
+	if (switch_sched_ns(now) != 0 && t->out_sched_clock_ns != 0)
+		finish_interval(t, tid, now->sched_ns - t->out_sched_clock_ns);
+	else
+		finish_interval(t, tid, switch_monotonic_ns(now) - t->interval.ts_ns);
 }
 
 /* Switch-out of a target task (prev == current). */
 static __always_inline void open_interval(void *ctx, bool preempt, struct task_struct *prev, __u32 prev_state,
-					  __u64 *now)
+					  struct switch_time *now)
 {
 	if (prev_state & TASK_DEAD_STATE)
 		return; /* its last switch: it never runs again, and its memory is gone */
@@ -331,7 +386,7 @@ static __always_inline void open_interval(void *ctx, bool preempt, struct task_s
 	 * entry; interrupt and exception entries set it to -1 (entry_64.S, idtentry and FRED). */
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
 	long nr = regs ? (long)regs->orig_ax : -1;
-	e.ts_ns = switch_time(now);
+	e.ts_ns = switch_monotonic_ns(now);
 	e.duration_ns = 0;
 	e.pid = attribution_config.target_tgid;
 	e.tid = tid;
@@ -365,7 +420,7 @@ static __always_inline void open_interval(void *ctx, bool preempt, struct task_s
 		take_stacks(ctx, tid);
 	slot->interval = e;
 	slot->out_runs = task_runs(prev);
-	slot->out_sched_clock_ns = sched_clock_ns(prev);
+	slot->out_sched_clock_ns = switch_sched_ns(now);
 }
 
 /* A task of the target exits: its pending short intervals are counted and its entry goes. */
@@ -398,7 +453,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	bool in = next->tgid == target;
 	if (!out && !in)
 		return 0;
-	__u64 now = 0;
+	struct switch_time now = {.on_cpu = prev, .sched_read = false, .sched_ns = 0, .monotonic_ns = 0};
 	if (out)
 		open_interval(ctx, preempt, prev, prev_state, &now);
 	if (in)
