@@ -27,6 +27,9 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u64 threshold_ns = 20 * 1000 * 1000;
 const volatile __u32 all_threads = 0;	 /* also intervals of threads with no virtual thread mounted */
 const volatile __u32 collect_stacks = 0; /* --stacks */
+/* sched_clock is stable across CPUs (user space: the TSC is the clocksource), so durations may be
+ * taken on it (switch_time below). */
+const volatile __u32 sched_clock_stable = 0;
 
 #define TASK_RUNNING_STATE 0x0000
 #define TASK_DEAD_STATE	   0x0080
@@ -221,8 +224,10 @@ static __always_inline void count_interval(struct vtscope_block_task *t, const s
  * of readings of both clocks this CPU took at most CLOCK_PAIR_MAX_AGE_NS before. sched_clock is
  * stable across CPUs here ("sched_clock: Marking stable"); between pairs CLOCK_MONOTONIC can be
  * slewed by NTP by at most 500 ppm (25 us over 50 ms), and a pair is taken a few microseconds
- * after rq->clock was: ts_ns is good to that, durations exactly. Where rq->clock cannot be reached
- * (sched_clock_ns 0) both come from bpf_ktime_get_ns.
+ * after rq->clock was: ts_ns is good to that, durations exactly. Where sched_clock is not known
+ * to be stable (sched_clock_stable 0; each CPU's clock may then stray by up to a tick) or
+ * rq->clock cannot be reached, both come from bpf_ktime_get_ns. An unseen switch-in's end
+ * (finish_unseen) has no other clock than rq's.
  */
 #define CLOCK_PAIR_MAX_AGE_NS (50 * 1000 * 1000)
 
@@ -262,7 +267,7 @@ static __always_inline __u64 switch_monotonic_ns(struct switch_time *now)
 		return now->monotonic_ns;
 	__u32 zero = 0;
 	struct clock_pair *pair = bpf_map_lookup_elem(&clock_pairs, &zero);
-	if (switch_sched_ns(now) == 0 || !pair) {
+	if (!sched_clock_stable || switch_sched_ns(now) == 0 || !pair) {
 		now->monotonic_ns = bpf_ktime_get_ns();
 		return now->monotonic_ns;
 	}
@@ -360,7 +365,7 @@ static __always_inline void close_interval(struct task_struct *next, struct swit
 		finish_unseen(t, tid, runs, task_last_arrival(next));
 		return;
 	}
-	if (switch_sched_ns(now) != 0 && t->out_sched_clock_ns != 0)
+	if (sched_clock_stable && switch_sched_ns(now) != 0 && t->out_sched_clock_ns != 0)
 		finish_interval(t, tid, now->sched_ns - t->out_sched_clock_ns);
 	else
 		finish_interval(t, tid, switch_monotonic_ns(now) - t->interval.ts_ns);

@@ -291,6 +291,20 @@ struct BlockHistogram {
     }
 };
 
+// Whether the kernel's sched_clock is stable across CPUs, so that block may time intervals on
+// the run queues' clocks: on x86, where the TSC is the clocksource. The kernel marks sched_clock
+// unstable exactly when it marks the TSC unstable, which also takes the TSC off the clocksource
+// list (mark_tsc_unstable, arch/x86/kernel/tsc.c). Elsewhere block times them on CLOCK_MONOTONIC.
+bool sched_clock_is_stable() {
+#if defined(__x86_64__)
+    std::ifstream in("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+    std::string source;
+    return static_cast<bool>(in >> source) && source == "tsc";
+#else
+    return false;
+#endif
+}
+
 class BlockSource final : public EventSource {
 public:
     BlockSource(const BlockOptions& options, const Target& target, OutputFile& output,
@@ -306,6 +320,7 @@ public:
         skel_->rodata->threshold_ns = threshold_ns_;
         skel_->rodata->all_threads = options_.all_threads ? 1 : 0;
         skel_->rodata->collect_stacks = options_.stacks ? 1 : 0;
+        skel_->rodata->sched_clock_stable = sched_clock_is_stable() ? 1 : 0;
         if (!options_.stacks) bpf_map__set_max_entries(skel_->maps.open_stacks, 1);
         if (int err = block_bpf__load(skel_.get())) return load_error(err, "block");
         auto ring = RingBufferReader::open(skel_->maps.events, [this](std::span<const uint8_t> r) { on_event(r); });
