@@ -40,6 +40,22 @@ std::unique_ptr<ChannelUnit> make_unit(const Target& target, const ChannelInfo& 
 AttributionCore::AttributionCore(const Target& target, IdentityChannel channel)
     : target_(target), info_(channel_info(channel)), unit_(make_unit(target, info_)) {}
 
+AttributionCore::~AttributionCore() {
+    if (retiring_.joinable()) retiring_.join();
+}
+
+// Once the region is known the followers only cost, and not only the target: any syscall
+// tracepoint puts every thread of the machine on the syscall tracing slow path for every syscall
+// (SYSCALL_WORK_SYSCALL_TRACEPOINT, set on all threads by syscall_regfunc, kernel/tracepoint.c).
+// They are detached on a thread of their own: detaching waits for RCU grace periods
+// (tracepoint_synchronize_unregister, include/linux/tracepoint.h), and doing it in the session
+// loop stalled the drain long enough for the ring buffer to overflow (about 2.5% of a write
+// storm's events lost, bench/RESULTS.md).
+void AttributionCore::retire_followers() {
+    if (discovery_links_.empty() || retiring_.joinable()) return;
+    retiring_ = std::thread([links = std::move(discovery_links_)]() mutable { links.clear(); });
+}
+
 void AttributionCore::configure(volatile vtscope_attribution_config* config) const {
     config->target_tgid = static_cast<__u32>(target_.pid);
     config->identity_mode = info_.bpf_mode;
@@ -101,6 +117,7 @@ void AttributionCore::sync_region(MapsSnapshot& maps) {
     if (region_found_) return;
     if (adopt_discovered_region()) {
         region_found_ = true;
+        retire_followers();
         return;
     }
     const std::vector<Mapping>* current = maps.get();
@@ -124,6 +141,7 @@ void AttributionCore::sync_region(MapsSnapshot& maps) {
         if (bpf_map_update_elem(bpf_map__fd(region_map_), &zero, &info, BPF_ANY) == 0) {
             region_ = *region;
             region_found_ = true;
+            retire_followers();
         }
         return;
     }

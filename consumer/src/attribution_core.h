@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <set>
+#include <thread>
 
 #include "../bpf/attribution.h"
 #include "bpf_util.h"
@@ -21,6 +22,9 @@ namespace vtscope {
 class AttributionCore {
 public:
     AttributionCore(const Target& target, IdentityChannel channel);
+    ~AttributionCore();
+    AttributionCore(const AttributionCore&) = delete;
+    AttributionCore& operator=(const AttributionCore&) = delete;
 
     const ChannelInfo& channel() const { return info_; }
     // Before load: the object's `attribution_config` (its skeleton's rodata).
@@ -47,12 +51,10 @@ private:
     std::optional<WriterStats> writer_stats_;  // last read, kept for after the target exits
     std::set<uint64_t> warned_regions_;
     std::string missing_region_;  // why there is no region, from the last look while the target lived
-    // The memfd_create/mmap followers. They stay attached until the core goes, although useless
-    // once the region is known: detaching a tracepoint program waits for RCU grace periods
-    // (tracepoint_synchronize_unregister, include/linux/tracepoint.h), and doing it in the session
-    // loop stalled the drain long enough for the ring buffer to overflow (about 2.5% of a write
-    // storm's events lost, bench/RESULTS.md). Their cost is a pid compare per mmap of the system.
+    // The memfd_create/mmap followers, until the region is known (retire_followers).
+    void retire_followers();
     Links discovery_links_;
+    std::thread retiring_;
 };
 
 }  // namespace vtscope
