@@ -167,6 +167,20 @@ std::map<std::string, std::pair<double, double>> frames_per_trace(const std::str
     return out;
 }
 
+// The folded lines of one trace that lack needle (what a failed stack check shows).
+std::string stacks_without(const std::string& folded, const std::string& trace, const std::string& needle) {
+    std::string out, prefix = "trace " + trace + ";";
+    size_t pos = 0;
+    while (pos < folded.size()) {
+        size_t end = folded.find('\n', pos);
+        if (end == std::string::npos) end = folded.size();
+        std::string line = folded.substr(pos, end - pos);
+        pos = end + 1;
+        if (line.rfind(prefix, 0) == 0 && line.find(needle) == std::string::npos) out += "  " + line + "\n";
+    }
+    return out;
+}
+
 // The acceptance checks on one session's profile: every trace over 100 ms within 15% of its
 // ground truth, the ranking exact, the trace's samples on its own thread only and the thread's
 // on its own trace only, none for the parked thread's trace, >= 98% of the carriers' samples
@@ -200,7 +214,8 @@ std::map<std::string, double> check_accuracy(const ProfileRun& run, const Json& 
             EXPECT_LE(std::fabs(error), 15.0) << label << ": trace " << t.trace_id;
         }
         if (!folded.empty()) {
-            EXPECT_GE(spin_share, 80.0) << label << ": trace " << t.trace_id;
+            EXPECT_GE(spin_share, 80.0) << label << ": trace " << t.trace_id << "; its stacks without the spin frame:\n"
+                                        << stacks_without(folded, t.trace_id, ";io.vtscope.workloads.CpuBudgets.spin");
         }
         EXPECT_EQ((*est)["vthreads"].array.size(), 1u) << label;
         if ((*est)["vthreads"].array.size() == 1) {

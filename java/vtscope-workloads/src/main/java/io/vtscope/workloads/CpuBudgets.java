@@ -23,7 +23,8 @@ import java.util.concurrent.locks.LockSupport;
  * between carriers). Ground truth per thread is the sum over its slices of the carrier's
  * CLOCK_THREAD_CPUTIME_ID deltas around each slice (read through FFM: ThreadMXBean gives -1 on a
  * virtual thread), valid because nothing unmounts the thread inside a slice. One more virtual
- * thread, under its own trace, stays parked the whole time: no sample may name its trace.
+ * thread, under its own trace, parks before the ready signal and is never unparked: no sample may
+ * name its trace.
  * Writes one JSON line per thread to --expected (with its spin() calls, the work done, so a
  * profiler's overhead shows as fewer calls per CPU second), and prints the wall time of the
  * spinning phase on stdout ({@code # cpubudgets elapsed_ns=N}).
@@ -169,18 +170,38 @@ public final class CpuBudgets {
             }
         });
         warm.join();
-        // The control: a virtual thread under its own trace that stays parked (never mounted while
-        // the spinners run).
+        // Then the measured path itself, on virtual threads: publish, short slices, yields, clear.
+        // Without it, the first few hundred yields of the measured part run the continuation's
+        // freeze/thaw and mount code in the interpreter, and the shortest trace's samples land
+        // outside spin() often enough (about 7% of the 50 ms trace's, against 2-4% for the others)
+        // to miss the stack check now and then.
+        List<Thread> warmers = new ArrayList<>();
+        for (int k = 0; k < 8; k++) {
+            warmers.add(Thread.ofVirtual().name("warm-up-" + k).start(new Spinner(k, 50_000_000L, 200_000L)));
+        }
+        for (Thread t : warmers) {
+            t.join();
+        }
+        // The control: a virtual thread under its own trace that stays parked, never mounted again
+        // once it parked. It is never unparked: mounted again to clear its context, it would run
+        // under its trace while the profiler (held by --hold-file) still samples, and a sample then
+        // names it correctly. Virtual threads are daemons, so the JVM exits with it parked.
         String idleTrace = String.format("%016x%016x", ThreadLocalRandom.current().nextLong() | 1, 7L);
         String idleSpan = String.format("%016x", ThreadLocalRandom.current().nextLong() | 1);
         long[] idleId = new long[1];
         Thread idle = Thread.ofVirtual().name("idle").unstarted(() -> {
             idleId[0] = Thread.currentThread().threadId();
             VtScope.publish(idleTrace, idleSpan, 1);
-            LockSupport.park();
-            VtScope.clear();
+            while (true) {
+                LockSupport.park();  // spurious returns park again
+            }
         });
         idle.start();
+        // WAITING only once unmounted: VirtualThread.threadState() maps PARKING (still mounted) to
+        // RUNNABLE and PARKED, set in afterYield() after the unmount, to WAITING.
+        while (idle.getState() != Thread.State.WAITING) {
+            Thread.onSpinWait();
+        }
 
         Workloads.signalReady(o.get("ready-file"));
         Workloads.awaitGo(NAME, o.get("go-file"));
@@ -193,8 +214,6 @@ public final class CpuBudgets {
             t.join();
         }
         long elapsed = System.nanoTime() - started;
-        LockSupport.unpark(idle);
-        idle.join();
 
         StringBuilder out = new StringBuilder();
         for (Spinner s : spinners) {
