@@ -25,6 +25,7 @@ namespace vtscope::bench {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using testing::Child;
+using testing::ProcessGroup;
 using testing::read_file;
 using testing::wait_for_file;
 using testing::wait_for_text;
@@ -115,7 +116,7 @@ SwitchCostRun run_switch_scenario(const Options& o, const std::string& mode, dou
     std::vector<uint32_t> empty_ids = programs_of(empty.pid());
     if (r.error.empty() && mode == "idle")
         other = Child::start({"perf", "bench", "sched", "pipe", "-l", "2000000000"}, stem + ".perf.out",
-                             stem + ".perf.err", 1);
+                             stem + ".perf.err", 1, ProcessGroup::Own);  // perf forks the pipe's other end
     std::this_thread::sleep_for(1s);
     auto programs = bpf_program_stats();
     double switches = context_switches(jvm.pid());

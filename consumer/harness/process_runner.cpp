@@ -33,13 +33,14 @@ std::vector<char*> c_argv(const std::vector<std::string>& argv) {
 
 // fork + exec, for what posix_spawn cannot do: the CPU affinity of the child. Only
 // async-signal-safe calls between fork and exec.
-pid_t fork_exec(const std::vector<char*>& args, const char* out_path, const char* err_path, int cpu) {
+pid_t fork_exec(const std::vector<char*>& args, const char* out_path, const char* err_path, int cpu, bool own_group) {
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
     pid_t pid = fork();
     if (pid != 0) return pid;  // the parent, or -1
     if (sched_setaffinity(0, sizeof(set), &set) != 0) _exit(125);
+    if (own_group && setpgid(0, 0) != 0) _exit(125);
     int in = open("/dev/null", O_RDONLY);
     int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -48,15 +49,22 @@ pid_t fork_exec(const std::vector<char*>& args, const char* out_path, const char
     _exit(127);
 }
 
-pid_t spawn(const std::vector<char*>& args, const char* out_path, const char* err_path) {
+pid_t spawn(const std::vector<char*>& args, const char* out_path, const char* err_path, bool own_group) {
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    if (own_group) {
+        posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+        posix_spawnattr_setpgroup(&attributes, 0);  // 0: a group named after the child
+    }
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&actions, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&actions, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_t pid = -1;
-    if (posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ) != 0) pid = -1;
+    if (posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ) != 0) pid = -1;
     posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
     return pid;
 }
 
@@ -65,16 +73,17 @@ double seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + static
 }  // namespace
 
 Child Child::start(const std::vector<std::string>& argv, const std::string& stdout_path, const std::string& stderr_path,
-                   std::optional<int> cpu) {
+                   std::optional<int> cpu, ProcessGroup group) {
     if (argv.empty()) return Child();
     std::vector<char*> args = c_argv(argv);
     const char* out = stdout_path.empty() ? "/dev/null" : stdout_path.c_str();
     const char* err = stderr_path.empty() ? "/dev/null" : stderr_path.c_str();
-    return Child(cpu ? fork_exec(args, out, err, *cpu) : spawn(args, out, err));
+    bool own = group == ProcessGroup::Own;
+    return Child(cpu ? fork_exec(args, out, err, *cpu, own) : spawn(args, out, err, own), group);
 }
 
 Child::Child(Child&& other) noexcept
-    : pid_(other.pid_), exit_code_(other.exit_code_), cpu_seconds_(other.cpu_seconds_) {
+    : pid_(other.pid_), own_group_(other.own_group_), exit_code_(other.exit_code_), cpu_seconds_(other.cpu_seconds_) {
     other.pid_ = -1;
 }
 
@@ -82,6 +91,7 @@ Child& Child::operator=(Child&& other) noexcept {
     if (this != &other) {
         kill_and_reap();
         pid_ = other.pid_;
+        own_group_ = other.own_group_;
         exit_code_ = other.exit_code_;
         cpu_seconds_ = other.cpu_seconds_;
         other.pid_ = -1;
@@ -93,13 +103,24 @@ Child::~Child() { kill_and_reap(); }
 
 void Child::kill_and_reap() {
     if (pid_ > 0) {
-        kill(pid_, SIGKILL);
+        signal(SIGKILL);
         reap(true);
     }
 }
 
 bool Child::reap(bool block) {
     if (pid_ <= 0) return true;
+    if (own_group_) {
+        // Exited but not yet collected, the child's pid still names its group, so no other
+        // process can hold it (the kernel frees a pid only once no task uses it as pid or group
+        // id): what the child left running in its group goes before the pid is released.
+        siginfo_t info{};
+        int w;
+        do w = waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOWAIT | (block ? 0 : WNOHANG));
+        while (w < 0 && errno == EINTR);
+        if (w == 0 && info.si_pid == 0) return false;  // still running
+        if (w == 0) kill(-pid_, SIGKILL);
+    }
     int status = 0;
     rusage usage{};
     pid_t r;
@@ -145,7 +166,7 @@ int Child::stop(std::chrono::milliseconds grace, std::chrono::milliseconds after
 }
 
 void Child::signal(int sig) const {
-    if (pid_ > 0) kill(pid_, sig);
+    if (pid_ > 0) kill(own_group_ ? -pid_ : pid_, sig);
 }
 
 namespace {

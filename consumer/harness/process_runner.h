@@ -13,13 +13,19 @@
 
 namespace vtscope::testing {
 
+// Whether a child leads a process group of its own. ProcessGroup::Own is for children that fork
+// helpers of their own (perf bench): signals then go to the whole group, and whatever is left of
+// the group when the child exits is killed, so nothing it started outlives it.
+enum class ProcessGroup { Shared, Own };
+
 class Child {
 public:
     // Starts argv (looked up in PATH) with stdin from /dev/null and stdout and stderr redirected
     // to files (empty path: /dev/null). With cpu, the child and everything it starts run on that
     // CPU alone (set between fork and exec; the child exits 125 if it cannot be set).
     static Child start(const std::vector<std::string>& argv, const std::string& stdout_path,
-                       const std::string& stderr_path, std::optional<int> cpu = std::nullopt);
+                       const std::string& stderr_path, std::optional<int> cpu = std::nullopt,
+                       ProcessGroup group = ProcessGroup::Shared);
     Child() = default;  // no process
     Child(Child&& other) noexcept;
     Child& operator=(Child&& other) noexcept;
@@ -40,18 +46,20 @@ public:
     // Stops a child that may stop by itself: waits up to `grace` for it to exit, then sends
     // SIGINT and waits up to `after_interrupt`, then kills it. Returns its exit code.
     int stop(std::chrono::milliseconds grace, std::chrono::milliseconds after_interrupt);
+    // Sends sig to the child (to its whole process group with ProcessGroup::Own).
     void signal(int sig) const;
     // User + system CPU seconds of the child and its waited-for descendants, once it has been
     // waited for (wait4's rusage); 0 before.
     double cpu_seconds() const { return cpu_seconds_; }
 
 private:
-    explicit Child(pid_t pid) : pid_(pid) {}
+    Child(pid_t pid, ProcessGroup group) : pid_(pid), own_group_(group == ProcessGroup::Own) {}
     // Collects the exit status if the child has exited (blocking: waits for it).
     bool reap(bool block);
     void kill_and_reap();
 
     pid_t pid_ = -1;
+    bool own_group_ = false;
     std::optional<int> exit_code_;
     double cpu_seconds_ = 0;
 };
