@@ -81,40 +81,59 @@ std::string format_block_stacks(const BlockStack& kernel, const BlockStack& user
     return out;
 }
 
-void BlockTotals::add(const std::string& reason, uint64_t n, uint64_t ns, bool long_intervals) {
-    count += n;
-    total_ns += ns;
-    if (long_intervals) reported += n;
-    reasons_ns[reason] += ns;
-}
-
-namespace {
-
-std::string reason_key(unsigned block_reason, int syscall_nr) {
-    std::string key = block_reason_name(block_reason);
-    if (block_reason == VTSCOPE_BLOCK_SYSCALL) {
-        const char* name = syscall_name(syscall_nr);
+std::string BlockReason::name() const {
+    std::string key = block_reason_name(reason);
+    if (reason == VTSCOPE_BLOCK_SYSCALL) {
+        const char* syscall_text = syscall_name(syscall);
         key += ":";
-        key += name ? name : std::to_string(syscall_nr);
+        key += syscall_text ? syscall_text : std::to_string(syscall);
     }
     return key;
 }
 
-// The reasons of t, most time first, at most n.
+void BlockTotals::add(BlockReason reason, uint64_t n, uint64_t ns, bool long_intervals) {
+    count += n;
+    total_ns += ns;
+    if (long_intervals) reported += n;
+    for (auto& [r, r_ns] : reasons_ns) {
+        if (r == reason) {
+            r_ns += ns;
+            return;
+        }
+    }
+    reasons_ns.emplace_back(reason, ns);
+}
+
+namespace {
+
+// The reasons of t, most time first (then by name), at most n.
 std::vector<std::pair<std::string, uint64_t>> top_reasons(const BlockTotals& t, size_t n) {
-    std::vector<std::pair<std::string, uint64_t>> v(t.reasons_ns.begin(), t.reasons_ns.end());
-    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::vector<std::pair<std::string, uint64_t>> v;
+    for (const auto& [reason, ns] : t.reasons_ns) v.emplace_back(reason.name(), ns);
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+        return a.second != b.second ? a.second > b.second : a.first < b.first;
+    });
     if (v.size() > n) v.resize(n);
     return v;
 }
 
-template <typename Key>
-std::vector<std::pair<Key, const BlockTotals*>> top_entries(const std::map<Key, BlockTotals>& m, int top) {
-    std::vector<std::pair<Key, const BlockTotals*>> v;
-    for (const auto& [k, t] : m) v.emplace_back(k, &t);
-    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second->total_ns > b.second->total_ns; });
-    if (v.size() > static_cast<size_t>(top)) v.resize(static_cast<size_t>(top));
-    return v;
+std::string key_text(const TraceKey& k) { return hex_string(k.data(), k.size()); }
+std::string key_text(int64_t k) { return std::to_string(k); }
+
+// The top entries of a table, most blocked time first (then by key, so equal totals always come
+// out in the same order), keys as the summary prints them.
+template <typename Table>
+std::vector<std::pair<std::string, const BlockTotals*>> top_entries(const Table& table, int top) {
+    std::vector<std::pair<typename Table::key_type, const BlockTotals*>> v;
+    for (const auto& [k, t] : table) v.emplace_back(k, &t);
+    auto heavier = [](const auto& a, const auto& b) {
+        return a.second->total_ns != b.second->total_ns ? a.second->total_ns > b.second->total_ns : a.first < b.first;
+    };
+    size_t n = std::min(v.size(), static_cast<size_t>(std::max(top, 0)));
+    std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n), v.end(), heavier);
+    std::vector<std::pair<std::string, const BlockTotals*>> out;
+    for (size_t i = 0; i < n; i++) out.emplace_back(key_text(v[i].first), v[i].second);
+    return out;
 }
 
 std::string ms(uint64_t ns) {
@@ -202,8 +221,8 @@ std::string BlockAggregate::render_text(int top) const {
         text += "vtscope: block: trace " + trace + ": " + std::to_string(t->count) + " intervals, " + ms(t->total_ns) +
                 " (" + reasons_text(*t) + ")\n";
     for (const auto& [vthread, t] : top_entries(by_vthread, top))
-        text += "vtscope: block: vthread " + std::to_string(vthread) + ": " + std::to_string(t->count) +
-                " intervals, " + ms(t->total_ns) + " (" + reasons_text(*t) + ")\n";
+        text += "vtscope: block: vthread " + vthread + ": " + std::to_string(t->count) + " intervals, " +
+                ms(t->total_ns) + " (" + reasons_text(*t) + ")\n";
     return text;
 }
 
@@ -416,13 +435,16 @@ private:
     // Every interval, reported or counted, goes into the summary's totals here.
     void add(const vtscope_attribution& a, unsigned block_reason, int syscall_nr, uint64_t n, uint64_t ns,
              bool long_interval) {
-        std::string reason = reason_key(block_reason, syscall_nr);
+        BlockReason reason{block_reason, block_reason == VTSCOPE_BLOCK_SYSCALL ? syscall_nr : -1};
         auto add_n = [&](BlockTotals& t) { t.add(reason, n, ns, long_interval); };
         if (a.mounted_virtual && block_reason != VTSCOPE_BLOCK_PREEMPTED) aggregate_.carrier_blocked_ns += ns;
         add_n(aggregate_.all);
         auto blocked_ns = [](const BlockTotals& t) { return t.total_ns; };
         if (a.status == VTSCOPE_STATUS_OK) {
-            add_n(aggregate_.by_trace[hex_string(a.trace_id, sizeof(a.trace_id))]);
+            TraceKey trace;
+            static_assert(sizeof(a.trace_id) == sizeof(trace));
+            std::memcpy(trace.data(), a.trace_id, sizeof(trace));
+            add_n(aggregate_.by_trace[trace]);
             fold_lightest(aggregate_.by_trace, aggregate_.keep, blocked_ns, blocked_ns, &aggregate_.folded_traces);
         }
         if (a.mounted_virtual && a.java_id > 0 && a.status != VTSCOPE_STATUS_UNMAPPED) {

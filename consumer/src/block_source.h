@@ -4,11 +4,15 @@
 // blocked time per trace and per virtual thread (both kinds of intervals) and its top reasons.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "../bpf/block.h"
@@ -37,21 +41,43 @@ struct BlockStack {
 // the user stack; a truncated stack ends with a "[truncated]" frame.
 std::string format_block_stacks(const BlockStack& kernel, const BlockStack& user);
 
+// Why an interval was off-CPU: a block reason (block.h) and, for VTSCOPE_BLOCK_SYSCALL, the
+// syscall's number (-1 otherwise). Named only when a summary is rendered ("syscall:read",
+// "preempted", "other"): the consumer adds every interval, and a name per interval was a string
+// built and compared in several tables (bench/RESULTS.md, the consumer's own CPU).
+struct BlockReason {
+    unsigned reason = 0;
+    int syscall = -1;
+    bool operator==(const BlockReason&) const = default;
+    std::string name() const;
+};
+
 // Blocked time of one trace or virtual thread, over reported and counted intervals.
 struct BlockTotals {
     uint64_t count = 0;
     uint64_t total_ns = 0;
-    uint64_t reported = 0;                       // of count: at least the threshold long (JSON lines)
-    std::map<std::string, uint64_t> reasons_ns;  // "syscall:read", "preempted", "other": time
-    void add(const std::string& reason, uint64_t n, uint64_t ns, bool long_intervals);
+    uint64_t reported = 0;  // of count: at least the threshold long (JSON lines)
+    // Time per reason; a handful per entry, so a flat list searched in order.
+    std::vector<std::pair<BlockReason, uint64_t>> reasons_ns;
+    void add(BlockReason reason, uint64_t n, uint64_t ns, bool long_intervals);
+};
+
+// A trace id as the record holds it; hashed by its last 8 bytes (random in W3C trace ids).
+using TraceKey = std::array<unsigned char, 16>;
+struct TraceKeyHash {
+    size_t operator()(const TraceKey& k) const {
+        uint64_t h;
+        std::memcpy(&h, k.data() + 8, sizeof(h));
+        return std::hash<uint64_t>{}(h);
+    }
 };
 
 struct BlockAggregate {
     // A session on a service with a trace and a virtual thread per request would keep every one:
     // past 2 * keep entries the ones with the least blocked time are folded (bounded_totals.h).
     size_t keep = kKeptEntriesAtLeast;
-    std::map<std::string, BlockTotals> by_trace;  // trace id (hex); only status ok
-    std::map<int64_t, BlockTotals> by_vthread;    // Java id of the virtual thread
+    std::unordered_map<TraceKey, BlockTotals, TraceKeyHash> by_trace;  // only status ok
+    std::unordered_map<int64_t, BlockTotals> by_vthread;               // Java id of the virtual thread
     FoldedKeys folded_traces, folded_vthreads;
     BlockTotals all;           // every interval kept, any status
     uint64_t open_at_end = 0;  // intervals closed by the session's end

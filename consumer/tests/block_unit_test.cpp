@@ -1,6 +1,7 @@
 // vtscope block's pieces that need neither privilege nor a JVM: the JSON line, the syscall
 // names, the options and the summary section.
 #include <gtest/gtest.h>
+#include <sys/syscall.h>
 
 #include "block_jfr.h"
 #include "block_options.h"
@@ -107,10 +108,13 @@ TEST(BlockFormat, StackFields) {
 
 TEST(BlockSummary, TotalsPerTraceAndVirtualThread) {
     vtscope::BlockAggregate agg;
-    agg.all.add("syscall:futex", 2, 120000000, true);
-    agg.by_trace["ab"].add("syscall:futex", 2, 120000000, true);
-    agg.by_vthread[5].add("syscall:futex", 1, 60000000, true);
-    agg.by_vthread[5].add("preempted", 3, 1000000, false);
+    const vtscope::BlockReason futex{VTSCOPE_BLOCK_SYSCALL, SYS_futex}, preempted{VTSCOPE_BLOCK_PREEMPTED, -1};
+    agg.all.add(futex, 2, 120000000, true);
+    agg.by_trace[vtscope::TraceKey{0xab, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xcd}].add(futex, 2, 120000000,
+                                                                                              true);
+    agg.by_vthread[5].add(futex, 1, 60000000, true);
+    agg.by_vthread[5].add(preempted, 3, 1000000, false);
+    agg.by_vthread[5].add(futex, 0, 0, false);  // an existing reason: summed, not listed twice
     std::string text = agg.render_text(10);
     EXPECT_NE(text.find("vtscope: block: 2 intervals with a virtual thread mounted (2 reported), 120.0 ms blocked"),
               std::string::npos)
@@ -119,9 +123,28 @@ TEST(BlockSummary, TotalsPerTraceAndVirtualThread) {
               std::string::npos)
         << text;
     std::string json = agg.render_json(10);
-    EXPECT_NE(json.find("\"traces\":[{\"trace_id\":\"ab\",\"count\":2,\"reported\":2,\"blocked_ns\":120000000"),
+    EXPECT_NE(json.find("\"traces\":[{\"trace_id\":\"ab0000000000000000000000000000cd\",\"count\":2,\"reported\":2,"
+                        "\"blocked_ns\":120000000"),
               std::string::npos)
         << json;
+}
+
+// The lists: most blocked time first, equal totals by key, at most --top of them.
+TEST(BlockSummary, ListsAreOrderedAndCut) {
+    vtscope::BlockAggregate agg;
+    const vtscope::BlockReason other{VTSCOPE_BLOCK_OTHER, -1};
+    for (int64_t id : {9, 7, 8}) agg.by_vthread[id].add(other, 1, 5000000, false);
+    agg.by_vthread[3].add(other, 1, 1000000, false);
+    agg.by_vthread[4].add(other, 1, 9000000, false);
+    std::string text = agg.render_text(3);
+    size_t v4 = text.find("vthread 4:"), v7 = text.find("vthread 7:"), v8 = text.find("vthread 8:");
+    ASSERT_NE(v4, std::string::npos) << text;
+    ASSERT_NE(v7, std::string::npos) << text;
+    ASSERT_NE(v8, std::string::npos) << text;
+    EXPECT_LT(v4, v7);
+    EXPECT_LT(v7, v8);
+    EXPECT_EQ(text.find("vthread 9:"), std::string::npos) << text;
+    EXPECT_EQ(text.find("vthread 3:"), std::string::npos) << text;
 }
 
 // A table past twice its keep keeps the heaviest entries exact and counts what it folded.
