@@ -24,6 +24,13 @@ bool alive(pid_t pid) {
     return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z' && stat[paren + 2] != 'X';
 }
 
+// A SIGKILL is delivered asynchronously: the process may run on for a moment.
+bool gone_within(pid_t pid, std::chrono::milliseconds timeout) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (alive(pid) && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+    return !alive(pid);
+}
+
 // Starts `sh` that forks a long sleep, writes the sleep's pid to stdout and waits for it (or, with
 // exit_now, exits and leaves it behind); returns the sleep's pid, -1 if it never showed up.
 pid_t start_with_grandchild(Child* child, const TempDir& dir, ProcessGroup group, bool exit_now) {
@@ -48,10 +55,7 @@ TEST(ProcessRunner, OwnGroupStopTakesWhatTheChildStarted) {
     ASSERT_GT(grandchild, 0);
     ASSERT_TRUE(alive(grandchild));
     child.stop(0ms, 5s);
-    // The grandchild was killed before the child was collected.
-    auto deadline = std::chrono::steady_clock::now() + 5s;
-    while (alive(grandchild) && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
-    EXPECT_FALSE(alive(grandchild));
+    EXPECT_TRUE(gone_within(grandchild, 5s));  // killed before the child was collected
 }
 
 TEST(ProcessRunner, OwnGroupExitLeavesNothingBehind) {
@@ -60,9 +64,7 @@ TEST(ProcessRunner, OwnGroupExitLeavesNothingBehind) {
     pid_t grandchild = start_with_grandchild(&child, dir, ProcessGroup::Own, true);
     ASSERT_GT(grandchild, 0);
     EXPECT_EQ(child.wait(), 3);
-    auto deadline = std::chrono::steady_clock::now() + 5s;
-    while (alive(grandchild) && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
-    EXPECT_FALSE(alive(grandchild));
+    EXPECT_TRUE(gone_within(grandchild, 5s));
 }
 
 // The default: the child shares the runner's group, and only the child itself is signalled (what

@@ -147,16 +147,23 @@ const Json* find_trace(const Json& profile, const std::string& trace_id) {
     return nullptr;
 }
 
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    size_t pos = 0;
+    while (pos < text.size()) {
+        size_t end = text.find('\n', pos);
+        if (end == std::string::npos) end = text.size();
+        lines.push_back(text.substr(pos, end - pos));
+        pos = end + 1;
+    }
+    return lines;
+}
+
 // Samples of each trace's folded stacks, and how many of them contain a frame matching needle.
 std::map<std::string, std::pair<double, double>> frames_per_trace(const std::string& folded,
                                                                   const std::string& needle) {
     std::map<std::string, std::pair<double, double>> out;
-    size_t pos = 0;
-    while (pos < folded.size()) {
-        size_t end = folded.find('\n', pos);
-        if (end == std::string::npos) end = folded.size();
-        std::string line = folded.substr(pos, end - pos);
-        pos = end + 1;
+    for (const std::string& line : lines_of(folded)) {
         auto space = line.rfind(' ');
         if (line.rfind("trace ", 0) != 0 || space == std::string::npos) continue;
         std::string trace = line.substr(6, line.find(';') - 6);
@@ -170,12 +177,7 @@ std::map<std::string, std::pair<double, double>> frames_per_trace(const std::str
 // The folded lines of one trace that lack needle (what a failed stack check shows).
 std::string stacks_without(const std::string& folded, const std::string& trace, const std::string& needle) {
     std::string out, prefix = "trace " + trace + ";";
-    size_t pos = 0;
-    while (pos < folded.size()) {
-        size_t end = folded.find('\n', pos);
-        if (end == std::string::npos) end = folded.size();
-        std::string line = folded.substr(pos, end - pos);
-        pos = end + 1;
+    for (const std::string& line : lines_of(folded)) {
         if (line.rfind(prefix, 0) == 0 && line.find(needle) == std::string::npos) out += "  " + line + "\n";
     }
     return out;
