@@ -62,13 +62,16 @@ struct BlockTotals {
     void add(BlockReason reason, uint64_t n, uint64_t ns, bool long_intervals);
 };
 
-// A trace id as the record holds it; hashed by its last 8 bytes (random in W3C trace ids).
+// A trace id as the record holds it. Hashed over all 16 bytes: W3C asks only the right-most 7
+// to be random, and an id generator that varies only the high half must not put every trace
+// in one bucket.
 using TraceKey = std::array<unsigned char, 16>;
 struct TraceKeyHash {
     size_t operator()(const TraceKey& k) const {
-        uint64_t h;
-        std::memcpy(&h, k.data() + 8, sizeof(h));
-        return std::hash<uint64_t>{}(h);
+        uint64_t high, low;
+        std::memcpy(&high, k.data(), sizeof(high));
+        std::memcpy(&low, k.data() + 8, sizeof(low));
+        return std::hash<uint64_t>{}(low ^ (high * 0x9e3779b97f4a7c15ull));  // golden-ratio multiplier
     }
 };
 

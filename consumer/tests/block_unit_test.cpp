@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <sys/syscall.h>
 
+#include <cstring>
+#include <set>
+
 #include "block_jfr.h"
 #include "block_options.h"
 #include "block_source.h"
@@ -145,6 +148,20 @@ TEST(BlockSummary, ListsAreOrderedAndCut) {
     EXPECT_LT(v7, v8);
     EXPECT_EQ(text.find("vthread 9:"), std::string::npos) << text;
     EXPECT_EQ(text.find("vthread 3:"), std::string::npos) << text;
+}
+
+// Trace ids that differ only in their high half (or only in their low half) still spread.
+TEST(BlockSummary, TraceKeysHashOverBothHalves) {
+    std::set<size_t> high_only, low_only;
+    for (unsigned i = 0; i < 1000; i++) {
+        vtscope::TraceKey high{}, low{};
+        std::memcpy(high.data(), &i, sizeof(i));
+        std::memcpy(low.data() + 8, &i, sizeof(i));
+        high_only.insert(vtscope::TraceKeyHash{}(high));
+        low_only.insert(vtscope::TraceKeyHash{}(low));
+    }
+    EXPECT_EQ(high_only.size(), 1000u);
+    EXPECT_EQ(low_only.size(), 1000u);
 }
 
 // A table past twice its keep keeps the heaviest entries exact and counts what it folded.
