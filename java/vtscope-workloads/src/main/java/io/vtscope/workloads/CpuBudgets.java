@@ -200,6 +200,9 @@ public final class CpuBudgets {
         // WAITING only once unmounted: VirtualThread.threadState() maps PARKING (still mounted) to
         // RUNNABLE and PARKED, set in afterYield() after the unmount, to WAITING.
         while (idle.getState() != Thread.State.WAITING) {
+            if (!idle.isAlive()) {
+                throw new IllegalStateException("the control thread ended before it parked");
+            }
             Thread.onSpinWait();
         }
 
