@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "tracefs.h"
 #include "writer_diagnosis.h"
 
 namespace vtscope {
@@ -63,6 +64,10 @@ void AttributionCore::configure(volatile vtscope_attribution_config* config) con
 }
 
 Status AttributionCore::attach(bpf_object* object, Links& links) {
+    // Every source attaches tracepoints (the followers below, sched_process_exit), which libbpf
+    // finds by their id under tracefs (events/CATEGORY/NAME/id): a machine that booted without
+    // tracefs mounted has none until it is.
+    if (auto tracefs = find_tracefs(); !tracefs) return tracefs.error();
     auto region = find_map(object, "region");
     if (!region) return region.error();
     auto counters = find_map(object, "counters");

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -21,11 +22,14 @@ Expected<std::string> find_tracefs() {
     for (const char* root : {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}) {
         if (is_dir(std::string(root) + "/events/syscalls")) return std::string(root);
     }
+    // As perf does (tools/lib/api/fs/tracing_path.c): the mount stays, like any tracefs mount.
     if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, nullptr) == 0 &&
-        is_dir("/sys/kernel/tracing/events/syscalls"))
+        is_dir("/sys/kernel/tracing/events/syscalls")) {
+        std::fprintf(stderr, "vtscope: note: tracefs was not mounted; mounted it at /sys/kernel/tracing\n");
         return std::string("/sys/kernel/tracing");
+    }
     return make_error(std::string("tracefs is not mounted and could not be mounted at /sys/kernel/tracing (") +
-                      std::strerror(errno) + "); syscall tracepoints need it");
+                      std::strerror(errno) + "); tracepoints need it");
 }
 
 bool syscall_tracepoint_exists(const std::string& tracefs, const std::string& syscall) {

@@ -606,6 +606,31 @@ TEST(Lifecycle, DurationAndSignalStopCleanly) {
     EXPECT_NE(read_file(dir.path("err")).find("vtscope: signal;"), std::string::npos) << read_file(dir.path("err"));
 }
 
+// A machine that booted without tracefs mounted (seen on these VMs): every subcommand attaches
+// tracepoints, which libbpf finds under tracefs, so each mounts it first. Run in a mount namespace
+// of its own (unshare from util-linux) whose tracefs mounts are gone, so the machine's are untouched.
+TEST(Lifecycle, EverySubcommandStartsWithoutTracefsMounted) {
+    REQUIRE_BPF();
+    if (access("/usr/bin/unshare", X_OK) != 0) SKIP_LOUDLY("needs /usr/bin/unshare (util-linux)");
+    IdleJvm jvm(java_bin());
+    ASSERT_TRUE(wait_for_file(jvm.dir.path("ready"), 60s));
+    std::string pid = std::to_string(jvm.child.pid());
+    for (const char* command : {"trace", "stat", "profile", "block"}) {
+        const char* script =
+            "umount -R /sys/kernel/tracing 2>/dev/null; umount -R /sys/kernel/debug 2>/dev/null; "
+            "if [ -d /sys/kernel/tracing/events ]; then echo 'tracefs still mounted' >&2; exit 97; fi; "
+            "exec \"$0\" \"$@\"";
+        std::string err;
+        int code = run_command({"/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", script,
+                                kVtscope, command, "--pid", pid, "--duration", "0.3", "--output", "/dev/null"},
+                               &err, 60s);
+        EXPECT_EQ(code, 0) << command << ": " << err;
+        EXPECT_NE(err.find("tracefs was not mounted; mounted it at /sys/kernel/tracing"), std::string::npos)
+            << command << ": " << err;
+        EXPECT_NE(err.find("duration reached"), std::string::npos) << command << ": " << err;
+    }
+}
+
 // The lifecycle probes of libvtscope.so (-agentpath:...=probes): bpftrace attaches to the four
 // USDT probes (which enables their semaphores) before the harness runs, prints every event, and
 // the test checks them against the harness's own record of each sender: one start and one end
