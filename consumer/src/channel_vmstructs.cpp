@@ -66,14 +66,22 @@ public:
         auto threads = walk_java_threads(target_.memory, target_.jvm.layout);
         if (!threads) return;  // the target may be exiting; the next round retries
         std::set<uint32_t> inserted;
+        bool written = false;
         for (const JavaThreadInfo& t : *threads) {
             vtscope_thread_info current{};
             bool present = bpf_map_lookup_elem(threads_fd_, &t.tid, &current) == 0;
             if (present && (current.java_thread != t.java_thread || current.own_id != 0)) continue;
-            vtscope_thread_info info{t.java_thread, t.own_id};
+            // Sampled only here, for threads the map does not have or has without an own id: a
+            // dozen reads of the target per thread, every round for every thread before (6,400
+            // process_vm_readv calls a second on the demo service, the bulk of the consumer's
+            // syscalls; bench/RESULTS.md).
+            int64_t own_id = sample_own_id(target_.memory, target_.jvm.layout, t.java_thread);
+            if (present && own_id == 0) continue;  // nothing new to write
+            vtscope_thread_info info{t.java_thread, own_id};
             // BPF_NOEXIST for new entries: never overwrite what the JavaThread::run uprobe wrote.
             if (bpf_map_update_elem(threads_fd_, &t.tid, &info, present ? BPF_EXIST : BPF_NOEXIST) == 0) {
                 threads_changed();
+                written = true;
                 if (!present) inserted.insert(t.tid);
                 if (!present && at_attach) threads_at_attach_++;
             }
@@ -81,7 +89,9 @@ public:
         // A thread may have exited between the walk and the insert; its exit hooks then ran
         // before the insert and left a stale entry. Drop entries whose JavaThread left the list,
         // and if the list cannot be read again, drop what this round inserted rather than keep
-        // an unverified one.
+        // an unverified one. Only what this round wrote can be stale so: an entry the uprobe wrote
+        // goes with its thread's exit hooks, and an earlier round's was checked by that round.
+        if (!written) return;
         auto after = walk_java_threads(target_.memory, target_.jvm.layout);
         std::set<std::pair<uint32_t, uint64_t>> live;
         if (after)

@@ -15,13 +15,14 @@ namespace vtscope {
 struct JavaThreadInfo {
     uint32_t tid = 0;          // kernel tid (OSThread::_thread_id)
     uint64_t java_thread = 0;  // JavaThread*
-    int64_t own_id = 0;        // the OS thread's own Java id, 0 when not determined
 };
 
 // One consistent snapshot of the thread list. The list is replaced (not edited) on every thread
 // start and exit (ThreadsSMRSupport), so the list pointer is read before and after the walk and
 // the walk is retried if it changed. Threads whose OSThread has no tid yet are skipped: they
-// will pass through JavaThread::run, where the uprobe records them.
+// will pass through JavaThread::run, where the uprobe records them. Three reads of the target per
+// thread: the walk runs every round of a session, so what only some threads need (sample_own_id,
+// a dozen reads) is left to the caller.
 Expected<std::vector<JavaThreadInfo>> walk_java_threads(const MemoryReader& memory, const HotSpotLayout& layout);
 
 // The OS thread's own Java id, when it can be proven: _vthread and _threadObj hold the same

@@ -167,9 +167,11 @@ TEST(JavaThreads, WalkFindsThreadsAndProvesOwnIdOnlyWhenNothingIsMounted) {
     ASSERT_EQ(threads->size(), 2u);
     EXPECT_EQ((*threads)[0].tid, 101u);
     EXPECT_EQ((*threads)[0].java_thread, FakeThreads::kA);
-    EXPECT_EQ((*threads)[0].own_id, 5);
+    EXPECT_EQ(vtscope::sample_own_id(f.mem, f.layout, (*threads)[0].java_thread), 5);
     EXPECT_EQ((*threads)[1].tid, 102u);
-    EXPECT_EQ((*threads)[1].own_id, 0) << "a carrier with a mounted virtual thread must not be given an own id";
+    EXPECT_EQ((*threads)[1].java_thread, FakeThreads::kB);
+    EXPECT_EQ(vtscope::sample_own_id(f.mem, f.layout, (*threads)[1].java_thread), 0)
+        << "a carrier with a mounted virtual thread must not be given an own id";
 }
 
 TEST(JavaThreads, SkipsTerminatedThreads) {
