@@ -14,6 +14,7 @@ const std::vector<std::string> kProfileSlopeConfigs = {"profile-9999", "profile-
 const std::vector<std::string> kSamplerConfigs = {"sampler-999", "sampler-9999"};
 const std::vector<std::string> kProfileParts = {"jmh", "cpu", "demo", "compare", "alternate"};
 const std::vector<std::string> kBlockParts = {"switches", "demo", "alternate"};
+const std::vector<std::string> kAlternateWorkloads = {"transition", "demo"};
 
 std::vector<std::string> all_profile_configs() {
     std::vector<std::string> all = kProfileConfigs;
@@ -63,6 +64,7 @@ void usage() {
         "                     [--profile-parts a,b,...] [--profile-configs a,b,...] [--vtscope-before FILE]\n"
         "                     [--block] [--block-rounds N] [--block-parts a,b,...]\n"
         "                     [--alternate-warm-up N] [--alternate-cycles N] [--alternate-rounds N]\n"
+        "                     [--alternate-workloads a,b]\n"
         "Runs the benchmark matrix (workload x configuration) as root (the consumer configurations attach\n"
         "build/bin/vtscope). Defaults: 4 forks, 3 x 1s warm-up, 5 x 1s measurement. --quick: 1 fork,\n"
         "2 x 0.4s warm-up, 3 x 0.4s measurement, shorter storm, one memory run, 2 profile rounds.\n"
@@ -86,7 +88,8 @@ void usage() {
         "per phase, default 10) runs --alternate-warm-up phases (default 4, discarded), then --alternate-cycles\n"
         "cycles (default 6) of ABBA blocks per configuration (off, on, on, off): the consumer started before an on\n"
         "phase and stopped after it; its change of throughput and of the target's CPU per unit against the\n"
-        "adjacent off phases, mean and 95%% interval over the pairs.\n"
+        "adjacent off phases, mean and 95%% interval over the pairs. --alternate-workloads: which of transition,\n"
+        "demo profile's alternating part runs (default both).\n"
         "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep otep-jvmti block\n"
         "workloads: transition parkunpark churn ctx-platform ctx-distinct ctx-virtual vtt-nanotime vtt-pair "
         "vtt-transition\n"
@@ -177,6 +180,8 @@ bool parse_options(int argc, char** argv, Options* o) {
             o->alternate_cycles = std::atoi(next().c_str());
         else if (a == "--alternate-rounds")
             o->alternate_rounds = std::atoi(next().c_str());
+        else if (a == "--alternate-workloads")
+            o->alternate_workloads = split(next(), ',');
         else if (a == "--compare-hz")
             o->compare_hz = std::atoi(next().c_str());
         else if (a == "--async-profiler")
@@ -211,7 +216,8 @@ bool parse_options(int argc, char** argv, Options* o) {
     };
     return check("--profile-parts", o->profile_parts, kProfileParts) &&
            check("--profile-configs", o->profile_configs, known_profile_configs()) &&
-           check("--block-parts", o->block_parts, kBlockParts);
+           check("--block-parts", o->block_parts, kBlockParts) &&
+           check("--alternate-workloads", o->alternate_workloads, kAlternateWorkloads);
 }
 
 }  // namespace vtscope::bench

@@ -43,6 +43,8 @@ struct Options {
     int alternate_warm_up = 4;
     int alternate_cycles = 6;
     int alternate_rounds = 10;
+    // --alternate-workloads: which workloads profile's alternating part runs (transition, demo); empty: both.
+    std::vector<std::string> alternate_workloads;
     int storm_seconds = 4;
     int storm_warmup_ms = 4000;
     std::string java_home = VTSCOPE_DEFAULT_JAVA_HOME;

@@ -827,7 +827,8 @@ ProfileBench run_profile_bench(const Options& o, const std::string& jdk, Clock::
             if (std::find(o.profile_configs.begin(), o.profile_configs.end(), c) != o.profile_configs.end())
                 configs.push_back(c);
         for (const char* workload : {"transition", "demo"})
-            p.alternate.push_back(run_alternate(o, workload, configs, started));
+            if (selected(o.alternate_workloads, workload))
+                p.alternate.push_back(run_alternate(o, workload, configs, started));
     }
     return p;
 }
