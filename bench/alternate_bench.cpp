@@ -8,6 +8,7 @@
 #include <optional>
 #include <regex>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include "bench_process.h"
@@ -77,7 +78,17 @@ Child start_sampler(int hz, const std::string& stem) {
                         stem + ".tracer.err");
 }
 
+// "CONFIG-before": CONFIG run by the --vtscope-before build, side by side with this one's.
+constexpr std::string_view kBeforeSuffix = "-before";
+
+bool is_before(const std::string& config) { return config.ends_with(kBeforeSuffix); }
+
+std::string without_before(const std::string& config) {
+    return is_before(config) ? config.substr(0, config.size() - kBeforeSuffix.size()) : config;
+}
+
 std::string consumer_text(const std::string& config) {
+    if (is_before(config)) return consumer_text(without_before(config)) + " (the --vtscope-before build)";
     if (auto hz = sampler_hz(config)) return "bpftrace profile:hz:" + std::to_string(*hz) + " { }";
     if (auto p = profile_config(config))
         return "vtscope profile --hz " + std::to_string(p->hz) + (p->stacks ? " --stacks" : "");
@@ -118,7 +129,10 @@ bool run_phase(const Options& o, AlternateRun* run, Child& jvm, const std::strin
             // bpftrace says "Attaching" before it attaches; its probe is up well within this.
             if (ready) std::this_thread::sleep_for(500ms);
         } else {
-            tracer = start_tracer(o, config, jvm.pid(), tracer_stem, run->consumer == "block" ? "block" : "trace");
+            Options build = o;
+            if (is_before(config)) build.vtscope = o.vtscope_before;
+            tracer = start_tracer(build, without_before(config), jvm.pid(), tracer_stem,
+                                  run->consumer == "block" ? "block" : "trace");
             ready = wait_for_file(tracer_ready_file(tracer_stem), 60s, {&tracer, &jvm});
         }
         if (!ready) {
@@ -263,7 +277,7 @@ AlternateRun run_alternate(const Options& o, const std::string& workload, const 
     AlternateRun run;
     run.workload = workload;
     run.configs = configs;
-    run.consumer = configs.size() == 1 && configs[0] == "block" ? "block" : "profile";
+    run.consumer = !configs.empty() && configs[0] == "block" ? "block" : "profile";
     run.command = command_text(o, workload);
     run.higher_is_better = workload == "demo";
     auto t0 = Clock::now();

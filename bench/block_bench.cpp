@@ -256,8 +256,11 @@ BlockBench run_block_bench(const Options& o) {
     d.block = summarize(valid_values(d.block_rps));
     d.ratio = summarize(d.ratios);
     d.cpu_change = paired_change(d.block_cpu, d.none_cpu);
-    if (selected(o.block_parts, "alternate"))
-        b.alternate.push_back(run_alternate(o, "demo", {"block"}, std::chrono::steady_clock::now()));
+    if (selected(o.block_parts, "alternate")) {
+        std::vector<std::string> configs = {"block"};
+        if (!o.vtscope_before.empty()) configs.push_back("block-before");  // side by side in the same JVM
+        b.alternate.push_back(run_alternate(o, "demo", configs, std::chrono::steady_clock::now()));
+    }
     return b;
 }
 
