@@ -74,4 +74,11 @@ Summary cost_per_event(const std::vector<int>& sequence, const std::vector<doubl
     return summarize(costs, confidence);
 }
 
+Summary across_jvms(const std::vector<Summary>& per_jvm, double confidence) {
+    std::vector<double> means;
+    for (const Summary& s : per_jvm)
+        if (s.n >= 2) means.push_back(s.mean);
+    return summarize(means, confidence);
+}
+
 }  // namespace vtscope::bench

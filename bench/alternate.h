@@ -47,4 +47,11 @@ Summary cost_per_event(const std::vector<int>& sequence, const std::vector<doubl
                        const std::vector<double>& target_cpu_ns, const std::vector<double>& events, int config,
                        double confidence = 0.95);
 
+// The change over several JVMs, each of which ran the whole alternation (--alternate-jvms): mean and
+// `confidence` half-width over the JVMs of their own mean changes (those of at least two pairs), n the
+// number of JVMs. A JVM carries effects of its own that its pairs share (JIT decisions, code and heap
+// placement), so the spread of its pairs understates the spread between runs; only this interval
+// includes it.
+Summary across_jvms(const std::vector<Summary>& per_jvm, double confidence = 0.95);
+
 }  // namespace vtscope::bench

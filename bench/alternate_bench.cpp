@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -270,11 +271,78 @@ void write_per_sample(std::ostream& md, const AlternateRun& run) {
            << interval_text(at99) << " | " << interval_text(at999) << " |\n";
     }
 }
+
+// " (JVM 2 of 4)" and "-jvm2" where a part runs in more than one JVM, nothing otherwise.
+std::string jvm_text(const AlternateRun& run) {
+    return run.jvms > 1 ? " (JVM " + std::to_string(run.jvm) + " of " + std::to_string(run.jvms) + ")" : "";
+}
+
+std::string jvm_suffix(const AlternateRun& run) { return run.jvms > 1 ? "-jvm" + std::to_string(run.jvm) : ""; }
+
+// The runs of one part (consumer, workload and configurations alike) in more than one JVM, in order.
+std::vector<std::vector<const AlternateRun*>> jvm_groups(const std::vector<AlternateRun>& runs) {
+    std::vector<std::vector<const AlternateRun*>> groups;
+    for (const auto& run : runs) {
+        auto same = [&](const std::vector<const AlternateRun*>& g) {
+            return g[0]->consumer == run.consumer && g[0]->workload == run.workload && g[0]->configs == run.configs;
+        };
+        auto g = std::find_if(groups.begin(), groups.end(), same);
+        if (g == groups.end())
+            groups.push_back({&run});
+        else
+            g->push_back(&run);
+    }
+    std::erase_if(groups, [](const auto& g) { return g.size() < 2; });
+    return groups;
+}
+
+AcrossJvms across(const std::vector<const AlternateRun*>& group, int config) {
+    AcrossJvms a;
+    a.first = group[0];
+    a.config = config;
+    std::vector<Summary> cpu, score;
+    for (const AlternateRun* run : group) {
+        a.per_jvm.push_back(alternate_result(*run, config));
+        cpu.push_back(a.per_jvm.back().cpu_change);
+        score.push_back(a.per_jvm.back().score_change);
+    }
+    a.cpu = across_jvms(cpu, kConfidence);
+    a.score = across_jvms(score, kConfidence);
+    if (a.score.n >= 2) a.slowdown = group[0]->higher_is_better ? -a.score.mean : a.score.mean;
+    return a;
+}
+
+std::string per_jvm_text(const AcrossJvms& a, Summary AlternateResult::*field) {
+    std::string text;
+    for (const auto& r : a.per_jvm) {
+        const Summary& s = r.*field;
+        text += (text.empty() ? "" : ", ") + (s.n >= 2 ? fmt_signed(s.mean, 2) : std::string("–"));
+    }
+    return text;
+}
 }  // namespace
 
+std::vector<AcrossJvms> across_all_jvms(const std::vector<AlternateRun>& runs) {
+    std::vector<AcrossJvms> all;
+    for (const auto& group : jvm_groups(runs))
+        for (size_t c = 0; c < group[0]->configs.size(); c++) all.push_back(across(group, static_cast<int>(c)));
+    return all;
+}
+
+void print_across_jvms(const std::vector<AlternateRun>& runs) {
+    for (const AcrossJvms& a : across_all_jvms(runs))
+        std::fprintf(stderr, "  %s on %s across %zu JVMs: CPU per unit %s (per JVM %s), %s %s (per JVM %s), 95%%\n",
+                     a.first->configs[static_cast<size_t>(a.config)].c_str(), a.first->workload.c_str(), a.cpu.n,
+                     interval_text(a.cpu).c_str(), per_jvm_text(a, &AlternateResult::cpu_change).c_str(),
+                     a.first->higher_is_better ? "requests/s" : "wall per unit", interval_text(a.score).c_str(),
+                     per_jvm_text(a, &AlternateResult::score_change).c_str());
+}
+
 AlternateRun run_alternate(const Options& o, const std::string& workload, const std::vector<std::string>& configs,
-                           Clock::time_point started) {
+                           Clock::time_point started, int jvm_number) {
     AlternateRun run;
+    run.jvm = jvm_number;
+    run.jvms = o.alternate_jvms;
     run.workload = workload;
     run.configs = configs;
     run.consumer = !configs.empty() && configs[0] == "block" ? "block" : "profile";
@@ -287,12 +355,12 @@ AlternateRun run_alternate(const Options& o, const std::string& workload, const 
     for (int c : warm) run.phases.push_back({c, true});
     for (int c : run.sequence) run.phases.push_back({c, false});
     int phases = static_cast<int>(run.phases.size());
-    std::string stem = log_stem(o, "alternate-" + run.consumer + "-" + workload);
+    std::string stem = log_stem(o, "alternate-" + run.consumer + "-" + workload + jvm_suffix(run));
     std::string ready = stem + ".service.ready";
     fs::remove(ready);
     for (int p = 1; p <= phases; p++) fs::remove(stem + ".go." + std::to_string(p));
-    std::fprintf(stderr, "vtscope-bench: alternating phases, %s on %s: %d phases in one JVM\n", run.consumer.c_str(),
-                 workload.c_str(), phases);
+    std::fprintf(stderr, "vtscope-bench: alternating phases, %s on %s: %d phases in one JVM%s\n", run.consumer.c_str(),
+                 workload.c_str(), phases, jvm_text(run).c_str());
     Child jvm = Child::start(workload_argv(o, workload, phases, stem + ".go", ready), stem + ".out", stem + ".err");
     bool up = workload == "demo" ? wait_for_file(ready, 120s, {&jvm})
                                  : wait_for_text(stem + ".out", "# cpucost ready", 120s, {&jvm});
@@ -325,8 +393,8 @@ AlternateRun run_alternate(const Options& o, const std::string& workload, const 
     run.elapsed_s = std::chrono::duration<double>(Clock::now() - t0).count();
     for (size_t c = 0; c < configs.size(); c++) {
         AlternateResult r = alternate_result(run, static_cast<int>(c));
-        std::fprintf(stderr, "  %s on %s: CPU per unit %s, %s %s (95%%, %zu pairs)\n", configs[c].c_str(),
-                     workload.c_str(), interval_text(r.cpu_change).c_str(),
+        std::fprintf(stderr, "  %s on %s%s: CPU per unit %s, %s %s (95%%, %zu pairs)\n", configs[c].c_str(),
+                     workload.c_str(), jvm_text(run).c_str(), interval_text(r.cpu_change).c_str(),
                      run.higher_is_better ? "requests/s" : "wall per unit", interval_text(r.score_change).c_str(),
                      r.cpu_change.n);
         if (run.consumer == "profile") {
@@ -364,9 +432,9 @@ void write_alternate(std::ostream& md, const Options& o, const std::vector<Alter
           "standard deviation of the off phases over their mean.\n";
     for (const auto& run : runs) {
         bool demo = run.workload == "demo";
-        md << "\n`" << run.command << "`, " << run.phases.size() << " phases in " << fmt(run.elapsed_s, 0)
-           << " s:\n\n| config | pairs | " << (demo ? "requests/s" : "wall ns per transition") << " | vs off | "
-           << (demo ? "CPU us per request" : "CPU ns per transition")
+        md << "\n`" << run.command << "`" << jvm_text(run) << ", " << run.phases.size() << " phases in "
+           << fmt(run.elapsed_s, 0) << " s:\n\n| config | pairs | " << (demo ? "requests/s" : "wall ns per transition")
+           << " | vs off | " << (demo ? "CPU us per request" : "CPU ns per transition")
            << " | vs off | target | verdict (CPU) | verdict (throughput) | consumer events per phase | consumer "
               "CPU (share of one CPU) |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
         Summary off_score = over_phases(run, kPhaseOff, &AlternatePhase::score);
@@ -393,6 +461,29 @@ void write_alternate(std::ostream& md, const Options& o, const std::vector<Alter
         for (const auto& e : run.errors) md << "\n- error: " << e;
         if (!run.errors.empty()) md << "\n";
     }
+    const AlternateRun* part = nullptr;
+    for (const AcrossJvms& a : across_all_jvms(runs)) {
+        const AlternateRun& first = *a.first;
+        if (part != a.first) {
+            part = a.first;
+            md << "\nAcross the " << a.per_jvm.size() << " JVMs of `" << first.command
+               << "`: per configuration, each JVM's mean change (the tables above), and their mean ± 95% Student-t "
+                  "half-width over the JVMs (`across_jvms`). What one JVM's pairs share (its JIT decisions, code "
+                  "and heap placement) is in this interval and not in a single JVM's, so the verdicts here are the "
+                  "ones to quote.\n\n| config | JVMs | CPU per unit, per JVM | across the JVMs | target | verdict "
+                  "(CPU) | "
+               << (first.higher_is_better ? "requests/s" : "wall per unit")
+               << ", per JVM | across the JVMs | verdict (throughput) |\n| --- | --- | --- | --- | --- | --- | --- | "
+                  "--- | --- |\n";
+        }
+        const std::string& config = first.configs[static_cast<size_t>(a.config)];
+        double target = first.consumer == "block" ? 3.0 : profile_target_pct(config);
+        md << "| `" << config << "` | " << a.cpu.n << " | " << per_jvm_text(a, &AlternateResult::cpu_change) << " | "
+           << interval_text(a.cpu) << " | < " << fmt(target, 0) << "% | "
+           << verdict_text(a.cpu.n >= 2 ? a.cpu.mean : NAN, a.cpu.error, target) << " | "
+           << per_jvm_text(a, &AlternateResult::score_change) << " | " << interval_text(a.score) << " | "
+           << verdict_text(a.slowdown, a.score.error, target) << " |\n";
+    }
 }
 
 std::string alternate_json(const std::vector<AlternateRun>& runs) {
@@ -405,9 +496,9 @@ std::string alternate_json(const std::vector<AlternateRun>& runs) {
     js << "[";
     for (size_t i = 0; i < runs.size(); i++) {
         const AlternateRun& run = runs[i];
-        js << (i ? "," : "") << "{\"workload\":" << json_quote(run.workload)
-           << ",\"consumer\":" << json_quote(run.consumer) << ",\"command\":" << json_quote(run.command)
-           << ",\"confidence\":" << kConfidence << ",\"configs\":[";
+        js << (i ? "," : "") << "{\"workload\":" << json_quote(run.workload) << ",\"jvm\":" << run.jvm
+           << ",\"jvms\":" << run.jvms << ",\"consumer\":" << json_quote(run.consumer)
+           << ",\"command\":" << json_quote(run.command) << ",\"confidence\":" << kConfidence << ",\"configs\":[";
         for (size_t c = 0; c < run.configs.size(); c++) {
             AlternateResult r = alternate_result(run, static_cast<int>(c));
             js << (c ? "," : "") << "{\"config\":" << json_quote(run.configs[c])

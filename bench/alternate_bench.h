@@ -33,6 +33,7 @@ struct AlternatePhase {
 
 struct AlternateRun {
     std::string workload;                // "demo" or "transition"
+    int jvm = 1, jvms = 1;               // this JVM's number of --alternate-jvms
     std::string consumer;                // "profile" or "block"
     std::vector<std::string> configs;    // the consumer's configurations: profile-99, ..., or block
     std::string command;                 // the workload's JVM, for the report
@@ -43,10 +44,10 @@ struct AlternateRun {
     double elapsed_s = NAN;
 };
 
-// Runs one alternating part: workload "demo" or "transition", configs all profile configurations
-// or {"block"}; progress on stderr.
+// Runs one alternating part in one JVM, the jvm-th of o.alternate_jvms: workload "demo" or
+// "transition", configs all profile configurations or {"block"}; progress on stderr.
 AlternateRun run_alternate(const Options& o, const std::string& workload, const std::vector<std::string>& configs,
-                           std::chrono::steady_clock::time_point started);
+                           std::chrono::steady_clock::time_point started, int jvm = 1);
 
 // A configuration's changes against the adjacent off phases, percent with the 95% half-width: of the
 // score and of the CPU per unit; and the slowdown (positive: worse) the score's change means.
@@ -55,6 +56,20 @@ struct AlternateResult {
     double slowdown = NAN;
 };
 AlternateResult alternate_result(const AlternateRun& run, int config);
+
+// A part that ran in more than one JVM (the same consumer, workload and configurations): one
+// configuration's change in each JVM and across them (across_jvms), with the slowdown it means.
+struct AcrossJvms {
+    const AlternateRun* first = nullptr;  // the part's first JVM (its command, configurations)
+    int config = 0;
+    std::vector<AlternateResult> per_jvm;
+    Summary cpu, score;
+    double slowdown = NAN;
+};
+std::vector<AcrossJvms> across_all_jvms(const std::vector<AlternateRun>& runs);
+
+// The same, on stderr.
+void print_across_jvms(const std::vector<AlternateRun>& runs);
 
 // The subsection of results.md, the runs' object in results.json, their errors.
 void write_alternate(std::ostream& md, const Options& o, const std::vector<AlternateRun>& runs);

@@ -107,3 +107,19 @@ TEST(Alternate, CostPerEventIsTheAddedCpuOverTheOnPhasesEvents) {
     EXPECT_NEAR(cost_per_event(seq, flat, cpu_ns, events, 0).mean, 0.0, 1e-9);
     EXPECT_EQ(cost_per_event(seq, cpu_per_unit, cpu_ns, events, O).n, 0u);
 }
+
+TEST(Alternate, AcrossJvmsIsTheSpreadOfTheJvmsOwnMeans) {
+    // Each JVM's pairs are tight, but the JVMs disagree: the interval is that of their three means
+    // (t with 2 degrees of freedom), not of the pairs; a JVM with fewer than two pairs is left out.
+    std::vector<Summary> per_jvm = {
+        {100, 1.8, 5.0, 0.9}, {200, 3.8, 5.0, 0.7}, {1, 50.0, 0.0, NAN}, {150, 2.4, 5.0, 0.8}};
+    Summary s = across_jvms(per_jvm);
+    EXPECT_EQ(s.n, 3u);
+    EXPECT_NEAR(s.mean, 8.0 / 3, 1e-9);
+    EXPECT_NEAR(s.stddev, 1.026320, 1e-5);
+    EXPECT_NEAR(s.error, 4.302653 * 1.026320 / std::sqrt(3.0), 1e-4);
+    // One JVM: a mean without an interval.
+    Summary one = across_jvms({{100, 2.0, 5.0, 0.9}});
+    EXPECT_EQ(one.n, 1u);
+    EXPECT_TRUE(std::isnan(one.error));
+}

@@ -64,7 +64,7 @@ void usage() {
         "                     [--profile-parts a,b,...] [--profile-configs a,b,...] [--vtscope-before FILE]\n"
         "                     [--block] [--block-rounds N] [--block-parts a,b,...]\n"
         "                     [--alternate-warm-up N] [--alternate-cycles N] [--alternate-rounds N]\n"
-        "                     [--alternate-workloads a,b]\n"
+        "                     [--alternate-workloads a,b] [--alternate-jvms N]\n"
         "Runs the benchmark matrix (workload x configuration) as root (the consumer configurations attach\n"
         "build/bin/vtscope). Defaults: 4 forks, 3 x 1s warm-up, 5 x 1s measurement. --quick: 1 fork,\n"
         "2 x 0.4s warm-up, 3 x 0.4s measurement, shorter storm, one memory run, 2 profile rounds.\n"
@@ -89,7 +89,9 @@ void usage() {
         "cycles (default 6) of ABBA blocks per configuration (off, on, on, off): the consumer started before an on\n"
         "phase and stopped after it; its change of throughput and of the target's CPU per unit against the\n"
         "adjacent off phases, mean and 95%% interval over the pairs. --alternate-workloads: which of transition,\n"
-        "demo profile's alternating part runs (default both).\n"
+        "demo profile's alternating part runs (default both). --alternate-jvms N: N JVMs, one after the other, each\n"
+        "running all of it; the change is then also given across them (mean and 95%% interval over the JVMs'\n"
+        "own means), which includes what one JVM's pairs share and its own interval cannot show.\n"
         "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep otep-jvmti block\n"
         "workloads: transition parkunpark churn ctx-platform ctx-distinct ctx-virtual vtt-nanotime vtt-pair "
         "vtt-transition\n"
@@ -182,6 +184,8 @@ bool parse_options(int argc, char** argv, Options* o) {
             o->alternate_rounds = std::atoi(next().c_str());
         else if (a == "--alternate-workloads")
             o->alternate_workloads = split(next(), ',');
+        else if (a == "--alternate-jvms")
+            o->alternate_jvms = std::atoi(next().c_str());
         else if (a == "--compare-hz")
             o->compare_hz = std::atoi(next().c_str());
         else if (a == "--async-profiler")
@@ -199,11 +203,13 @@ bool parse_options(int argc, char** argv, Options* o) {
     }
     if (o->forks < 1 || o->iterations < 2 || o->warmup_iterations < 1 || o->profile_rounds < 2 ||
         o->demo_requests < 1 || o->demo_warmup < 1 || o->demo_warmup > 100000 || o->compare_hz < 1 ||
-        o->block_demo_rounds < 2 || o->alternate_warm_up < 0 || o->alternate_cycles < 1 || o->alternate_rounds < 1) {
-        std::fprintf(stderr,
-                     "vtscope-bench: need --forks >= 1, --i >= 2, --wi >= 1, --profile-rounds >= 2, "
-                     "--demo-requests >= 1, --demo-warm-up 1 to 100000, --compare-hz >= 1, --block-rounds >= 2, "
-                     "--alternate-warm-up >= 0, --alternate-cycles >= 1, --alternate-rounds >= 1\n");
+        o->block_demo_rounds < 2 || o->alternate_warm_up < 0 || o->alternate_cycles < 1 || o->alternate_rounds < 1 ||
+        o->alternate_jvms < 1) {
+        std::fprintf(
+            stderr,
+            "vtscope-bench: need --forks >= 1, --i >= 2, --wi >= 1, --profile-rounds >= 2, "
+            "--demo-requests >= 1, --demo-warm-up 1 to 100000, --compare-hz >= 1, --block-rounds >= 2, "
+            "--alternate-warm-up >= 0, --alternate-cycles >= 1, --alternate-rounds >= 1, --alternate-jvms >= 1\n");
         return false;
     }
     auto check = [](const char* option, const std::vector<std::string>& chosen, const std::vector<std::string>& known) {

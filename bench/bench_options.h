@@ -43,6 +43,8 @@ struct Options {
     int alternate_warm_up = 4;
     int alternate_cycles = 6;
     int alternate_rounds = 10;
+    // --alternate-jvms: how many JVMs run the whole alternation, one after the other (across_jvms).
+    int alternate_jvms = 1;
     // --alternate-workloads: which workloads profile's alternating part runs (transition, demo); empty: both.
     std::vector<std::string> alternate_workloads;
     int storm_seconds = 4;

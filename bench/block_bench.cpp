@@ -259,7 +259,10 @@ BlockBench run_block_bench(const Options& o) {
     if (selected(o.block_parts, "alternate")) {
         std::vector<std::string> configs = {"block"};
         if (!o.vtscope_before.empty()) configs.push_back("block-before");  // side by side in the same JVM
-        b.alternate.push_back(run_alternate(o, "demo", configs, std::chrono::steady_clock::now()));
+        auto started = std::chrono::steady_clock::now();
+        for (int jvm = 1; jvm <= o.alternate_jvms; jvm++)
+            b.alternate.push_back(run_alternate(o, "demo", configs, started, jvm));
+        print_across_jvms(b.alternate);
     }
     return b;
 }

@@ -828,7 +828,9 @@ ProfileBench run_profile_bench(const Options& o, const std::string& jdk, Clock::
                 configs.push_back(c);
         for (const char* workload : {"transition", "demo"})
             if (selected(o.alternate_workloads, workload))
-                p.alternate.push_back(run_alternate(o, workload, configs, started));
+                for (int jvm = 1; jvm <= o.alternate_jvms; jvm++)
+                    p.alternate.push_back(run_alternate(o, workload, configs, started, jvm));
+        print_across_jvms(p.alternate);
     }
     return p;
 }
