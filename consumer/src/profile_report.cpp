@@ -12,6 +12,9 @@
 namespace vtscope {
 namespace {
 
+// Below 1% of steal the CPU times are as good as the sampling makes them; above it, say so.
+constexpr double kStealWorthSaying = 0.01;
+
 std::string format(const char* fmt, auto... args) {
     char buffer[1024];
     std::snprintf(buffer, sizeof(buffer), fmt, args...);
@@ -109,6 +112,12 @@ std::string render_profile_text(const std::vector<ProfileRow>& rows, const Profi
         info.event.c_str(), info.sampling.c_str(), info.hz, info.seconds, u(all.samples), ms(all.cpu_ns),
         ms(virtual_all.cpu_ns), share(virtual_all.samples, all.samples));
     for (const std::string& w : info.warnings) out += "warning: " + w + "\n";
+    if (info.steal_share && *info.steal_share >= kStealWorthSaying)
+        out += format(
+            "warning: the hypervisor stole %.1f%% of this machine's busy CPU time during the session "
+            "(/proc/stat): samples count stolen time, the threads' CPU clocks do not, so the CPU times below "
+            "can exceed theirs by up to that share\n",
+            100.0 * *info.steal_share);
 
     const char* what = info.by == "vthread" ? "virtual thread" : info.by == "span" ? "span" : "trace";
     auto ranked_groups = ranked(groups);
@@ -215,7 +224,12 @@ std::string render_profile_json(const std::vector<ProfileRow>& rows, const Profi
            << ",\"share\":" << share(t.samples, all.samples) / 100.0;
     };
     js << "{\"event\":" << json_quote(info.event) << ",\"sampling\":" << json_quote(info.sampling)
-       << ",\"hz\":" << info.hz << ",\"seconds\":" << info.seconds << ",\"by\":" << json_quote(info.by) << ",";
+       << ",\"hz\":" << info.hz << ",\"seconds\":" << info.seconds << ",\"steal_share\":";
+    if (info.steal_share)
+        js << *info.steal_share;
+    else
+        js << "null";
+    js << ",\"by\":" << json_quote(info.by) << ",";
     totals(all);
     js << ",\"virtual\":{";
     totals(virtual_all);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ struct ProfileInfo {
     std::map<uint32_t, std::string> thread_names;  // kernel tid -> comm
     std::vector<std::string> warnings;             // printed at the top of the report
     uint64_t stack_errors = 0;  // samples whose user stack could not be stored (the stack map was full)
+    // The share of the machine's busy CPU time the hypervisor stole during the session (cpu-clock
+    // only: its samples count stolen time, the threads' CPU clocks do not); nullopt when unknown.
+    std::optional<double> steal_share;
 };
 
 // The grouping key of a row: trace id, "trace/span", or the virtual thread's id.

@@ -24,6 +24,7 @@
 #include "flamegraph.h"
 #include "otlp_exporter.h"
 #include "profile.skel.h"
+#include "proc_stat.h"
 #include "profile_report.h"
 #include "sinks.h"
 #include "jvm_stacks.h"
@@ -139,6 +140,7 @@ public:
         if (opened == 0)
             return make_error(options_.per_thread ? "no thread of the target to sample" : "no online CPU to sample");
         started_ = std::chrono::steady_clock::now();
+        cpu_at_start_ = read_proc_stat();
         return ok_status();
     }
 
@@ -160,6 +162,7 @@ public:
 
     void finish() override {
         stopped_ = std::chrono::steady_clock::now();
+        cpu_at_stop_ = read_proc_stat();
         tables_->drain_all();  // after the detach: nothing writes them any more
         if (options_.stacks) stacks_.finish();
         if (otlp_) publish_cpu_time();
@@ -362,6 +365,8 @@ private:
         i.thread_names = names_;
         i.warnings = stacks_.warnings();
         i.stack_errors = stack_errors_;
+        if (event_ == "cpu-clock" && cpu_at_start_ && cpu_at_stop_)
+            i.steal_share = steal_share(*cpu_at_start_, *cpu_at_stop_);
         return i;
     }
 
@@ -405,6 +410,7 @@ private:
     std::vector<ProfileRow> rows_;
     std::string event_ = "cpu-clock";
     std::chrono::steady_clock::time_point started_{}, stopped_{};
+    std::optional<CpuTimes> cpu_at_start_, cpu_at_stop_;  // /proc/stat: the steal during the session
     uint64_t delivered_[VTSCOPE_STATUS_COUNT] = {};
     uint64_t stack_errors_ = 0;
     int round_ = 0;

@@ -11,6 +11,7 @@
 #include "flamegraph.h"
 #include "jvm_stacks.h"
 #include "options.h"
+#include "proc_stat.h"
 #include "profile_report.h"
 #include "stack_symbolizer.h"
 
@@ -113,6 +114,38 @@ TEST(ProfileReport, JsonCountsPerTraceThreadAndStatus) {
     EXPECT_NE(json.find("\"tid\":20,\"name\":\"GC Thread#0\",\"samples\":7"), std::string::npos) << json;
     EXPECT_NE(json.find("{\"status\":\"invalid\",\"reason\":\"torn_record\",\"samples\":1"), std::string::npos) << json;
     EXPECT_NE(json.find("\"truncated_samples\":100"), std::string::npos) << json;
+}
+
+// Steal: said in the text above 1%, always given in the JSON (null when unknown).
+TEST(ProfileReport, StealShareIsSaidAboveOnePercentAndAlwaysInTheJson) {
+    ProfileInfo info = sample_info();
+    EXPECT_EQ(render_profile_text(sample_rows(), info).find("stole"), std::string::npos);
+    EXPECT_NE(render_profile_json(sample_rows(), info).find("\"steal_share\":null,"), std::string::npos);
+    info.steal_share = 0.004;
+    EXPECT_EQ(render_profile_text(sample_rows(), info).find("stole"), std::string::npos);
+    info.steal_share = 0.062;
+    std::string text = render_profile_text(sample_rows(), info);
+    EXPECT_NE(text.find("warning: the hypervisor stole 6.2% of this machine's busy CPU time"), std::string::npos)
+        << text;
+    EXPECT_NE(render_profile_json(sample_rows(), info).find("\"steal_share\":0.062,"), std::string::npos);
+}
+
+TEST(ProcStat, BusyAndStealOfTheMachineLine) {
+    auto times = parse_proc_stat("cpu  1509 7 1125 26012 316 3 19 14 0 0\ncpu0 432 0 324 13736 3 0 2 5 0 0\n");
+    ASSERT_TRUE(times);
+    EXPECT_EQ(times->busy, 1509u + 7 + 1125 + 3 + 19 + 14);
+    EXPECT_EQ(times->steal, 14u);
+    // Kernels before 2.6.11 had no steal field; a per-CPU line is not the machine's.
+    EXPECT_FALSE(parse_proc_stat("cpu  1509 0 1125 26012 316 0 19\n"));
+    EXPECT_FALSE(parse_proc_stat("cpu0 432 0 324 13736 3 0 2 5 0 0\n"));
+    EXPECT_FALSE(parse_proc_stat(""));
+    EXPECT_TRUE(read_proc_stat());
+
+    CpuTimes before{1000, 10}, after{1200, 22};
+    ASSERT_TRUE(steal_share(before, after));
+    EXPECT_DOUBLE_EQ(*steal_share(before, after), 0.06);
+    EXPECT_FALSE(steal_share(before, before));  // nothing busy
+    EXPECT_FALSE(steal_share(after, before));   // backwards
 }
 
 TEST(ProfileReport, FoldedHasOneRootPerTraceAndMarksTruncation) {
