@@ -8,6 +8,7 @@ packages=(
   clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
   libgtest-dev googletest systemtap-sdt-dev libprotobuf-dev protobuf-compiler libcurl4-openssl-dev
   maven util-linux procps bpftrace librsvg2-bin
+  chromium  # the flame graph SVG's test in a real headless browser (Profile.CpuPerTraceMatchesGroundTruth)
 )
 
 missing=()
