@@ -30,15 +30,30 @@ double share(uint64_t part, uint64_t whole) {
 struct Totals {
     uint64_t samples = 0;
     uint64_t cpu_ns = 0;
+    uint64_t context_unknown_samples = 0;  // of a known thread whose context nothing can tell
     std::set<int64_t> vthreads;
     std::set<std::string> traces;
     void add(const ProfileRow& row) {
         samples += row.samples;
         cpu_ns += row.cpu_ns;
+        if (row.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN) context_unknown_samples += row.samples;
         if (row.mounted_virtual && row.java_id) vthreads.insert(row.java_id);
         if (!row.trace_id.empty()) traces.insert(row.trace_id);
     }
 };
+
+// A row whose thread is known: ok, no_context, and context_unknown ("identity known; whether a
+// span is current cannot be known", attribution.h). Its CPU is that thread's whatever its context.
+bool identity_known(const ProfileRow& row) {
+    return row.status == VTSCOPE_STATUS_OK || row.status == VTSCOPE_STATUS_NO_CONTEXT ||
+           row.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN;
+}
+
+// The text and JSON name of a virtual thread's samples outside any trace: "no context" is a fact
+// the thread's record states; "context unknown" says nothing could tell (no record region yet,
+// say), and must never read as the first.
+constexpr const char* kVirtualNoContextRow = "(virtual threads, no trace context)";
+constexpr const char* kVirtualContextUnknownRow = "(virtual threads, context unknown)";
 
 // Biggest first, then by key, so equal counts print in a stable order.
 template <typename Key>
@@ -71,8 +86,7 @@ std::string join_ids(const std::set<int64_t>& ids, size_t max) {
 }  // namespace
 
 RowKind row_kind(const ProfileRow& row) {
-    if (row.status == VTSCOPE_STATUS_OK || row.status == VTSCOPE_STATUS_NO_CONTEXT)
-        return row.mounted_virtual ? RowKind::kVirtual : RowKind::kNonVirtual;
+    if (identity_known(row)) return row.mounted_virtual ? RowKind::kVirtual : RowKind::kNonVirtual;
     // Not (yet) a live JavaThread: a GC or VM thread, or a Java thread before JavaThread::run,
     // which has mounted nothing yet. Either way no virtual thread runs on it.
     if (row.status == VTSCOPE_STATUS_UNMAPPED && row.reason == VTSCOPE_REASON_NOT_JAVA_THREAD)
@@ -87,7 +101,7 @@ std::string profile_group(const ProfileRow& row, const std::string& by) {
 }
 
 std::string render_profile_text(const std::vector<ProfileRow>& rows, const ProfileInfo& info) {
-    Totals all, virtual_no_context, virtual_all;
+    Totals all, virtual_no_context, virtual_context_unknown, virtual_all;
     std::map<std::string, Totals> groups;
     std::map<uint32_t, Totals> non_virtual;
     std::map<std::string, Totals> unattributed;
@@ -98,6 +112,8 @@ std::string render_profile_text(const std::vector<ProfileRow>& rows, const Profi
             virtual_all.add(row);
             if (info.by == "vthread" || row.status == VTSCOPE_STATUS_OK)
                 groups[profile_group(row, info.by)].add(row);
+            else if (row.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN)
+                virtual_context_unknown.add(row);
             else
                 virtual_no_context.add(row);
         } else if (kind == RowKind::kNonVirtual) {
@@ -131,6 +147,9 @@ std::string render_profile_text(const std::vector<ProfileRow>& rows, const Profi
         std::string extra;
         if (info.by == "vthread") {
             for (const std::string& trace : t.traces) extra += (extra.empty() ? "" : ", ") + trace;
+            if (t.context_unknown_samples)
+                extra += (extra.empty() ? "" : ", ") +
+                         format("(context unknown: %llu samples)", u(t.context_unknown_samples));
             if (extra.empty()) extra = "(no context)";
         } else {
             extra = join_ids(t.vthreads, 8);
@@ -138,10 +157,11 @@ std::string render_profile_text(const std::vector<ProfileRow>& rows, const Profi
         out += format("  %-*s %8llu %10.1f %6.1f%%  %s\n", width, key.c_str(), u(t.samples), ms(t.cpu_ns),
                       share(t.samples, all.samples), extra.c_str());
     }
-    if (virtual_no_context.samples)
-        out += format("  %-*s %8llu %10.1f %6.1f%%  %s\n", width, "(virtual threads, no trace context)",
-                      u(virtual_no_context.samples), ms(virtual_no_context.cpu_ns),
-                      share(virtual_no_context.samples, all.samples), join_ids(virtual_no_context.vthreads, 8).c_str());
+    for (auto [label, t] : {std::pair{kVirtualNoContextRow, &virtual_no_context},
+                            std::pair{kVirtualContextUnknownRow, &virtual_context_unknown}})
+        if (t->samples)
+            out += format("  %-*s %8llu %10.1f %6.1f%%  %s\n", width, label, u(t->samples), ms(t->cpu_ns),
+                          share(t->samples, all.samples), join_ids(t->vthreads, 8).c_str());
 
     auto ranked_threads = ranked(non_virtual);
     out += format(
@@ -159,7 +179,9 @@ std::string render_profile_text(const std::vector<ProfileRow>& rows, const Profi
                       share(t.samples, all.samples));
     }
 
-    out += "\nUnattributed samples (status/reason; unmapped/not_java_thread are the non-Java threads above):\n";
+    out +=
+        "\nSamples not attributed to a trace or to no context, by status/reason (unmapped/not_java_thread are the "
+        "non-Java threads above; context_unknown ones are counted above by their thread):\n";
     if (unattributed.empty()) out += "  none\n";
     for (const auto& [name, t] : ranked(unattributed))
         out += format("  %-40s %8llu %10.1f %6.1f%%\n", name.c_str(), u(t.samples), ms(t.cpu_ns),
@@ -181,7 +203,7 @@ std::string render_profile_text(const std::vector<ProfileRow>& rows, const Profi
 }
 
 std::string render_profile_json(const std::vector<ProfileRow>& rows, const ProfileInfo& info) {
-    Totals all, virtual_all;
+    Totals all, virtual_all, virtual_no_context, virtual_context_unknown;
     std::map<std::string, Totals> groups, traces, unattributed;
     std::map<int64_t, Totals> vthreads;
     std::map<int64_t, std::map<std::string, uint64_t>> vthread_traces;
@@ -203,12 +225,16 @@ std::string render_profile_json(const std::vector<ProfileRow>& rows, const Profi
             t.virtual_samples += row.samples;
             virtual_all.add(row);
             vthreads[row.java_id].add(row);
-            vthread_traces[row.java_id][row.trace_id] += row.samples;
+            // "none": the record says no span is current; "unknown": nothing can say.
+            vthread_traces[row.java_id][row.status == VTSCOPE_STATUS_OK                ? row.trace_id
+                                        : row.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN ? "unknown"
+                                                                                       : "none"] += row.samples;
             if (row.status == VTSCOPE_STATUS_OK) {
                 traces[row.trace_id].add(row);
                 groups[profile_group(row, info.by)].add(row);
-            } else if (info.by == "vthread") {
-                groups[profile_group(row, info.by)].add(row);
+            } else {
+                (row.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN ? virtual_context_unknown : virtual_no_context).add(row);
+                if (info.by == "vthread") groups[profile_group(row, info.by)].add(row);
             }
         } else if (kind == RowKind::kNonVirtual) {
             non_virtual[row.tid].add(row);
@@ -233,6 +259,10 @@ std::string render_profile_json(const std::vector<ProfileRow>& rows, const Profi
     totals(all);
     js << ",\"virtual\":{";
     totals(virtual_all);
+    js << "},\"virtual_no_context\":{";
+    totals(virtual_no_context);
+    js << "},\"virtual_context_unknown\":{";
+    totals(virtual_context_unknown);
     js << "},\"groups\":[";
     bool first = true;
     for (const auto& [key, t] : ranked(groups)) {
@@ -245,7 +275,7 @@ std::string render_profile_json(const std::vector<ProfileRow>& rows, const Profi
         js << "],\"traces\":[";
         f = true;
         for (const std::string& trace : t.traces) js << (f ? "" : ",") << json_quote(trace), f = false;
-        js << "]}";
+        js << "],\"context_unknown_samples\":" << t.context_unknown_samples << "}";
     }
     js << "],\"traces\":[";
     first = true;
@@ -267,7 +297,7 @@ std::string render_profile_json(const std::vector<ProfileRow>& rows, const Profi
         js << ",\"traces\":{";
         bool f = true;
         for (const auto& [trace, n] : vthread_traces[id])
-            js << (f ? "" : ",") << json_quote(trace.empty() ? "none" : trace) << ":" << n, f = false;
+            js << (f ? "" : ",") << json_quote(trace) << ":" << n, f = false;
         js << "}}";
     }
     js << "],\"threads\":[";
@@ -320,7 +350,8 @@ std::vector<FoldedStack> fold_stacks(const std::vector<ProfileRow>& rows, const 
             case RowKind::kVirtual: {
                 std::string group = profile_group(row, info.by);
                 if (group.empty())
-                    group = "[virtual, no trace context]";
+                    group = row.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN ? "[virtual, context unknown]"
+                                                                         : "[virtual, no trace context]";
                 else if (info.by == "trace")
                     group = "trace " + group;
                 else if (info.by == "span")

@@ -46,7 +46,8 @@ struct ProfileInfo {
 std::string profile_group(const ProfileRow& row, const std::string& by);
 // Is the row's time that of a mounted virtual thread, of a non-virtual thread (a Java platform
 // thread, a carrier with nothing mounted, or a thread that is not a Java thread: GC, VM), or
-// unattributed (unmapped for another reason, or invalid)?
+// unattributed (unmapped for another reason, or invalid)? A context_unknown row names its thread,
+// so it is virtual or non-virtual; only its trace context is unknown.
 enum class RowKind { kVirtual, kNonVirtual, kUnattributed };
 RowKind row_kind(const ProfileRow& row);
 

@@ -164,6 +164,62 @@ TEST(ProfileReport, FoldedHasOneRootPerTraceAndMarksTruncation) {
               std::string::npos);
 }
 
+// An application without vtscope's writer: the core names the mounted virtual thread but cannot
+// say whether a span is current. Its CPU is the virtual thread's, under "context unknown", never
+// under "no trace context" and never off the virtual threads' total.
+TEST(ProfileReport, ContextUnknownSamplesOfAVirtualThreadCountAsVirtualNeverAsNoContext) {
+    std::vector<ProfileRow> rows = {virtual_row(10, 40, "", 30, {"Spin.run"}), virtual_row(11, 41, "", 5)};
+    rows[0].status = VTSCOPE_STATUS_CONTEXT_UNKNOWN;
+    rows[0].reason = VTSCOPE_REASON_NO_RECORD_REGION;
+    ProfileRow platform = rows[0];  // a platform thread whose context is unknown too
+    platform.tid = 12;
+    platform.java_id = 5;
+    platform.mounted_virtual = false;
+    platform.samples = 10;
+    platform.cpu_ns = 20'000'000;
+    rows.push_back(platform);
+    EXPECT_EQ(row_kind(rows[0]), RowKind::kVirtual);
+    EXPECT_EQ(row_kind(platform), RowKind::kNonVirtual);
+
+    ProfileInfo info = sample_info();
+    info.thread_names[12] = "main";
+    std::string text = render_profile_text(rows, info);
+    EXPECT_NE(text.find("45 samples of the target, 90.0 ms CPU; 70.0 ms (77.8%) on virtual threads"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("(virtual threads, context unknown)       30       60.0   66.7%  #40"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("(virtual threads, no trace context)        5       10.0   11.1%  #41"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("main (12)"), std::string::npos) << text;
+    EXPECT_NE(text.find("context_unknown/no_record_region               40"), std::string::npos) << text;
+
+    std::string json = render_profile_json(rows, info);
+    EXPECT_NE(json.find("\"virtual\":{\"samples\":35,"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"virtual_no_context\":{\"samples\":5,"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"virtual_context_unknown\":{\"samples\":30,"), std::string::npos) << json;
+    EXPECT_NE(json.find("{\"java_id\":40,\"samples\":30,\"cpu_ms\":60,\"share\":0.666667,\"traces\":{\"unknown\":30}}"),
+              std::string::npos)
+        << json;
+    EXPECT_NE(json.find("\"traces\":{\"none\":5}"), std::string::npos) << json;
+
+    info.by = "vthread";
+    text = render_profile_text(rows, info);
+    EXPECT_NE(text.find("vthread #40                            30       60.0   66.7%  (context unknown: 30 samples)"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("vthread #41                             5       10.0   11.1%  (no context)"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(render_profile_json(rows, info).find("\"key\":\"vthread #40\",\"samples\":30,"), std::string::npos);
+    EXPECT_NE(render_profile_json(rows, info).find("\"traces\":[],\"context_unknown_samples\":30}"), std::string::npos);
+
+    info.by = "trace";
+    std::string folded = render_folded(fold_stacks(rows, info));
+    EXPECT_NE(folded.find("[virtual, context unknown];Spin.run 30\n"), std::string::npos) << folded;
+    EXPECT_NE(folded.find("[virtual, no trace context];[no stack] 5\n"), std::string::npos) << folded;
+    EXPECT_NE(folded.find("[non-virtual] main;Spin.run 10\n"), std::string::npos) << folded;
+}
+
 TEST(Flamegraph, OneTowerPerRootFrameAndEscapedNames) {
     std::vector<FoldedStack> stacks = {
         {{"trace a", "x<y>&\"z\"", "leaf"}, 3}, {{"trace b", "leaf"}, 1}, {{"trace a", "w"}, 1}};
