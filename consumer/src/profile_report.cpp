@@ -49,11 +49,13 @@ bool identity_known(const ProfileRow& row) {
            row.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN;
 }
 
-// The text and JSON name of a virtual thread's samples outside any trace: "no context" is a fact
-// the thread's record states; "context unknown" says nothing could tell (no record region yet,
-// say), and must never read as the first.
+// A virtual thread's samples outside any trace, in the text report and as folded roots: "no
+// context" is a fact the thread's record states; "context unknown" says nothing could tell (no
+// record region yet, say), and must never read as the first.
 constexpr const char* kVirtualNoContextRow = "(virtual threads, no trace context)";
 constexpr const char* kVirtualContextUnknownRow = "(virtual threads, context unknown)";
+constexpr const char* kVirtualNoContextRoot = "[virtual, no trace context]";
+constexpr const char* kVirtualContextUnknownRoot = "[virtual, context unknown]";
 
 // Biggest first, then by key, so equal counts print in a stable order.
 template <typename Key>
@@ -350,8 +352,8 @@ std::vector<FoldedStack> fold_stacks(const std::vector<ProfileRow>& rows, const 
             case RowKind::kVirtual: {
                 std::string group = profile_group(row, info.by);
                 if (group.empty())
-                    group = row.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN ? "[virtual, context unknown]"
-                                                                         : "[virtual, no trace context]";
+                    group = row.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN ? kVirtualContextUnknownRoot
+                                                                         : kVirtualNoContextRoot;
                 else if (info.by == "trace")
                     group = "trace " + group;
                 else if (info.by == "span")
