@@ -6,20 +6,31 @@
 # Prints each JVM's medians, then per configuration the mean difference from the baseline JVM of
 # the same repetition, with its 99.9% Student-t half-width, and with OLD_LIB the paired
 # difference otep - otep-old (bench/RESULTS.md, "otel_thread_ctx_v1 on mount").
-# Usage: bench/otep-cpu-cost.sh [REPS] [BUILD] [OLD_LIB]
+# With JAVAAGENT=JAR in the environment (for example the OpenTelemetry Java agent, run with its
+# exporters off) the configurations are instead nothing, otep, the Java agent alone ("javaagent")
+# and the Java agent with otep ("javaagent+otep"), and the paired row javaagent+otep - javaagent
+# gives what the hook adds to a JVM that already has a JVMTI environment (every -javaagent has
+# one, through libinstrument), where HotSpot already takes its notifying transition path.
+# Usage: [JAVAAGENT=JAR] bench/otep-cpu-cost.sh [REPS] [BUILD] [OLD_LIB]
 set -eu
 REPS=${1:-5}
 BUILD=${2:-build}
 OLD_LIB=${3:-}
+JAVAAGENT=${JAVAAGENT:-}
 JAVA=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java
 LIB=$BUILD/native/libvtscope.so
 JAR=java/vtscope-bench/target/vtscope-bench.jar
 [ -f "$LIB" ] && [ -f "$JAR" ] || { echo "otep-cpu-cost: build $LIB and $JAR first (make BUILD=$BUILD java)" >&2; exit 1; }
 [ -z "$OLD_LIB" ] || [ -f "$OLD_LIB" ] || { echo "otep-cpu-cost: no library at $OLD_LIB" >&2; exit 1; }
+[ -z "$JAVAAGENT" ] || [ -f "$JAVAAGENT" ] || { echo "otep-cpu-cost: no Java agent jar at $JAVAAGENT" >&2; exit 1; }
+[ -z "$JAVAAGENT" ] || [ -z "$OLD_LIB" ] || { echo "otep-cpu-cost: JAVAAGENT and OLD_LIB are separate comparisons; give one" >&2; exit 1; }
 case $REPS in '' | *[!0-9]*) echo "otep-cpu-cost: REPS must be a number of repetitions, not '$REPS'" >&2; exit 1 ;; esac
 [ "$REPS" -ge 2 ] && [ "$REPS" -le 20 ] || { echo "otep-cpu-cost: REPS must be 2 to 20 (the t table's range)" >&2; exit 1; }
 CONFIGS="baseline otep otep-jvmti"
 [ -z "$OLD_LIB" ] || CONFIGS="baseline otep otep-old otep-jvmti"
+[ -z "$JAVAAGENT" ] || CONFIGS="baseline otep javaagent javaagent+otep"
+# The agent's exporters off: it then connects nowhere and exports nothing.
+AGENT_ARGS="-javaagent:$JAVAAGENT -Dotel.traces.exporter=none -Dotel.metrics.exporter=none -Dotel.logs.exporter=none"
 OUT=$(mktemp)
 trap 'rm -f "$OUT"' EXIT
 for workload in transition parkunpark churn; do
@@ -28,6 +39,8 @@ for workload in transition parkunpark churn; do
             case $config in
                 baseline) agent="" ;;
                 otep-old) agent="-agentpath:$OLD_LIB=otep" ;;
+                javaagent) agent="$AGENT_ARGS" ;;
+                javaagent+otep) agent="$AGENT_ARGS -agentpath:$LIB=otep" ;;
                 *) agent="-agentpath:$LIB=$config" ;;
             esac
             # shellcheck disable=SC2086
@@ -74,5 +87,7 @@ awk -v configs="$CONFIGS" '
                 printf "| %s | %s | %s | %s | %d |\n", w, config[c], diff(w, config[c], "baseline", "cpu"), diff(w, config[c], "baseline", "wall"), reps
             if (configs ~ /otep-old/)
                 printf "| %s | otep - otep-old (paired) | %s | %s | %d |\n", w, diff(w, "otep", "otep-old", "cpu"), diff(w, "otep", "otep-old", "wall"), reps
+            if (configs ~ /javaagent/)
+                printf "| %s | javaagent+otep - javaagent (paired) | %s | %s | %d |\n", w, diff(w, "javaagent+otep", "javaagent", "cpu"), diff(w, "javaagent+otep", "javaagent", "wall"), reps
         }
     }' "$OUT"
