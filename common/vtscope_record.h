@@ -63,6 +63,17 @@
 #define VTSCOPE_DEFAULT_CAPACITY 16384
 #define VTSCOPE_MIN_CAPACITY	 64
 #define VTSCOPE_MAX_CAPACITY	 4194304 /* 1 << 22 */
+/*
+ * Bits of the header's context_writers: the writers that keep the records of this JVM's threads
+ * current. A record holding no context, or no record, means "no span is current" only once one of
+ * them is there: the native library claims a record for every virtual thread at its start (the
+ * otep and probes modes), and a region exists for the Virtual Thread Time API alone, so without a
+ * writer a zero record proves nothing (the OpenTelemetry Java agent without vtscope's extension
+ * makes its spans current where no writer sees them). Each writer sets its bit before it publishes
+ * its first context.
+ */
+#define VTSCOPE_WRITER_OTEL_STORAGE 1u /* vtscope-otel's context storage: the SDK provider or the agent extension */
+#define VTSCOPE_WRITER_API	    2u /* io.vtscope.VtScope.publish and clear */
 
 struct vtscope_region_header {
 	__u64 magic;		   /* VTSCOPE_REGION_MAGIC */
@@ -76,7 +87,7 @@ struct vtscope_region_header {
 	__u64 records_released;	   /* slots taken over from a terminated thread */
 	__u64 records_unavailable; /* claims that found no free slot within max_probe */
 	__u32 record_offset;	   /* VTSCOPE_RECORD_OFFSET */
-	__u32 reserved;
+	__u32 context_writers;	   /* VTSCOPE_WRITER_* bits, atomic or; never cleared */
 };
 
 /* OTEP 4947 thread-context record, 64 bytes. */
@@ -132,7 +143,7 @@ static_assert(offsetof(struct vtscope_region_header, records_claimed) == 32, "he
 static_assert(offsetof(struct vtscope_region_header, records_released) == 40, "header layout");
 static_assert(offsetof(struct vtscope_region_header, records_unavailable) == 48, "header layout");
 static_assert(offsetof(struct vtscope_region_header, record_offset) == 56, "header layout");
-static_assert(offsetof(struct vtscope_region_header, reserved) == 60, "header layout");
+static_assert(offsetof(struct vtscope_region_header, context_writers) == 60, "header layout");
 static_assert(sizeof(struct vtscope_record) == VTSCOPE_RECORD_SIZE, "OTEP 4947 record is 64 bytes");
 static_assert(offsetof(struct vtscope_record, trace_id) == 0, "OTEP 4947 layout");
 static_assert(offsetof(struct vtscope_record, span_id) == 16, "OTEP 4947 layout");

@@ -48,6 +48,9 @@ static __always_inline void vtscope_resolve(struct vtscope_attribution *a, __u32
 		resolve_lifecycle(a, tid);
 		break;
 	}
+	/* Every channel's "no context" rests on the same condition: checked once, here. */
+	if (a->status == VTSCOPE_STATUS_NO_CONTEXT)
+		vtscope_require_context_writer(a);
 }
 
 /* Resolves the thread running on the current task (kernel tid `tid`) by the configured channel. */

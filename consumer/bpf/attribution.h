@@ -39,7 +39,8 @@ enum vtscope_reason {
 	VTSCOPE_REASON_NO_RECORD_REGION = 11,	  /* context_unknown: no record region in the target (yet) */
 	VTSCOPE_REASON_RECORD_TABLE_FULL = 12, /* context_unknown: no record, and the writer has found its table full */
 	VTSCOPE_REASON_NO_LIFECYCLE_RECORD = 13, /* context_unknown: the lifecycle probe carried no record address */
-	VTSCOPE_REASON_COUNT = 14,
+	VTSCOPE_REASON_NO_CONTEXT_WRITER = 14,	 /* context_unknown: no writer keeps the region's records current */
+	VTSCOPE_REASON_COUNT = 15,
 };
 
 /* How the identity plane is resolved (--identity); one value per channel unit. */
@@ -78,8 +79,9 @@ struct vtscope_thread_info {
 
 /* Value of the single-entry "region" map: where the record region lies in the target. */
 struct vtscope_region_info {
-	__u64 base;	     /* start address of the mapping, 0 while not found */
-	__u64 capacity_mask; /* capacity - 1 */
+	__u64 base;	       /* start address of the mapping, 0 while not found */
+	__u64 capacity_mask;   /* capacity - 1 */
+	__u64 context_writers; /* the header's context_writers once seen non-zero (it is never cleared), else 0 */
 };
 
 /* Value of the otep-tls channel's single-entry "thread_context_tls" map. */
@@ -110,7 +112,7 @@ enum vtscope_counter {
 static_assert(sizeof(struct vtscope_attribution) == 40, "layout shared with BPF");
 static_assert(sizeof(struct vtscope_attribution_config) == 16, "layout shared with BPF");
 static_assert(sizeof(struct vtscope_thread_info) == 16, "map value layout shared with BPF");
-static_assert(sizeof(struct vtscope_region_info) == 16, "map value layout shared with BPF");
+static_assert(sizeof(struct vtscope_region_info) == 24, "map value layout shared with BPF");
 static_assert(sizeof(struct vtscope_tls_info) == 16, "map value layout shared with BPF");
 static_assert(sizeof(struct vtscope_mapping) == 16, "map value layout shared with BPF");
 #endif

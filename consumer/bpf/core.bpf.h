@@ -379,4 +379,31 @@ static __always_inline struct vtscope_region_info *vtscope_region(void)
 	return rg;
 }
 
+/*
+ * A thread without a context (a record holding none, or no record) has no span current only if a
+ * context writer keeps the records current: the writers declare themselves in the header's
+ * context_writers (common/vtscope_record.h). Without one, the native library's records claimed at
+ * thread start stay zero whatever spans the application makes current, so the status becomes
+ * context_unknown. The bits are never cleared, so once seen they are kept in the region's map
+ * entry and later events read nothing.
+ */
+static __always_inline void vtscope_require_context_writer(struct vtscope_attribution *a)
+{
+	struct vtscope_region_info *rg = vtscope_region();
+	if (!rg) {
+		vtscope_set(a, VTSCOPE_STATUS_CONTEXT_UNKNOWN, VTSCOPE_REASON_NO_CONTEXT_WRITER);
+		return;
+	}
+	if (rg->context_writers)
+		return;
+	__u32 writers = 0;
+	const void *field = (const void *)(rg->base + offsetof(struct vtscope_region_header, context_writers));
+	if (bpf_probe_read_user(&writers, sizeof(writers), field) != 0)
+		vtscope_set(a, VTSCOPE_STATUS_INVALID, VTSCOPE_REASON_READ_FAULT);
+	else if (!writers)
+		vtscope_set(a, VTSCOPE_STATUS_CONTEXT_UNKNOWN, VTSCOPE_REASON_NO_CONTEXT_WRITER);
+	else
+		rg->context_writers = writers;
+}
+
 #endif /* VTSCOPE_CORE_BPF_H */

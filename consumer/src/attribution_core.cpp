@@ -105,7 +105,14 @@ void AttributionCore::sync(bool at_attach) {
         missing_region_ = std::move(reason);
     }
     if (region_found_)
-        if (auto stats = read_writer_stats(target_.memory, region_)) writer_stats_ = stats;
+        if (auto stats = read_writer_stats(target_.memory, region_)) {
+            writer_stats_ = stats;
+            // The facts (command line) do not change, so they are read once.
+            if (!stats->context_writers && missing_writer_.empty() && target_.alive()) {
+                missing_writer_ = explain_missing_writer(read_process_facts(target_.pid));
+                if (at_attach) std::fprintf(stderr, "vtscope: note: %s\n", missing_writer_.c_str());
+            }
+        }
 }
 
 // A region the BPF side learnt of by following memfd_create and mmap, and validated.
@@ -141,7 +148,7 @@ void AttributionCore::sync_region(MapsSnapshot& maps) {
                          "vtscope: warning: %zu record regions in the target (vtscope-java loaded by several class "
                          "loaders?); using the first valid one\n",
                          candidates.size());
-        vtscope_region_info info{region->base, uint64_t{region->capacity} - 1};
+        vtscope_region_info info{region->base, uint64_t{region->capacity} - 1, 0};
         uint32_t zero = 0;
         if (bpf_map_update_elem(bpf_map__fd(region_map_), &zero, &info, BPF_ANY) == 0) {
             region_ = *region;
@@ -171,6 +178,7 @@ void AttributionCore::summarise(Summary& summary) const {
         auto stats = read_writer_stats(target_.memory, region_);
         summary.writer = stats ? stats : writer_stats_;
         summary.writer_final = stats.has_value();
+        summary.missing_writer = missing_writer_;
     }
 }
 

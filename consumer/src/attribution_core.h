@@ -51,6 +51,7 @@ private:
     std::optional<WriterStats> writer_stats_;  // last read, kept for after the target exits
     std::set<uint64_t> warned_regions_;
     std::string missing_region_;  // why there is no region, from the last look while the target lived
+    std::string missing_writer_;  // why the region has no context writer, once seen without one
     // The memfd_create/mmap followers, until the region is known (retire_followers).
     void retire_followers();
     Links discovery_links_;

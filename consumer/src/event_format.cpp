@@ -33,6 +33,7 @@ const char* reason_name(unsigned reason) {
         case VTSCOPE_REASON_NO_RECORD_REGION: return "no_record_region";
         case VTSCOPE_REASON_RECORD_TABLE_FULL: return "record_table_full";
         case VTSCOPE_REASON_NO_LIFECYCLE_RECORD: return "no_lifecycle_record";
+        case VTSCOPE_REASON_NO_CONTEXT_WRITER: return "no_context_writer";
         default: return nullptr;
     }
 }

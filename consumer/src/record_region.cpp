@@ -31,7 +31,23 @@ Expected<RecordRegion> validate_region(const MemoryReader& memory, const Mapping
 std::optional<WriterStats> read_writer_stats(const MemoryReader& memory, const RecordRegion& region) {
     vtscope_region_header h{};
     if (!memory.read_value(region.base, h) || h.magic != VTSCOPE_REGION_MAGIC) return std::nullopt;
-    return WriterStats{h.records_claimed, h.records_released, h.records_unavailable};
+    return WriterStats{h.records_claimed, h.records_released, h.records_unavailable, h.context_writers};
+}
+
+std::string describe_context_writers(uint32_t writers) {
+    static const struct {
+        uint32_t bit;
+        const char* name;
+    } kWriters[] = {{VTSCOPE_WRITER_OTEL_STORAGE, "otel-storage"}, {VTSCOPE_WRITER_API, "api"}};
+    std::string names;
+    for (const auto& w : kWriters) {
+        if (!(writers & w.bit)) continue;
+        if (!names.empty()) names += ",";
+        names += w.name;
+        writers &= ~w.bit;
+    }
+    if (writers) names += (names.empty() ? "unknown(" : ",unknown(") + std::to_string(writers) + ")";
+    return names.empty() ? "none" : names;
 }
 
 }  // namespace vtscope

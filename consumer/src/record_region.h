@@ -23,6 +23,7 @@ struct WriterStats {
     uint64_t claimed = 0;
     uint64_t released = 0;
     uint64_t unavailable = 0;
+    uint32_t context_writers = 0;  // VTSCOPE_WRITER_* bits declared so far
 };
 
 // Mappings named /memfd:vtscope-records (one per JVM when vtscope-java is loaded once).
@@ -33,5 +34,8 @@ std::vector<const Mapping*> find_region_mappings(const std::vector<Mapping>& map
 Expected<RecordRegion> validate_region(const MemoryReader& memory, const Mapping& mapping, pid_t pid);
 
 std::optional<WriterStats> read_writer_stats(const MemoryReader& memory, const RecordRegion& region);
+
+// The names of the VTSCOPE_WRITER_* bits in `writers`, comma-separated ("otel-storage,api"); "none".
+std::string describe_context_writers(uint32_t writers);
 
 }  // namespace vtscope

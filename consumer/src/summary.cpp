@@ -54,10 +54,13 @@ std::string render_summary_text(const Summary& s) {
     if (!s.region_found) {
         text += "vtscope: " + s.missing_region + "\n";
     } else if (s.writer) {
-        text += format("vtscope: writer records: %llu claimed, %llu released, %llu unavailable%s%s\n",
-                       u(s.writer->claimed), u(s.writer->released), u(s.writer->unavailable),
-                       s.writer->unavailable ? " (record table full: raise -Dvtscope.records.capacity)" : "",
-                       s.writer_final ? "" : " (at the last look, up to 250 ms before the target exited)");
+        text +=
+            format("vtscope: writer records: %llu claimed, %llu released, %llu unavailable; context writers: %s%s%s\n",
+                   u(s.writer->claimed), u(s.writer->released), u(s.writer->unavailable),
+                   describe_context_writers(s.writer->context_writers).c_str(),
+                   s.writer->unavailable ? " (record table full: raise -Dvtscope.records.capacity)" : "",
+                   s.writer_final ? "" : " (at the last look, up to 250 ms before the target exited)");
+        if (!s.writer->context_writers && !s.missing_writer.empty()) text += "vtscope: " + s.missing_writer + "\n";
     }
     text += s.section_text;
     if (!s.otlp_service_name.empty())
@@ -104,8 +107,11 @@ std::string render_summary_json(const Summary& s) {
        << ",\"missing_region\":" << (s.region_found ? "null" : json_quote(s.missing_region)) << ",\"writer\":";
     if (s.writer)
         js << "{\"claimed\":" << s.writer->claimed << ",\"released\":" << s.writer->released
-           << ",\"unavailable\":" << s.writer->unavailable << ",\"final\":" << (s.writer_final ? "true" : "false")
-           << "}";
+           << ",\"unavailable\":" << s.writer->unavailable
+           << ",\"context_writers\":" << json_quote(describe_context_writers(s.writer->context_writers))
+           << ",\"missing_writer\":"
+           << (s.writer->context_writers || s.missing_writer.empty() ? "null" : json_quote(s.missing_writer))
+           << ",\"final\":" << (s.writer_final ? "true" : "false") << "}";
     else
         js << "null";
     if (!s.section_name.empty()) js << "," << json_quote(s.section_name) << ":" << s.section_json;

@@ -58,6 +58,7 @@ struct Summary {
     std::string missing_region;         // why no region was found (writer_diagnosis.h), when none was
     std::optional<WriterStats> writer;  // the writer's counters, last read
     bool writer_final = false;          // read at the end; false: the last look before the target exited
+    std::string missing_writer;         // why no context writer is declared, when writer says none is
     // An event source's own section ("block", "profile"): lines appended to the text
     // summary and one JSON object under section_name in --summary-json; empty: none.
     std::string section_name;

@@ -56,21 +56,35 @@ ProcessFacts read_process_facts(pid_t pid) {
     return facts;
 }
 
-std::string explain_missing_region(const ProcessFacts& facts) {
+namespace {
+
+// The jar of an OpenTelemetry Java agent given with -javaagent, empty when none.
+std::string opentelemetry_agent(const ProcessFacts& facts) {
     std::string agent;
-    std::string class_path = facts.class_path_env;
-    for (size_t i = 0; i < facts.arguments.size(); i++) {
-        const std::string& a = facts.arguments[i];
+    for (const auto& a : facts.arguments)
         if (a.rfind("-javaagent:", 0) == 0 && contains(a, "opentelemetry-javaagent")) agent = a.substr(11);
-        if ((a == "-cp" || a == "-classpath" || a == "--class-path") && i + 1 < facts.arguments.size())
-            class_path += ":" + facts.arguments[i + 1];
+    return agent;
+}
+
+bool has_vtscope_extension(const ProcessFacts& facts) {
+    return contains(system_property(facts.arguments, "otel.javaagent.extensions"), "vtscope");
+}
+
+}  // namespace
+
+std::string explain_missing_region(const ProcessFacts& facts) {
+    std::string agent = opentelemetry_agent(facts);
+    std::string class_path = facts.class_path_env;
+    for (size_t i = 0; i + 1 < facts.arguments.size(); i++) {
+        const std::string& a = facts.arguments[i];
+        if (a == "-cp" || a == "-classpath" || a == "--class-path") class_path += ":" + facts.arguments[i + 1];
     }
     bool writer_open = false;
     for (const auto& f : facts.open_files)
         if (contains(f, "vtscope-java") || contains(f, "vtscope-otel")) writer_open = true;
     bool writer_on_class_path = contains(class_path, "vtscope-java") || writer_open;
     if (!agent.empty()) {
-        if (contains(system_property(facts.arguments, "otel.javaagent.extensions"), "vtscope"))
+        if (has_vtscope_extension(facts))
             return "the target runs the OpenTelemetry Java agent with vtscope's agent extension, which has published "
                    "no context yet (its record region is created at the first context use)";
         return "the target runs the OpenTelemetry Java agent (" + agent +
@@ -83,6 +97,20 @@ std::string explain_missing_region(const ProcessFacts& facts) {
                "at the first context use)";
     return "no record region found: the target publishes no trace context (put vtscope-java.jar and "
            "vtscope-otel.jar on its class path)";
+}
+
+std::string explain_missing_writer(const ProcessFacts& facts) {
+    const std::string consequence =
+        ", so a thread without a published context is reported as context_unknown (no_context_writer), never "
+        "no_context";
+    std::string agent = opentelemetry_agent(facts);
+    if (!agent.empty() && !has_vtscope_extension(facts))
+        return "the target runs the OpenTelemetry Java agent (" + agent +
+               ") without vtscope's agent extension: its spans reach no vtscope writer" + consequence +
+               " (add -Dotel.javaagent.extensions=vtscope-otel-agent-extension.jar)";
+    return "no context writer (vtscope-otel, vtscope's agent extension or io.vtscope.VtScope) has declared itself "
+           "in the target's record region" +
+           consequence;
 }
 
 }  // namespace vtscope

@@ -371,6 +371,40 @@ TEST(AgentExtensionFailure, WithoutTheExtensionNothingIsAttributed) {
     EXPECT_GE(unknown, 40) << "the request writes, at least";
 }
 
+// The same with libvtscope.so loaded (otep): it creates the region and claims a record for every
+// virtual thread at its start, which no writer ever fills, as the agent's spans never reach one.
+// A zero record then proves nothing: every write is context_unknown (no_context_writer), never
+// no_context, and vtscope says why.
+TEST(AgentExtensionFailure, WithoutTheExtensionLibvtscopesRecordsClaimNoContext) {
+    REQUIRE_AGENT(agent_jar("newest"));
+    std::vector<std::string> jvm = {std::string("-agentpath:") + VTSCOPE_NATIVE_LIB + "=otep"};
+    for (const std::string& o : agent_options(agent_jar("newest"), false)) jvm.push_back(o);
+    ServiceRun run = run_service(jvm, kWorkloads, {"--requests", "10"});
+    Attribution a = check_writes(run);
+    std::printf("[ agent    ] newest agent, no extension, libvtscope.so=otep: %s\n", a.summary().c_str());
+    EXPECT_EQ(run.regions, 1);
+    EXPECT_EQ(a.total, 40);
+    EXPECT_EQ(a.attributed, 0);
+    EXPECT_EQ(a.misattributed, 0);
+    int no_context = 0, no_writer = 0;
+    for (const auto& line : run.trace) {
+        auto e = vtscope::parse_event_line(line);
+        if (!e) continue;
+        if (e->status == "no_context") no_context++;
+        if (e->status == "context_unknown" && e->reason == "no_context_writer") no_writer++;
+    }
+    std::printf("[ agent    ] no_context %d, context_unknown/no_context_writer %d\n", no_context, no_writer);
+    EXPECT_EQ(no_context, 0);
+    EXPECT_GE(no_writer, 40) << "the request writes, at least";
+    const vtscope::Json& writer = run.summary["writer"];
+    EXPECT_EQ(writer["context_writers"].string, "none");
+    EXPECT_NE(writer["missing_writer"].string.find("without vtscope's agent extension"), std::string::npos)
+        << run.vtscope_stderr;
+    EXPECT_NE(run.vtscope_stderr.find("vtscope: note: the target runs the OpenTelemetry Java agent ("),
+              std::string::npos)
+        << run.vtscope_stderr;
+}
+
 // The paper's marker harness (16 virtual threads x 8 markers) under the agent with the extension,
 // spans from GlobalOpenTelemetry (the agent's SDK): every marker right on both planes.
 TEST(AgentExtensionHarness, EveryMarkerAttributedOnBothPlanes) {
@@ -485,6 +519,8 @@ TEST(AgentResource, LibraryAtStartUpPublishesTheAgentsResource) {
     std::printf("[ agent    ] -agentpath: process context service.name: %s\n", at_ready.c_str());
     EXPECT_EQ(at_ready, "agent-start-e2e") << run.java_stderr;
     EXPECT_EQ(run.regions, 1);
+    // The extension's storage declared itself in the region libvtscope.so created.
+    EXPECT_EQ(run.summary["writer"]["context_writers"].string, "otel-storage") << run.vtscope_stderr;
     expect_exported_under(run, "agent-start-e2e");
     EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
 }

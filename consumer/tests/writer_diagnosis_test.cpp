@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "../../common/vtscope_record.h"
+#include "record_region.h"
+
 using vtscope::explain_missing_region;
 using vtscope::ProcessFacts;
 
@@ -43,4 +46,38 @@ TEST(WriterDiagnosis, NoWriterAtAll) {
     ProcessFacts facts;
     facts.arguments = {"java", "-cp", "app.jar", "Main"};
     EXPECT_NE(explain_missing_region(facts).find("no record region found"), std::string::npos);
+}
+
+TEST(WriterDiagnosis, MissingWriterNamesTheAgentOrTheWriters) {
+    ProcessFacts agent;
+    agent.arguments = {"java",
+                       "-javaagent:/opt/otel/opentelemetry-javaagent.jar",
+                       "-agentpath:/b/libvtscope.so=otep",
+                       "-cp",
+                       "app.jar",
+                       "Main"};
+    std::string why = vtscope::explain_missing_writer(agent);
+    EXPECT_NE(why.find("OpenTelemetry Java agent (/opt/otel/opentelemetry-javaagent.jar) without vtscope's agent "
+                       "extension"),
+              std::string::npos)
+        << why;
+    EXPECT_NE(why.find("context_unknown (no_context_writer), never no_context"), std::string::npos) << why;
+
+    // With the extension the agent is not the reason (its storage declares itself once installed).
+    ProcessFacts extension = agent;
+    extension.arguments.insert(extension.arguments.begin() + 2,
+                               "-Dotel.javaagent.extensions=/b/vtscope-otel-agent-extension.jar");
+    why = vtscope::explain_missing_writer(extension);
+    EXPECT_EQ(why.find("OpenTelemetry Java agent ("), std::string::npos) << why;
+    EXPECT_NE(why.find("no context writer (vtscope-otel, vtscope's agent extension or io.vtscope.VtScope)"),
+              std::string::npos)
+        << why;
+}
+
+TEST(WriterDiagnosis, ContextWriterBitsByName) {
+    EXPECT_EQ(vtscope::describe_context_writers(0), "none");
+    EXPECT_EQ(vtscope::describe_context_writers(VTSCOPE_WRITER_OTEL_STORAGE), "otel-storage");
+    EXPECT_EQ(vtscope::describe_context_writers(VTSCOPE_WRITER_API), "api");
+    EXPECT_EQ(vtscope::describe_context_writers(VTSCOPE_WRITER_OTEL_STORAGE | VTSCOPE_WRITER_API), "otel-storage,api");
+    EXPECT_EQ(vtscope::describe_context_writers(VTSCOPE_WRITER_API | 8), "api,unknown(8)");
 }

@@ -30,6 +30,8 @@ int main() {
     CONSTANT("DEFAULT_CAPACITY", VTSCOPE_DEFAULT_CAPACITY);
     CONSTANT("MIN_CAPACITY", VTSCOPE_MIN_CAPACITY);
     CONSTANT("MAX_CAPACITY", VTSCOPE_MAX_CAPACITY);
+    CONSTANT("WRITER_OTEL_STORAGE", VTSCOPE_WRITER_OTEL_STORAGE);
+    CONSTANT("WRITER_API", VTSCOPE_WRITER_API);
 
     OFFSET("H_MAGIC", vtscope_region_header, magic);
     OFFSET("H_VERSION", vtscope_region_header, version);
@@ -42,6 +44,7 @@ int main() {
     OFFSET("H_RECORDS_RELEASED", vtscope_region_header, records_released);
     OFFSET("H_RECORDS_UNAVAILABLE", vtscope_region_header, records_unavailable);
     OFFSET("H_RECORD_OFFSET", vtscope_region_header, record_offset);
+    OFFSET("H_CONTEXT_WRITERS", vtscope_region_header, context_writers);
 
     OFFSET("S_OWNER", vtscope_slot_owner, owner);
     OFFSET("S_KIND", vtscope_slot_owner, kind);

@@ -1,5 +1,6 @@
 package io.vtscope;
 
+import io.vtscope.internal.RecordLayout;
 import io.vtscope.internal.RecordRegion;
 import java.lang.foreign.MemorySegment;
 
@@ -33,19 +34,19 @@ public final class VtScope {
      * @return true if the record now holds the context
      */
     public static boolean publish(CharSequence traceIdHex, CharSequence spanIdHex, int traceFlags) {
-        RecordRegion r = RecordRegion.global();
+        RecordRegion r = writer();
         return r != null && r.publish(traceIdHex, spanIdHex, traceFlags);
     }
 
     /** Publishes a span context given as the big-endian halves of the ids. */
     public static boolean publish(long traceIdHigh, long traceIdLow, long spanId, int traceFlags) {
-        RecordRegion r = RecordRegion.global();
+        RecordRegion r = writer();
         return r != null && r.publish(traceIdHigh, traceIdLow, spanId, traceFlags);
     }
 
     /** Marks that no span is current on the calling thread. */
     public static void clear() {
-        RecordRegion r = RecordRegion.global();
+        RecordRegion r = writer();
         if (r != null) {
             r.clear();
         }
@@ -59,6 +60,19 @@ public final class VtScope {
         RecordRegion r = RecordRegion.global();
         MemorySegment rec = r == null ? null : r.currentRecord();
         return rec == null ? 0 : rec.address();
+    }
+
+    /**
+     * The region, with this API declared as a context writer of it: an application that publishes
+     * through this class keeps its threads' records current, so readers may take a thread without a
+     * context for one with no span.
+     */
+    private static RecordRegion writer() {
+        RecordRegion r = RecordRegion.global();
+        if (r != null) {
+            r.declareContextWriter(RecordLayout.WRITER_API);
+        }
+        return r;
     }
 
     private VtScope() {}

@@ -75,6 +75,14 @@ class VtScopeTest {
     }
 
     @Test
+    void publishingDeclaresTheApiAsAContextWriter() {
+        assertTrue(VtScope.publish(TRACE, SPAN, 1));
+        int writers = region.get(ValueLayout.JAVA_INT, H_CONTEXT_WRITERS);
+        assertEquals(WRITER_API, writers & WRITER_API, "writers: " + writers);
+        VtScope.clear();
+    }
+
+    @Test
     void clearZeroesIdsAndValid() {
         assertTrue(VtScope.publish(TRACE, SPAN, 1));
         VtScope.clear();

@@ -36,6 +36,8 @@ public final class RecordLayout {
     public static final long H_RECORDS_RELEASED = 40;
     public static final long H_RECORDS_UNAVAILABLE = 48;
     public static final long H_RECORD_OFFSET = 56;
+    /** Bits of the writers that keep the records current ({@code WRITER_*}), or-ed in, never cleared. */
+    public static final long H_CONTEXT_WRITERS = 60;
 
     // struct vtscope_slot_owner, relative to the slot start
     public static final long S_OWNER = 0;
@@ -54,6 +56,11 @@ public final class RecordLayout {
     public static final int DEFAULT_CAPACITY = 16384;
     public static final int MIN_CAPACITY = 64;
     public static final int MAX_CAPACITY = 1 << 22;
+
+    /** vtscope-otel's context storage: the SDK provider or the agent extension. */
+    public static final int WRITER_OTEL_STORAGE = 1;
+    /** {@code io.vtscope.VtScope.publish} and {@code clear}. */
+    public static final int WRITER_API = 2;
 
     /** Bytes mapped for {@code capacity} slots. */
     public static long regionSize(int capacity) {

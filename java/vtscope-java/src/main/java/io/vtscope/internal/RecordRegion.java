@@ -38,6 +38,7 @@ public final class RecordRegion {
     private static final ValueLayout.OfShort LE_SHORT = ValueLayout.JAVA_SHORT.withOrder(ByteOrder.LITTLE_ENDIAN);
     /** Coordinates (MemorySegment, long offset); needs 8-byte alignment, which the layout gives. */
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
 
     private static final int MFD_CLOEXEC = 1;
     private static final int PROT_READ = 1;
@@ -50,6 +51,8 @@ public final class RecordRegion {
     private final int capacity;
     /** The thread that owns each slot, published before its id (see {@link #claim}). */
     private final OwnerRef[] owners;
+    /** The {@code WRITER_*} bits this instance has declared, so a declared writer costs one plain read. */
+    private int declaredWriters;
 
     /**
      * The thread that claimed a slot, with its id: a collected referent proves only that the
@@ -91,7 +94,7 @@ public final class RecordRegion {
     }
 
     /** Adopts a mapped region whose header passed {@link #validateHeader}; writes nothing. */
-    private RecordRegion(MemorySegment segment) {
+    RecordRegion(MemorySegment segment) {
         this.segment = segment;
         this.capacity = segment.get(ValueLayout.JAVA_INT, H_CAPACITY);
         this.owners = new OwnerRef[capacity];
@@ -126,6 +129,27 @@ public final class RecordRegion {
     public long[] writerStats() {
         return new long[] {(long) LONG.getVolatile(segment, H_RECORDS_CLAIMED),
             (long) LONG.getVolatile(segment, H_RECORDS_RELEASED), (long) LONG.getVolatile(segment, H_RECORDS_UNAVAILABLE)};
+    }
+
+    /**
+     * Declares that the writer {@code writerBit} ({@code RecordLayout.WRITER_*}) keeps the records of
+     * the threads it serves current. Readers take a record holding no context, or no record, for
+     * "no span is current" only once some writer has declared itself (common/vtscope_record.h); a
+     * writer must do so before it publishes its first context. Idempotent, and a plain read once
+     * done; the header word is shared with every other writer of the region (the native library,
+     * vtscope classes of other class loaders), so it is or-ed in atomically.
+     */
+    public void declareContextWriter(int writerBit) {
+        if ((declaredWriters & writerBit) == writerBit) {
+            return;
+        }
+        INT.getAndBitwiseOr(segment, H_CONTEXT_WRITERS, writerBit);
+        declaredWriters |= writerBit;
+    }
+
+    /** The {@code WRITER_*} bits every writer of the region has declared so far. */
+    public int contextWriters() {
+        return (int) INT.getVolatile(segment, H_CONTEXT_WRITERS);
     }
 
     /**

@@ -51,6 +51,25 @@ class RecordRegionTest {
     }
 
     @Test
+    void contextWritersAreOredIntoTheHeaderAndNeverCleared() {
+        RecordRegion r = privateRegion(64);
+        assertEquals(0, r.segment().get(ValueLayout.JAVA_INT, H_CONTEXT_WRITERS), "a new region has no writer");
+        r.currentRecord(); // claiming a record is not declaring a writer (libvtscope claims at thread start)
+        assertEquals(0, r.contextWriters());
+        r.declareContextWriter(WRITER_API);
+        assertEquals(WRITER_API, r.segment().get(ValueLayout.JAVA_INT, H_CONTEXT_WRITERS));
+        r.declareContextWriter(WRITER_OTEL_STORAGE);
+        r.declareContextWriter(WRITER_API);
+        assertEquals(WRITER_API | WRITER_OTEL_STORAGE, r.contextWriters());
+        // Another writer of the same region (a second class loader's instance) keeps both bits.
+        r.segment().set(ValueLayout.JAVA_INT, H_CONTEXT_WRITERS, WRITER_OTEL_STORAGE);
+        RecordRegion other = new RecordRegion(r.segment());
+        other.declareContextWriter(WRITER_API);
+        assertEquals(WRITER_API | WRITER_OTEL_STORAGE, r.contextWriters());
+        assertEquals(0, header(r, H_RECORDS_UNAVAILABLE), "the neighbouring counter is untouched");
+    }
+
+    @Test
     void claimWritesOwnerAndKindAndCountsClaims() throws Exception {
         RecordRegion r = privateRegion(64);
         MemorySegment platform = r.currentRecord();

@@ -6,6 +6,7 @@ import io.opentelemetry.context.Context;
 import io.opentelemetry.context.ContextStorage;
 import io.opentelemetry.context.Scope;
 import io.vtscope.internal.Hex;
+import io.vtscope.internal.RecordLayout;
 import io.vtscope.internal.RecordRegion;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
@@ -71,12 +72,15 @@ public abstract sealed class VtScopeContextStorage implements ContextStorage {
             }
             return storage;
         }
-        if (agentPresent() && TOLD.compareAndSet(false, true)) {
+        boolean agentWithoutExtension = agentPresent();
+        if (agentWithoutExtension && TOLD.compareAndSet(false, true)) {
             Logger.getLogger(VtScopeContextStorage.class.getName()).warning("vtscope: the OpenTelemetry Java agent"
                     + " runs in this JVM without vtscope's extension, so its spans never reach vtscope-otel.jar;"
                     + " add -Dotel.javaagent.extensions=vtscope-otel-agent-extension.jar");
         }
-        return wrapStorage(storage);
+        // The agent's spans bypass this storage, so it must not tell readers that a record without
+        // a context means no span is current.
+        return wrapStorage(storage, !agentWithoutExtension);
     }
 
     private static boolean agentPresent() {
@@ -95,9 +99,20 @@ public abstract sealed class VtScopeContextStorage implements ContextStorage {
      * defers to.
      */
     public static ContextStorage wrapStorage(ContextStorage storage) {
+        return wrapStorage(storage, true);
+    }
+
+    /**
+     * {@link #wrapStorage(ContextStorage)}, declaring the storage a context writer of the region
+     * when {@code seesEveryContext}: every context made current in this JVM then passes through it.
+     */
+    private static ContextStorage wrapStorage(ContextStorage storage, boolean seesEveryContext) {
         RecordRegion region = RecordRegion.global();
         if (storage instanceof VtScopeContextStorage || region == null || !WRAPPED.compareAndSet(false, true)) {
             return storage;
+        }
+        if (seesEveryContext) {
+            region.declareContextWriter(RecordLayout.WRITER_OTEL_STORAGE);
         }
         return storage == ContextStorage.defaultStorage() ? new OwnThreadLocal(region) : new Wrapping(storage, region);
     }

@@ -14,6 +14,8 @@ import io.opentelemetry.sdk.trace.ReadableSpan;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.SpanProcessor;
 import io.vtscope.VtScope;
+import io.vtscope.internal.RecordLayout;
+import io.vtscope.internal.RecordRegion;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.HexFormat;
@@ -101,6 +103,9 @@ class VtScopeContextStorageTest {
         assertSame(ContextStorage.defaultStorage(), VtScopeContextStorage.wrap(ContextStorage.defaultStorage()));
         VtScopeOtel.install(); // too late and already wrapped: must not change anything
         assertSame(storage, ContextStorage.get());
+        // Installed without the OpenTelemetry Java agent, it sees every context: it says so to readers.
+        int writers = RecordRegion.global().contextWriters();
+        assertEquals(RecordLayout.WRITER_OTEL_STORAGE, writers & RecordLayout.WRITER_OTEL_STORAGE, "writers: " + writers);
     }
 
     @Test
