@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -271,6 +272,19 @@ std::string api_class_path() {
            "/lib/opentelemetry-context-1.68.0.jar:" + kJavaDir + "/lib/opentelemetry-common-1.68.0.jar";
 }
 
+// The traced events that claim "no span was current" (no_context), and those that say the context
+// is unknown for `reason` (context_unknown).
+std::pair<int, int> count_no_context_and_unknown(const ServiceRun& run, const std::string& reason) {
+    int no_context = 0, unknown = 0;
+    for (const auto& line : run.trace) {
+        auto e = vtscope::parse_event_line(line);
+        if (!e) continue;
+        if (e->status == "no_context") no_context++;
+        if (e->status == "context_unknown" && e->reason == reason) unknown++;
+    }
+    return {no_context, unknown};
+}
+
 }  // namespace
 
 class AgentExtension : public ::testing::TestWithParam<std::string> {};
@@ -360,13 +374,7 @@ TEST(AgentExtensionFailure, WithoutTheExtensionNothingIsAttributed) {
     EXPECT_NE(note, std::string::npos) << run.vtscope_stderr;
     EXPECT_NE(run.vtscope_stderr.find("vtscope: the target " + why), std::string::npos) << run.vtscope_stderr;
     EXPECT_EQ(run.vtscope_stderr.find("put vtscope-java.jar"), std::string::npos) << run.vtscope_stderr;
-    int no_context = 0, unknown = 0;
-    for (const auto& line : run.trace) {
-        auto e = vtscope::parse_event_line(line);
-        if (!e) continue;
-        if (e->status == "no_context") no_context++;
-        if (e->status == "context_unknown" && e->reason == "no_record_region") unknown++;
-    }
+    auto [no_context, unknown] = count_no_context_and_unknown(run, "no_record_region");
     EXPECT_EQ(no_context, 0);
     EXPECT_GE(unknown, 40) << "the request writes, at least";
 }
@@ -386,13 +394,7 @@ TEST(AgentExtensionFailure, WithoutTheExtensionLibvtscopesRecordsClaimNoContext)
     EXPECT_EQ(a.total, 40);
     EXPECT_EQ(a.attributed, 0);
     EXPECT_EQ(a.misattributed, 0);
-    int no_context = 0, no_writer = 0;
-    for (const auto& line : run.trace) {
-        auto e = vtscope::parse_event_line(line);
-        if (!e) continue;
-        if (e->status == "no_context") no_context++;
-        if (e->status == "context_unknown" && e->reason == "no_context_writer") no_writer++;
-    }
+    auto [no_context, no_writer] = count_no_context_and_unknown(run, "no_context_writer");
     std::printf("[ agent    ] no_context %d, context_unknown/no_context_writer %d\n", no_context, no_writer);
     EXPECT_EQ(no_context, 0);
     EXPECT_GE(no_writer, 40) << "the request writes, at least";
