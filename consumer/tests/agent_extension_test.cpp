@@ -272,6 +272,17 @@ std::string api_class_path() {
            "/lib/opentelemetry-context-1.68.0.jar:" + kJavaDir + "/lib/opentelemetry-common-1.68.0.jar";
 }
 
+// A run of 10 requests (40 writes) whose spans reach no vtscope writer: every write is seen, none
+// is attributed, and none is given to another span.
+void expect_no_write_attributed(const ServiceRun& run, const std::string& label, int regions) {
+    Attribution a = check_writes(run);
+    std::printf("[ agent    ] %s: %s\n", label.c_str(), a.summary().c_str());
+    EXPECT_EQ(run.regions, regions);
+    EXPECT_EQ(a.total, 40);
+    EXPECT_EQ(a.attributed, 0);
+    EXPECT_EQ(a.misattributed, 0);
+}
+
 // The traced events that claim "no span was current" (no_context), and those that say the context
 // is unknown for `reason` (context_unknown).
 std::pair<int, int> count_no_context_and_unknown(const ServiceRun& run, const std::string& reason) {
@@ -361,12 +372,7 @@ TEST(AgentExtensionFailure, OneWarnLineWhenTheWrapperIsNotInstalled) {
 TEST(AgentExtensionFailure, WithoutTheExtensionNothingIsAttributed) {
     REQUIRE_AGENT(agent_jar("newest"));
     ServiceRun run = run_service(agent_options(agent_jar("newest"), false), kWorkloads, {"--requests", "10"});
-    Attribution a = check_writes(run);
-    std::printf("[ agent    ] newest agent, no extension: %s\n", a.summary().c_str());
-    EXPECT_EQ(run.regions, 0);
-    EXPECT_EQ(a.total, 40);
-    EXPECT_EQ(a.attributed, 0);
-    EXPECT_EQ(a.misattributed, 0);
+    expect_no_write_attributed(run, "newest agent, no extension", 0);
     // vtscope says why, at attach and in the summary, and claims no "no span was current".
     const std::string why =
         "runs the OpenTelemetry Java agent (" + agent_jar("newest") + ") without vtscope's agent extension";
@@ -388,12 +394,7 @@ TEST(AgentExtensionFailure, WithoutTheExtensionLibvtscopesRecordsClaimNoContext)
     std::vector<std::string> jvm = {std::string("-agentpath:") + VTSCOPE_NATIVE_LIB + "=otep"};
     for (const std::string& o : agent_options(agent_jar("newest"), false)) jvm.push_back(o);
     ServiceRun run = run_service(jvm, kWorkloads, {"--requests", "10"});
-    Attribution a = check_writes(run);
-    std::printf("[ agent    ] newest agent, no extension, libvtscope.so=otep: %s\n", a.summary().c_str());
-    EXPECT_EQ(run.regions, 1);
-    EXPECT_EQ(a.total, 40);
-    EXPECT_EQ(a.attributed, 0);
-    EXPECT_EQ(a.misattributed, 0);
+    expect_no_write_attributed(run, "newest agent, no extension, libvtscope.so=otep", 1);
     auto [no_context, no_writer] = count_no_context_and_unknown(run, "no_context_writer");
     std::printf("[ agent    ] no_context %d, context_unknown/no_context_writer %d\n", no_context, no_writer);
     EXPECT_EQ(no_context, 0);
