@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 #include "elf_symbols.h"
 #include "proc_maps.h"
@@ -19,14 +20,22 @@ constexpr const char* kThreadsRemove = "_ZN7Threads6removeEP10JavaThreadb";
 
 bool process_alive(pid_t pid) {
     // A zombie has exited even though /proc/PID stays until its parent reaps it: the state
-    // letter follows the parenthesised command name in /proc/PID/stat (proc(5)).
+    // letter follows the parenthesised command name in /proc/PID/stat (proc(5)). Before that, a
+    // killed process is already exiting: its leader has PF_EXITING in the flags (field 9, set by
+    // exit_signals() in do_exit(), kernel/exit.c, before exit_mm() drops its memory), and reads of
+    // its memory fail while the state letter still says running.
     std::ifstream stat_file("/proc/" + std::to_string(pid) + "/stat");
     std::string text;
     if (!std::getline(stat_file, text)) return false;
     size_t paren = text.rfind(')');
     if (paren == std::string::npos || paren + 2 >= text.size()) return false;
-    char state = text[paren + 2];
-    return state != 'Z' && state != 'X';
+    std::istringstream fields(text.substr(paren + 2));
+    char state = 0;
+    long long ppid = 0, pgrp = 0, session = 0, tty = 0, tpgid = 0;
+    unsigned long long flags = 0;
+    constexpr unsigned long long kPfExiting = 0x4;  // include/linux/sched.h
+    if (!(fields >> state >> ppid >> pgrp >> session >> tty >> tpgid >> flags)) return state != 'Z' && state != 'X';
+    return state != 'Z' && state != 'X' && !(flags & kPfExiting);
 }
 
 Expected<JvmTarget> inspect_jvm(pid_t pid, const MemoryReader& memory) {
