@@ -67,16 +67,31 @@ std::string command_text(const Options& o, const std::string& workload) {
 // A reference configuration, "sampler-N": bpftrace's `profile:hz:N` with an empty action, one
 // software cpu-clock event per CPU at N Hz as vtscope profile opens them: what the sampling
 // mechanism costs (timer interrupts, the program's dispatch) without anything of vtscope.
-std::optional<int> sampler_hz(const std::string& config) {
-    static const std::regex name(R"(sampler-(\d+))");
+// "sampler-N-stacks": the same events, and for the target's samples only (as vtscope profile
+// --stacks takes them) the user and kernel stack ids counted in a map, as any eBPF profiler that
+// aggregates stacks in the kernel does (bpftrace's ustack and kstack are bpf_get_stackid in a stack
+// map of 127 frames, like vtscope's); END clears the map, so nothing is symbolised at exit.
+struct SamplerConfig {
+    int hz;
+    bool stacks;
+};
+
+std::optional<SamplerConfig> sampler_config(const std::string& config) {
+    static const std::regex name(R"(sampler-(\d+)(-stacks)?)");
     std::smatch m;
     if (!std::regex_match(config, m, name)) return std::nullopt;
-    return std::stoi(m[1]);
+    return SamplerConfig{std::stoi(m[1]), m[2].matched};
 }
 
-Child start_sampler(int hz, const std::string& stem) {
-    return Child::start({"/usr/bin/bpftrace", "-e", "profile:hz:" + std::to_string(hz) + " { }"}, stem + ".tracer.out",
-                        stem + ".tracer.err");
+std::string sampler_program(const SamplerConfig& sampler, const std::string& target) {
+    std::string probe = "profile:hz:" + std::to_string(sampler.hz);
+    if (!sampler.stacks) return probe + " { }";
+    return probe + " /pid == " + target + "/ { @[ustack, kstack] = count(); } END { clear(@); }";
+}
+
+Child start_sampler(const SamplerConfig& sampler, pid_t target, const std::string& stem) {
+    return Child::start({"/usr/bin/bpftrace", "-e", sampler_program(sampler, std::to_string(target))},
+                        stem + ".tracer.out", stem + ".tracer.err");
 }
 
 // "CONFIG-before": CONFIG run by the --vtscope-before build, side by side with this one's.
@@ -90,7 +105,7 @@ std::string without_before(const std::string& config) {
 
 std::string consumer_text(const std::string& config) {
     if (is_before(config)) return consumer_text(without_before(config)) + " (the --vtscope-before build)";
-    if (auto hz = sampler_hz(config)) return "bpftrace profile:hz:" + std::to_string(*hz) + " { }";
+    if (auto sampler = sampler_config(config)) return "bpftrace " + sampler_program(*sampler, "PID");
     if (auto p = profile_config(config))
         return "vtscope profile --hz " + std::to_string(p->hz) + (p->stacks ? " --stacks" : "");
     return "vtscope block";
@@ -119,13 +134,13 @@ bool run_phase(const Options& o, AlternateRun* run, Child& jvm, const std::strin
     Child tracer;
     std::string tracer_stem = stem + "-p" + std::to_string(index);
     bool consumer_ok = true;
-    std::optional<int> sampler =
-        phase->config != kPhaseOff ? sampler_hz(run->configs[static_cast<size_t>(phase->config)]) : std::nullopt;
+    std::optional<SamplerConfig> sampler =
+        phase->config != kPhaseOff ? sampler_config(run->configs[static_cast<size_t>(phase->config)]) : std::nullopt;
     if (phase->config != kPhaseOff) {
         const std::string& config = run->configs[static_cast<size_t>(phase->config)];
         bool ready;
         if (sampler) {
-            tracer = start_sampler(*sampler, tracer_stem);
+            tracer = start_sampler(*sampler, jvm.pid(), tracer_stem);
             ready = wait_for_text(tracer_stem + ".tracer.out", "Attaching", 60s, {&tracer, &jvm});
             // bpftrace says "Attaching" before it attaches; its probe is up well within this.
             if (ready) std::this_thread::sleep_for(500ms);

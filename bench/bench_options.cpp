@@ -11,7 +11,8 @@ namespace vtscope::bench {
 const std::vector<std::string> kProfileConfigs = {"profile-99", "profile-99-stacks", "profile-999",
                                                   "profile-999-stacks"};
 const std::vector<std::string> kProfileSlopeConfigs = {"profile-9999", "profile-9999-stacks"};
-const std::vector<std::string> kSamplerConfigs = {"sampler-999", "sampler-9999"};
+const std::vector<std::string> kSamplerConfigs = {"sampler-999", "sampler-999-stacks", "sampler-9999",
+                                                  "sampler-9999-stacks"};
 const std::vector<std::string> kProfileParts = {"jmh", "cpu", "demo", "compare", "alternate"};
 const std::vector<std::string> kBlockParts = {"switches", "demo", "alternate"};
 const std::vector<std::string> kAlternateWorkloads = {"transition", "demo"};
@@ -76,9 +77,11 @@ void usage() {
         "profile-99-stacks profile-999 profile-999-stacks, and for the alternating part (where they run by\n"
         "default) profile-9999 profile-9999-stacks: the cost per sample, which high rates resolve, and the\n"
         "overhead it means at 99 and 999 Hz; and, only when listed, sampler-999 sampler-9999: bpftrace's\n"
-        "profile:hz:N with an empty action, the sampling mechanism without vtscope. --vtscope-before FILE:\n"
-        "the demo rounds also run the --stacks configurations with that vtscope (\"CONFIG-before\"), and block's\n"
-        "alternating part runs \"block-before\" beside \"block\" in the same JVM, for the cost of a change.\n"
+        "profile:hz:N with an empty action, the sampling mechanism without vtscope, and sampler-999-stacks\n"
+        "sampler-9999-stacks: the same counting the target's user and kernel stack ids in a map.\n"
+        "--vtscope-before FILE: the demo rounds also run the --stacks configurations with that vtscope\n"
+        "(\"CONFIG-before\"), and block's alternating part runs \"block-before\" beside \"block\" in the same\n"
+        "JVM, for the cost of a change.\n"
         "--block: also the costs of vtscope block: its sched_switch program per switch (of the target's\n"
         "threads and of other processes', bpf_stats) and the demo service's throughput without and with it\n"
         "attached, N rounds (default 5); its Park/Unpark cost is the \"block\" configuration;\n"
