@@ -28,7 +28,8 @@ struct Options {
     std::vector<std::string> profile_parts;
     std::vector<std::string> profile_configs;  // --profile-configs: some of kProfileConfigs; empty: all
     // --vtscope-before: a vtscope build whose --stacks configurations run beside this one's in the
-    // demo service's rounds ("CONFIG-before"), for the cost of a change to it.
+    // demo service's rounds and in profile's alternating part ("CONFIG-before"), for the cost of a
+    // change to it.
     std::string vtscope_before;
     int demo_requests = 2000;
     // Requests before the ready signal (DemoService --warm-up-requests): the JIT compilation they
