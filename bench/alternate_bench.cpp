@@ -445,6 +445,11 @@ void write_alternate(std::ostream& md, const Options& o, const std::vector<Alter
           "CLOCK_PROCESS_CPUTIME_ID per batch; CpuCost: its threads' schedstat run times over the phase's "
           "rounds, totals); the verdict is on that change, the throughput's beside it. Off-phase spread: the "
           "standard deviation of the off phases over their mean.\n";
+    // What each configuration attaches, the reference samplers included (their names alone do not say).
+    md << "\nConsumers:";
+    for (size_t c = 0; c < runs[0].configs.size(); c++)
+        md << (c ? ";" : "") << " `" << runs[0].configs[c] << "`: `" << consumer_text(runs[0].configs[c]) << "`";
+    md << ".\n";
     for (const auto& run : runs) {
         bool demo = run.workload == "demo";
         md << "\n`" << run.command << "`" << jvm_text(run) << ", " << run.phases.size() << " phases in "
