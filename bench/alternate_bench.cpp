@@ -9,7 +9,6 @@
 #include <optional>
 #include <regex>
 #include <sstream>
-#include <string_view>
 #include <thread>
 
 #include "bench_process.h"
@@ -92,15 +91,6 @@ std::string sampler_program(const SamplerConfig& sampler, const std::string& tar
 Child start_sampler(const SamplerConfig& sampler, pid_t target, const std::string& stem) {
     return Child::start({"/usr/bin/bpftrace", "-e", sampler_program(sampler, std::to_string(target))},
                         stem + ".tracer.out", stem + ".tracer.err");
-}
-
-// "CONFIG-before": CONFIG run by the --vtscope-before build, side by side with this one's.
-constexpr std::string_view kBeforeSuffix = "-before";
-
-bool is_before(const std::string& config) { return config.ends_with(kBeforeSuffix); }
-
-std::string without_before(const std::string& config) {
-    return is_before(config) ? config.substr(0, config.size() - kBeforeSuffix.size()) : config;
 }
 
 std::string consumer_text(const std::string& config) {

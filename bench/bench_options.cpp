@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <string_view>
 
 namespace vtscope::bench {
 
@@ -27,6 +28,18 @@ std::vector<std::string> known_profile_configs() {
     std::vector<std::string> all = all_profile_configs();
     all.insert(all.end(), kSamplerConfigs.begin(), kSamplerConfigs.end());
     return all;
+}
+
+namespace {
+constexpr std::string_view kBeforeSuffix = "-before";
+}
+
+std::string before_config(const std::string& config) { return config + std::string(kBeforeSuffix); }
+
+bool is_before(const std::string& config) { return config.ends_with(kBeforeSuffix); }
+
+std::string without_before(const std::string& config) {
+    return is_before(config) ? config.substr(0, config.size() - kBeforeSuffix.size()) : config;
 }
 
 bool selected(const std::vector<std::string>& chosen, const std::string& name) {

@@ -85,6 +85,12 @@ extern const std::vector<std::string> kSamplerConfigs;
 // Every --profile-configs value: all_profile_configs(), then kSamplerConfigs.
 std::vector<std::string> known_profile_configs();
 
+// "CONFIG-before": CONFIG run by the --vtscope-before build, side by side with this one's.
+std::string before_config(const std::string& config);
+bool is_before(const std::string& config);
+// CONFIG of "CONFIG-before"; any other name unchanged.
+std::string without_before(const std::string& config);
+
 // Whether a part (or configuration) is selected: listed, or nothing listed.
 bool selected(const std::vector<std::string>& chosen, const std::string& name);
 

@@ -258,7 +258,7 @@ BlockBench run_block_bench(const Options& o) {
     d.cpu_change = paired_change(d.block_cpu, d.none_cpu);
     if (selected(o.block_parts, "alternate")) {
         std::vector<std::string> configs = {"block"};
-        if (!o.vtscope_before.empty()) configs.push_back("block-before");  // side by side in the same JVM
+        if (!o.vtscope_before.empty()) configs.push_back(before_config("block"));  // side by side in the same JVM
         auto started = std::chrono::steady_clock::now();
         for (int jvm = 1; jvm <= o.alternate_jvms; jvm++)
             b.alternate.push_back(run_alternate(o, "demo", configs, started, jvm));

@@ -71,7 +71,7 @@ std::vector<RoundSeries> round_series(const Options& o, const std::string& none,
         series.back().config = series.back().tracer_config = c;
         if (with_before && !o.vtscope_before.empty() && profile_config(c)->stacks) {
             series.emplace_back();
-            series.back().config = c + "-before";
+            series.back().config = before_config(c);
             series.back().tracer_config = c;
             series.back().vtscope = o.vtscope_before;
         }
@@ -208,7 +208,7 @@ void run_transition_cpu_round(const Options& o, RoundSeries* series, int round) 
 }  // namespace
 
 double profile_target_pct(const std::string& config) {
-    auto p = profile_config(config.ends_with("-before") ? config.substr(0, config.size() - 7) : config);
+    auto p = profile_config(without_before(config));
     // A reference sampler (sampler-N) is held to the target of its rate, as vtscope would be.
     if (!p && config.rfind("sampler-", 0) == 0) p = profile_config("profile-" + config.substr(8));
     return p && p->hz >= 999 ? 3.0 : 1.0;
@@ -825,7 +825,7 @@ ProfileBench run_profile_bench(const Options& o, const std::string& jdk, Clock::
             if (!selected(o.profile_configs, c)) continue;
             configs.push_back(c);
             // Side by side in the same JVM, as block's alternating part does: the cost of a change.
-            if (!o.vtscope_before.empty() && profile_config(c)->stacks) configs.push_back(c + "-before");
+            if (!o.vtscope_before.empty() && profile_config(c)->stacks) configs.push_back(before_config(c));
         }
         for (const auto& c : kSamplerConfigs)  // only when listed
             if (std::find(o.profile_configs.begin(), o.profile_configs.end(), c) != o.profile_configs.end())

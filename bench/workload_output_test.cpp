@@ -145,3 +145,11 @@ TEST(BenchOptions, UnknownPartsAndConfigurationsAreRejected) {
     EXPECT_FALSE(parse({"--block-parts", "parkunpark"}, &o));
     EXPECT_FALSE(parse({"--demo-warm-up", "0"}, &o));
 }
+
+TEST(BenchOptions, BeforeConfigurationsNameTheConfigurationTheyRepeat) {
+    EXPECT_EQ(before_config("profile-999-stacks"), "profile-999-stacks-before");
+    EXPECT_TRUE(is_before(before_config("block")));
+    EXPECT_FALSE(is_before("profile-99-stacks"));
+    EXPECT_EQ(without_before(before_config("profile-99-stacks")), "profile-99-stacks");
+    EXPECT_EQ(without_before("sampler-999-stacks"), "sampler-999-stacks");
+}
