@@ -12,8 +12,8 @@ namespace vtscope::bench {
 const std::vector<std::string> kProfileConfigs = {"profile-99", "profile-99-stacks", "profile-999",
                                                   "profile-999-stacks"};
 const std::vector<std::string> kProfileSlopeConfigs = {"profile-9999", "profile-9999-stacks"};
-const std::vector<std::string> kSamplerConfigs = {"sampler-999", "sampler-999-stacks", "sampler-9999",
-                                                  "sampler-9999-stacks"};
+const std::vector<std::string> kSamplerConfigs = {"sampler-99",         "sampler-99-stacks", "sampler-999",
+                                                  "sampler-999-stacks", "sampler-9999",      "sampler-9999-stacks"};
 const std::vector<std::string> kProfileParts = {"jmh", "cpu", "demo", "compare", "alternate"};
 const std::vector<std::string> kBlockParts = {"switches", "demo", "alternate"};
 const std::vector<std::string> kAlternateWorkloads = {"transition", "demo"};
@@ -89,9 +89,10 @@ void usage() {
         "(Transition's CPU per transition, CpuCost), demo, compare, alternate; --profile-configs: some of profile-99\n"
         "profile-99-stacks profile-999 profile-999-stacks, and for the alternating part (where they run by\n"
         "default) profile-9999 profile-9999-stacks: the cost per sample, which high rates resolve, and the\n"
-        "overhead it means at 99 and 999 Hz; and, only when listed, sampler-999 sampler-9999: bpftrace's\n"
-        "profile:hz:N with an empty action, the sampling mechanism without vtscope, and sampler-999-stacks\n"
-        "sampler-9999-stacks: the same counting the target's user and kernel stack ids in a map.\n"
+        "overhead it means at 99 and 999 Hz; and, only when listed, sampler-99 sampler-999 sampler-9999:\n"
+        "bpftrace's profile:hz:N with an empty action, the sampling mechanism without vtscope, and\n"
+        "sampler-99-stacks sampler-999-stacks sampler-9999-stacks: the same counting the target's user\n"
+        "and kernel stack ids in a map.\n"
         "--vtscope-before FILE: the demo rounds and profile's alternating part also run the --stacks\n"
         "configurations with that vtscope (\"CONFIG-before\"), and block's alternating part runs \"block-before\"\n"
         "beside \"block\", in the same JVM, for the cost of a change.\n"

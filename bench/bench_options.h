@@ -79,8 +79,8 @@ extern const std::vector<std::string> kProfileSlopeConfigs;
 // kProfileConfigs, then kProfileSlopeConfigs.
 std::vector<std::string> all_profile_configs();
 // The alternating part's reference configurations, only when listed: bpftrace `profile:hz:N { }`
-// (sampler-999, sampler-9999), the sampling mechanism without vtscope, and the same counting the
-// target's stack ids (sampler-999-stacks, sampler-9999-stacks; alternate_bench.cpp).
+// (sampler-99, sampler-999, sampler-9999), the sampling mechanism without vtscope, and the same
+// counting the target's stack ids (sampler-99-stacks, ...; alternate_bench.cpp).
 extern const std::vector<std::string> kSamplerConfigs;
 // Every --profile-configs value: all_profile_configs(), then kSamplerConfigs.
 std::vector<std::string> known_profile_configs();
