@@ -88,14 +88,22 @@ std::string sampler_program(const SamplerConfig& sampler, const std::string& tar
     return probe + " /pid == " + target + "/ { @[ustack, kstack] = count(); } END { clear(@); }";
 }
 
-Child start_sampler(const SamplerConfig& sampler, pid_t target, const std::string& stem) {
-    return Child::start({"/usr/bin/bpftrace", "-e", sampler_program(sampler, std::to_string(target))},
-                        stem + ".tracer.out", stem + ".tracer.err");
+// The bpftrace program of a reference configuration (a sampler or the control), for target; none
+// for vtscope's own configurations. The control's BEGIN probe is a uprobe on bpftrace itself that
+// fires once at start: bpftrace then holds no event source and waits for SIGINT like the samplers.
+std::optional<std::string> reference_program(const std::string& config, const std::string& target) {
+    if (config == kControlConfig) return "BEGIN { }";
+    if (auto sampler = sampler_config(config)) return sampler_program(*sampler, target);
+    return std::nullopt;
+}
+
+Child start_reference(const std::string& program, const std::string& stem) {
+    return Child::start({"/usr/bin/bpftrace", "-e", program}, stem + ".tracer.out", stem + ".tracer.err");
 }
 
 std::string consumer_text(const std::string& config) {
     if (is_before(config)) return consumer_text(without_before(config)) + " (the --vtscope-before build)";
-    if (auto sampler = sampler_config(config)) return "bpftrace " + sampler_program(*sampler, "PID");
+    if (auto program = reference_program(config, "PID")) return "bpftrace " + *program;
     if (auto p = profile_config(config))
         return "vtscope profile --hz " + std::to_string(p->hz) + (p->stacks ? " --stacks" : "");
     return "vtscope block";
@@ -124,13 +132,15 @@ bool run_phase(const Options& o, AlternateRun* run, Child& jvm, const std::strin
     Child tracer;
     std::string tracer_stem = stem + "-p" + std::to_string(index);
     bool consumer_ok = true;
-    std::optional<SamplerConfig> sampler =
-        phase->config != kPhaseOff ? sampler_config(run->configs[static_cast<size_t>(phase->config)]) : std::nullopt;
+    std::optional<std::string> reference =
+        phase->config != kPhaseOff
+            ? reference_program(run->configs[static_cast<size_t>(phase->config)], std::to_string(jvm.pid()))
+            : std::nullopt;
     if (phase->config != kPhaseOff) {
         const std::string& config = run->configs[static_cast<size_t>(phase->config)];
         bool ready;
-        if (sampler) {
-            tracer = start_sampler(*sampler, jvm.pid(), tracer_stem);
+        if (reference) {
+            tracer = start_reference(*reference, tracer_stem);
             ready = wait_for_text(tracer_stem + ".tracer.out", "Attaching", 60s, {&tracer, &jvm});
             // bpftrace says "Attaching" before it attaches; its probe is up well within this.
             if (ready) std::this_thread::sleep_for(500ms);
@@ -159,7 +169,7 @@ bool run_phase(const Options& o, AlternateRun* run, Child& jvm, const std::strin
         tracer.signal(SIGINT);
         TracerSummary ts;
         std::string error;
-        if (sampler)
+        if (reference)
             finish_process(tracer, tracer_stem, &ts);
         else
             error = finish_tracer(tracer, tracer_stem, &ts);

@@ -14,6 +14,7 @@ const std::vector<std::string> kProfileConfigs = {"profile-99", "profile-99-stac
 const std::vector<std::string> kProfileSlopeConfigs = {"profile-9999", "profile-9999-stacks"};
 const std::vector<std::string> kSamplerConfigs = {"sampler-99",         "sampler-99-stacks", "sampler-999",
                                                   "sampler-999-stacks", "sampler-9999",      "sampler-9999-stacks"};
+const std::string kControlConfig = "control-bpftrace";
 const std::vector<std::string> kProfileParts = {"jmh", "cpu", "demo", "compare", "alternate"};
 const std::vector<std::string> kBlockParts = {"switches", "demo", "alternate"};
 const std::vector<std::string> kAlternateWorkloads = {"transition", "demo"};
@@ -27,6 +28,7 @@ std::vector<std::string> all_profile_configs() {
 std::vector<std::string> known_profile_configs() {
     std::vector<std::string> all = all_profile_configs();
     all.insert(all.end(), kSamplerConfigs.begin(), kSamplerConfigs.end());
+    all.push_back(kControlConfig);
     return all;
 }
 
@@ -92,7 +94,9 @@ void usage() {
         "overhead it means at 99 and 999 Hz; and, only when listed, sampler-99 sampler-999 sampler-9999:\n"
         "bpftrace's profile:hz:N with an empty action, the sampling mechanism without vtscope, and\n"
         "sampler-99-stacks sampler-999-stacks sampler-9999-stacks: the same counting the target's user\n"
-        "and kernel stack ids in a map.\n"
+        "and kernel stack ids in a map; and control-bpftrace: bpftrace -e 'BEGIN { }', a process started,\n"
+        "awaited and stopped as the samplers are, with no event source: what an idle consumer process\n"
+        "costs the target, and any bias of the method.\n"
         "--vtscope-before FILE: the demo rounds and profile's alternating part also run the --stacks\n"
         "configurations with that vtscope (\"CONFIG-before\"), and block's alternating part runs \"block-before\"\n"
         "beside \"block\", in the same JVM, for the cost of a change.\n"

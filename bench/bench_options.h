@@ -82,7 +82,11 @@ std::vector<std::string> all_profile_configs();
 // (sampler-99, sampler-999, sampler-9999), the sampling mechanism without vtscope, and the same
 // counting the target's stack ids (sampler-99-stacks, ...; alternate_bench.cpp).
 extern const std::vector<std::string> kSamplerConfigs;
-// Every --profile-configs value: all_profile_configs(), then kSamplerConfigs.
+// The alternating part's control, only when listed: bpftrace with nothing but `BEGIN { }`, started,
+// awaited and stopped as the samplers are, so its change against the off phases is what starting and
+// stopping a consumer process and holding it idle cost the target, and any bias of the method.
+extern const std::string kControlConfig;
+// Every --profile-configs value: all_profile_configs(), kSamplerConfigs, then kControlConfig.
 std::vector<std::string> known_profile_configs();
 
 // "CONFIG-before": CONFIG run by the --vtscope-before build, side by side with this one's.

@@ -827,7 +827,9 @@ ProfileBench run_profile_bench(const Options& o, const std::string& jdk, Clock::
             // Side by side in the same JVM, as block's alternating part does: the cost of a change.
             if (!o.vtscope_before.empty() && profile_config(c)->stacks) configs.push_back(before_config(c));
         }
-        for (const auto& c : kSamplerConfigs)  // only when listed
+        std::vector<std::string> references = kSamplerConfigs;
+        references.push_back(kControlConfig);
+        for (const auto& c : references)  // only when listed
             if (std::find(o.profile_configs.begin(), o.profile_configs.end(), c) != o.profile_configs.end())
                 configs.push_back(c);
         for (const char* workload : {"transition", "demo"})

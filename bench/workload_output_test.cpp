@@ -124,10 +124,12 @@ TEST(BenchOptions, AlternatingParts) {
     EXPECT_EQ(o.alternate_warm_up, 0);
     EXPECT_EQ(o.alternate_rounds, 20);
     Options samplers;
-    EXPECT_TRUE(
-        parse({"--profile-configs", "sampler-99,sampler-99-stacks,sampler-999-stacks,sampler-9999-stacks"}, &samplers));
+    EXPECT_TRUE(parse(
+        {"--profile-configs", "sampler-99,sampler-99-stacks,sampler-999-stacks,sampler-9999-stacks,control-bpftrace"},
+        &samplers));
     Options unknown;
     EXPECT_FALSE(parse({"--profile-configs", "sampler-499"}, &unknown));
+    EXPECT_FALSE(parse({"--profile-configs", "control"}, &unknown));
     Options d;
     ASSERT_TRUE(parse({}, &d));
     EXPECT_TRUE(selected(d.block_parts, "alternate"));
