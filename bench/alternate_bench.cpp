@@ -158,12 +158,19 @@ bool run_phase(const Options& o, AlternateRun* run, Child& jvm, const std::strin
             consumer_ok = false;  // the phase still runs, to keep the JVM's phases in step
         }
     }
+    // The same idle time before every phase, on or off (Options::alternate_gap_ms).
+    auto go_at = run->last_result + std::chrono::milliseconds(run->gap_ms);
+    if (Clock::now() < go_at)
+        std::this_thread::sleep_until(go_at);
+    else if (run->gap_ms > 0 && phase->config != kPhaseOff && !phase->warm_up)
+        run->late++;
     double cpu0 = tracer.pid() > 0 ? process_cpu_seconds(tracer.pid()) : NAN;
     auto t0 = Clock::now();
     std::ofstream(stem + ".go." + std::to_string(index)).close();
     std::string marker = (run->workload == "demo" ? "# demo batch=" : "# cpucost phase=") + std::to_string(index) + " ";
     bool done = wait_for_text(out, marker, 300s, {&jvm});
-    double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    run->last_result = Clock::now();
+    double wall = std::chrono::duration<double>(run->last_result - t0).count();
     double cpu1 = tracer.pid() > 0 ? process_cpu_seconds(tracer.pid()) : NAN;
     if (tracer.pid() > 0) {
         tracer.signal(SIGINT);
@@ -384,6 +391,8 @@ AlternateRun run_alternate(const Options& o, const std::string& workload, const 
         jvm.stop(0ms, 5s);
         return run;
     }
+    run.gap_ms = o.alternate_gap_ms;
+    run.last_result = Clock::now();
     bool completed = true;
     for (int p = 1; p <= phases; p++) {
         AlternatePhase& phase = run.phases[static_cast<size_t>(p - 1)];
@@ -406,14 +415,18 @@ AlternateRun run_alternate(const Options& o, const std::string& workload, const 
     int status = jvm.stop(completed ? 30s : 0s, 5s);
     if (status != 0) run.errors.push_back("the " + workload + " JVM exited " + std::to_string(status));
     run.elapsed_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (run.late > 0)
+        std::fprintf(stderr,
+                     "  %d measured on phases started late: their consumer was not ready %d ms after the last result\n",
+                     run.late, run.gap_ms);
     for (size_t c = 0; c < configs.size(); c++) {
         AlternateResult r = alternate_result(run, static_cast<int>(c));
         std::fprintf(stderr, "  %s on %s%s: CPU per unit %s, %s %s (95%%, %zu pairs)\n", configs[c].c_str(),
                      workload.c_str(), jvm_text(run).c_str(), interval_text(r.cpu_change).c_str(),
                      run.higher_is_better ? "requests/s" : "wall per unit", interval_text(r.score_change).c_str(),
                      r.cpu_change.n);
-        if (run.consumer == "profile") {
-            Summary cost = per_sample_cost(run, static_cast<int>(c));
+        Summary cost = run.consumer == "profile" ? per_sample_cost(run, static_cast<int>(c)) : Summary{};
+        if (cost.n > 0) {  // not for the reference configurations, which count no samples
             std::fprintf(stderr, "  %s on %s: %s ± %s ns of the target's CPU per sample (95%%, %zu pairs)\n",
                          configs[c].c_str(), workload.c_str(), fmt(cost.mean, 0).c_str(), fmt(cost.error, 0).c_str(),
                          cost.n);
@@ -437,7 +450,10 @@ void write_alternate(std::ostream& md, const Options& o, const std::vector<Alter
        << " warm-up phases (discarded; without and with each consumer in turn), then " << o.alternate_cycles
        << " cycles of ABBA blocks, one block per configuration (order rotated each cycle): off, on, on, off, the "
           "closing off opening the next block. The consumer is started before an on phase (its ready file awaited) "
-          "and stopped after it (its exit awaited); nothing is attached in an off phase. Each on phase is paired "
+          "and stopped after it (its exit awaited); nothing is attached in an off phase. Each phase's go comes a fixed "
+          "gap "
+          "after the previous phase's result (--alternate-gap), the consumer's stop and start inside it, so the "
+          "workload idles as long before an off phase as before an on one. Each on phase is paired "
           "with the off phase next to it (before the first of a block, after the second), so a linear drift "
           "cancels over a block and no JVM-to-JVM spread (JIT, heap layout, placement) enters the pairs. "
           "Change: 100 (on / off - 1) per pair, mean ± 95% Student-t half-width over the pairs (`paired_change`). "
@@ -453,8 +469,10 @@ void write_alternate(std::ostream& md, const Options& o, const std::vector<Alter
     for (const auto& run : runs) {
         bool demo = run.workload == "demo";
         md << "\n`" << run.command << "`" << jvm_text(run) << ", " << run.phases.size() << " phases in "
-           << fmt(run.elapsed_s, 0) << " s:\n\n| config | pairs | " << (demo ? "requests/s" : "wall ns per transition")
-           << " | vs off | " << (demo ? "CPU us per request" : "CPU ns per transition")
+           << fmt(run.elapsed_s, 0) << " s, each phase's go " << run.gap_ms << " ms after the previous phase's result ("
+           << run.late << " measured on phases late):\n\n| config | pairs | "
+           << (demo ? "requests/s" : "wall ns per transition") << " | vs off | "
+           << (demo ? "CPU us per request" : "CPU ns per transition")
            << " | vs off | target | verdict (CPU) | verdict (throughput) | consumer events per phase | consumer "
               "CPU (share of one CPU) |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
         Summary off_score = over_phases(run, kPhaseOff, &AlternatePhase::score);

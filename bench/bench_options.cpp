@@ -79,7 +79,8 @@ void usage() {
         "                     [--demo-requests N] [--demo-warm-up N] [--compare-hz N] [--async-profiler FILE]\n"
         "                     [--profile-parts a,b,...] [--profile-configs a,b,...] [--vtscope-before FILE]\n"
         "                     [--block] [--block-rounds N] [--block-parts a,b,...]\n"
-        "                     [--alternate-warm-up N] [--alternate-cycles N] [--alternate-rounds N]\n"
+        "                     [--alternate-warm-up N] [--alternate-cycles N] [--alternate-rounds N] [--alternate-gap "
+        "MS]\n"
         "                     [--alternate-workloads a,b] [--alternate-jvms N]\n"
         "Runs the benchmark matrix (workload x configuration) as root (the consumer configurations attach\n"
         "build/bin/vtscope). Defaults: 4 forks, 3 x 1s warm-up, 5 x 1s measurement. --quick: 1 fork,\n"
@@ -113,6 +114,9 @@ void usage() {
         "demo profile's alternating part runs (default both). --alternate-jvms N: N JVMs, one after the other, each\n"
         "running all of it; the change is then also given across them (mean and 95%% interval over the JVMs'\n"
         "own means), which includes what one JVM's pairs share and its own interval cannot show.\n"
+        "--alternate-gap MS (default 1000): each phase's go comes MS after the previous phase's result, off phases\n"
+        "too, the consumer's stop and start inside it, so the workload idles as long before every phase (0: at once;\n"
+        "a consumer not ready by then starts its phase late, and the run says how many did).\n"
         "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep otep-jvmti block\n"
         "workloads: transition parkunpark churn ctx-platform ctx-distinct ctx-virtual vtt-nanotime vtt-pair "
         "vtt-transition\n"
@@ -203,6 +207,8 @@ bool parse_options(int argc, char** argv, Options* o) {
             o->alternate_cycles = std::atoi(next().c_str());
         else if (a == "--alternate-rounds")
             o->alternate_rounds = std::atoi(next().c_str());
+        else if (a == "--alternate-gap")
+            o->alternate_gap_ms = std::atoi(next().c_str());
         else if (a == "--alternate-workloads")
             o->alternate_workloads = split(next(), ',');
         else if (a == "--alternate-jvms")
@@ -225,12 +231,13 @@ bool parse_options(int argc, char** argv, Options* o) {
     if (o->forks < 1 || o->iterations < 2 || o->warmup_iterations < 1 || o->profile_rounds < 2 ||
         o->demo_requests < 1 || o->demo_warmup < 1 || o->demo_warmup > 100000 || o->compare_hz < 1 ||
         o->block_demo_rounds < 2 || o->alternate_warm_up < 0 || o->alternate_cycles < 1 || o->alternate_rounds < 1 ||
-        o->alternate_jvms < 1) {
+        o->alternate_jvms < 1 || o->alternate_gap_ms < 0 || o->alternate_gap_ms > 60000) {
         std::fprintf(
             stderr,
             "vtscope-bench: need --forks >= 1, --i >= 2, --wi >= 1, --profile-rounds >= 2, "
             "--demo-requests >= 1, --demo-warm-up 1 to 100000, --compare-hz >= 1, --block-rounds >= 2, "
-            "--alternate-warm-up >= 0, --alternate-cycles >= 1, --alternate-rounds >= 1, --alternate-jvms >= 1\n");
+            "--alternate-warm-up >= 0, --alternate-cycles >= 1, --alternate-rounds >= 1, --alternate-jvms >= 1, "
+            "--alternate-gap 0 to 60000\n");
         return false;
     }
     auto check = [](const char* option, const std::vector<std::string>& chosen, const std::vector<std::string>& known) {

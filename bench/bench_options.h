@@ -44,6 +44,13 @@ struct Options {
     int alternate_warm_up = 4;
     int alternate_cycles = 6;
     int alternate_rounds = 10;
+    // --alternate-gap MS: every measured phase's go comes this long after the previous phase's result,
+    // off phases included, the consumer's stop and start (readiness) inside it: the workload then sits
+    // idle for the same time before every phase, on or off. Without it an on phase followed an idle
+    // wait of the consumer's start-up (0.4-0.8 s) and an off phase none, and what the workload pays
+    // after idling (threads woken, caches refilled) fell on the on phases alone (bench/RESULTS.md,
+    // 2026-12-06 evening). 0: each phase starts as soon as it can (the runs before that).
+    int alternate_gap_ms = 1000;
     // --alternate-jvms: how many JVMs run the whole alternation, one after the other (across_jvms).
     int alternate_jvms = 1;
     // --alternate-workloads: which workloads profile's alternating part runs (transition, demo); empty: both.

@@ -115,7 +115,7 @@ TEST(BenchOptions, PartsConfigurationsAndTheBuildToCompareWith) {
 TEST(BenchOptions, AlternatingParts) {
     Options o;
     ASSERT_TRUE(parse({"--profile-parts", "alternate", "--block-parts", "alternate", "--alternate-cycles", "5",
-                       "--alternate-warm-up", "0", "--alternate-rounds", "20"},
+                       "--alternate-warm-up", "0", "--alternate-rounds", "20", "--alternate-gap", "0"},
                       &o));
     EXPECT_TRUE(selected(o.profile_parts, "alternate"));
     EXPECT_FALSE(selected(o.profile_parts, "demo"));
@@ -123,6 +123,7 @@ TEST(BenchOptions, AlternatingParts) {
     EXPECT_EQ(o.alternate_cycles, 5);
     EXPECT_EQ(o.alternate_warm_up, 0);
     EXPECT_EQ(o.alternate_rounds, 20);
+    EXPECT_EQ(o.alternate_gap_ms, 0);
     Options samplers;
     EXPECT_TRUE(parse(
         {"--profile-configs", "sampler-99,sampler-99-stacks,sampler-999-stacks,sampler-9999-stacks,control-bpftrace"},
@@ -135,10 +136,13 @@ TEST(BenchOptions, AlternatingParts) {
     EXPECT_TRUE(selected(d.block_parts, "alternate"));
     EXPECT_EQ(d.alternate_cycles, 6);
     EXPECT_EQ(d.alternate_warm_up, 4);
+    EXPECT_EQ(d.alternate_gap_ms, 1000);
     Options bad;
     EXPECT_FALSE(parse({"--alternate-cycles", "0"}, &bad));
     EXPECT_FALSE(parse({"--alternate-warm-up", "-1"}, &bad));
     EXPECT_FALSE(parse({"--alternate-rounds", "0"}, &bad));
+    EXPECT_FALSE(parse({"--alternate-gap", "-1"}, &bad));
+    EXPECT_FALSE(parse({"--alternate-gap", "60001"}, &bad));
 }
 
 TEST(BenchOptions, UnknownPartsAndConfigurationsAreRejected) {
