@@ -122,13 +122,21 @@ std::string whole_line(const std::string& out, const std::string& marker, const 
     }
 }
 
-// One phase: the consumer started (its ready file awaited) unless the phase is off, the go file,
-// the phase's result line, the consumer stopped (its exit awaited). False when the JVM is gone.
+// The marker of batch (demo) or phase (CpuCost) number `batch` in the workload's output.
+std::string result_marker(const AlternateRun& run, int batch) {
+    return (run.workload == "demo" ? "# demo batch=" : "# cpucost phase=") + std::to_string(batch) + " ";
+}
+
+// One phase: the consumer started unless the phase is off; with --alternate-settle a settle batch
+// (its result discarded) while it starts; its readiness awaited; the go file, the phase's result
+// line, the consumer stopped (its exit awaited). False when the JVM is gone.
 bool run_phase(const Options& o, AlternateRun* run, Child& jvm, const std::string& stem, int index,
                AlternatePhase* phase) {
     std::string label = std::string(phase->warm_up ? "warm-up " : "") + "phase " + std::to_string(index) + " (" +
                         (phase->config == kPhaseOff ? "off" : run->configs[static_cast<size_t>(phase->config)]) + ")";
     std::string out = stem + ".out";
+    // With settle batches the workload runs two batches per phase: 2i - 1 (settle) and 2i (measured).
+    int batch = run->settle ? 2 * index : index;
     Child tracer;
     std::string tracer_stem = stem + "-p" + std::to_string(index);
     bool consumer_ok = true;
@@ -136,21 +144,54 @@ bool run_phase(const Options& o, AlternateRun* run, Child& jvm, const std::strin
         phase->config != kPhaseOff
             ? reference_program(run->configs[static_cast<size_t>(phase->config)], std::to_string(jvm.pid()))
             : std::nullopt;
+    std::string config = phase->config != kPhaseOff ? run->configs[static_cast<size_t>(phase->config)] : "";
     if (phase->config != kPhaseOff) {
-        const std::string& config = run->configs[static_cast<size_t>(phase->config)];
-        bool ready;
         if (reference) {
             tracer = start_reference(*reference, tracer_stem);
-            ready = wait_for_text(tracer_stem + ".tracer.out", "Attaching", 60s, {&tracer, &jvm});
-            // bpftrace says "Attaching" before it attaches; its probe is up well within this.
-            if (ready) std::this_thread::sleep_for(500ms);
         } else {
             Options build = o;
             if (is_before(config)) build.vtscope = o.vtscope_before;
             tracer = start_tracer(build, without_before(config), jvm.pid(), tracer_stem,
                                   run->consumer == "block" ? "block" : "trace");
+        }
+    }
+    // bpftrace says "Attaching" before it attaches; its probe is up well within 500 ms of that.
+    std::optional<Clock::time_point> attaching;
+    auto saw_attaching = [&] {
+        if (!attaching && read_file(tracer_stem + ".tracer.out").find("Attaching") != std::string::npos)
+            attaching = Clock::now();
+        return attaching.has_value();
+    };
+    if (run->settle) {
+        // The settle batch: the workload busy while the consumer starts, its result discarded, so
+        // the measured batch follows a running workload and no start-up of the consumer's.
+        std::ofstream(stem + ".go." + std::to_string(batch - 1)).close();
+        auto deadline = Clock::now() + 300s;
+        std::string marker = result_marker(*run, batch - 1);
+        while (read_file(out).find(marker) == std::string::npos) {
+            if (reference) saw_attaching();
+            if (Clock::now() > deadline || !jvm.running()) {
+                run->errors.push_back(label + ": no result line of its settle batch from the " + run->workload +
+                                      " JVM (see " + stem + ".err)");
+                tracer.stop(0ms, 5s);
+                return false;
+            }
+            std::this_thread::sleep_for(10ms);
+        }
+    }
+    if (phase->config != kPhaseOff) {
+        auto ready_by = Clock::now();
+        bool ready;
+        if (reference) {
+            ready = saw_attaching() || wait_for_text(tracer_stem + ".tracer.out", "Attaching", 60s, {&tracer, &jvm});
+            if (ready)
+                std::this_thread::sleep_until(
+                    std::max(Clock::now(), saw_attaching() ? *attaching + 500ms : Clock::now() + 500ms));
+        } else {
             ready = wait_for_file(tracer_ready_file(tracer_stem), 60s, {&tracer, &jvm});
         }
+        // A consumer not yet ready when its settle batch ended left the workload idle before the phase.
+        if (run->settle && !phase->warm_up && Clock::now() - ready_by > 20ms) run->late++;
         if (!ready) {
             run->errors.push_back(label + ": " + consumer_text(config) + " never became ready (see " + tracer_stem +
                                   ".tracer.err)");
@@ -158,16 +199,18 @@ bool run_phase(const Options& o, AlternateRun* run, Child& jvm, const std::strin
             consumer_ok = false;  // the phase still runs, to keep the JVM's phases in step
         }
     }
-    // The same idle time before every phase, on or off (Options::alternate_gap_ms).
-    auto go_at = run->last_result + std::chrono::milliseconds(run->gap_ms);
-    if (Clock::now() < go_at)
-        std::this_thread::sleep_until(go_at);
-    else if (run->gap_ms > 0 && phase->config != kPhaseOff && !phase->warm_up)
-        run->late++;
+    // Without settle batches, the same idle time before every phase, on or off (Options::alternate_gap_ms).
+    if (!run->settle) {
+        auto go_at = run->last_result + std::chrono::milliseconds(run->gap_ms);
+        if (Clock::now() < go_at)
+            std::this_thread::sleep_until(go_at);
+        else if (run->gap_ms > 0 && phase->config != kPhaseOff && !phase->warm_up)
+            run->late++;
+    }
     double cpu0 = tracer.pid() > 0 ? process_cpu_seconds(tracer.pid()) : NAN;
     auto t0 = Clock::now();
-    std::ofstream(stem + ".go." + std::to_string(index)).close();
-    std::string marker = (run->workload == "demo" ? "# demo batch=" : "# cpucost phase=") + std::to_string(index) + " ";
+    std::ofstream(stem + ".go." + std::to_string(batch)).close();
+    std::string marker = result_marker(*run, batch);
     bool done = wait_for_text(out, marker, 300s, {&jvm});
     run->last_result = Clock::now();
     double wall = std::chrono::duration<double>(run->last_result - t0).count();
@@ -197,7 +240,7 @@ bool run_phase(const Options& o, AlternateRun* run, Child& jvm, const std::strin
     std::string text = whole_line(out, marker, jvm);
     if (run->workload == "demo") {
         double failed = 0;
-        auto load = parse_demo_batch(text, index, &failed);
+        auto load = parse_demo_batch(text, batch, &failed);
         if (!load || failed > 0) {
             run->errors.push_back(label + ": " +
                                   (load ? std::to_string(static_cast<long>(failed)) + " requests failed"
@@ -210,7 +253,7 @@ bool run_phase(const Options& o, AlternateRun* run, Child& jvm, const std::strin
             phase->target_cpu_ns = load->cpu_ns;
         }
     } else {
-        auto result = parse_cpu_cost_phase(text, index);
+        auto result = parse_cpu_cost_phase(text, batch);
         if (!result) {
             run->errors.push_back(label + ": unreadable result line");
             return true;
@@ -380,10 +423,12 @@ AlternateRun run_alternate(const Options& o, const std::string& workload, const 
     std::string stem = log_stem(o, "alternate-" + run.consumer + "-" + workload + jvm_suffix(run));
     std::string ready = stem + ".service.ready";
     fs::remove(ready);
-    for (int p = 1; p <= phases; p++) fs::remove(stem + ".go." + std::to_string(p));
+    run.settle = o.alternate_settle;
+    int batches = run.settle ? 2 * phases : phases;  // a settle batch before each phase
+    for (int b = 1; b <= batches; b++) fs::remove(stem + ".go." + std::to_string(b));
     std::fprintf(stderr, "vtscope-bench: alternating phases, %s on %s: %d phases in one JVM%s\n", run.consumer.c_str(),
                  workload.c_str(), phases, jvm_text(run).c_str());
-    Child jvm = Child::start(workload_argv(o, workload, phases, stem + ".go", ready), stem + ".out", stem + ".err");
+    Child jvm = Child::start(workload_argv(o, workload, batches, stem + ".go", ready), stem + ".out", stem + ".err");
     bool up = workload == "demo" ? wait_for_file(ready, 120s, {&jvm})
                                  : wait_for_text(stem + ".out", "# cpucost ready", 120s, {&jvm});
     if (!up) {
@@ -416,9 +461,9 @@ AlternateRun run_alternate(const Options& o, const std::string& workload, const 
     if (status != 0) run.errors.push_back("the " + workload + " JVM exited " + std::to_string(status));
     run.elapsed_s = std::chrono::duration<double>(Clock::now() - t0).count();
     if (run.late > 0)
-        std::fprintf(stderr,
-                     "  %d measured on phases started late: their consumer was not ready %d ms after the last result\n",
-                     run.late, run.gap_ms);
+        std::fprintf(stderr, "  %d measured on phases started late: their consumer was not ready %s\n", run.late,
+                     run.settle ? "when its settle batch ended"
+                                : ("within " + std::to_string(run.gap_ms) + " ms of the last result").c_str());
     for (size_t c = 0; c < configs.size(); c++) {
         AlternateResult r = alternate_result(run, static_cast<int>(c));
         std::fprintf(stderr, "  %s on %s%s: CPU per unit %s, %s %s (95%%, %zu pairs)\n", configs[c].c_str(),
@@ -469,8 +514,10 @@ void write_alternate(std::ostream& md, const Options& o, const std::vector<Alter
     for (const auto& run : runs) {
         bool demo = run.workload == "demo";
         md << "\n`" << run.command << "`" << jvm_text(run) << ", " << run.phases.size() << " phases in "
-           << fmt(run.elapsed_s, 0) << " s, each phase's go " << run.gap_ms << " ms after the previous phase's result ("
-           << run.late << " measured on phases late):\n\n| config | pairs | "
+           << fmt(run.elapsed_s, 0) << " s, "
+           << (run.settle ? "each after a settle batch of its own"
+                          : "each phase's go " + std::to_string(run.gap_ms) + " ms after the previous phase's result")
+           << " (" << run.late << " measured on phases late):\n\n| config | pairs | "
            << (demo ? "requests/s" : "wall ns per transition") << " | vs off | "
            << (demo ? "CPU us per request" : "CPU ns per transition")
            << " | vs off | target | verdict (CPU) | verdict (throughput) | consumer events per phase | consumer "

@@ -42,8 +42,9 @@ struct AlternateRun {
     std::vector<AlternatePhase> phases;  // as run: the warm-up phases, then the measured ones
     std::vector<std::string> errors;
     double elapsed_s = NAN;
-    int gap_ms = 0;  // --alternate-gap: from a phase's result to the next one's go
-    int late = 0;    // measured on phases whose consumer was not ready within the gap
+    bool settle = false;  // --alternate-settle: a discarded batch before each phase, the consumer starting
+    int gap_ms = 0;       // --alternate-gap: from a phase's result to the next one's go
+    int late = 0;         // measured on phases whose consumer was not ready within the gap
     std::chrono::steady_clock::time_point last_result;  // the previous phase's result line (or the JVM's readiness)
 };
 

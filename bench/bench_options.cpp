@@ -79,8 +79,8 @@ void usage() {
         "                     [--demo-requests N] [--demo-warm-up N] [--compare-hz N] [--async-profiler FILE]\n"
         "                     [--profile-parts a,b,...] [--profile-configs a,b,...] [--vtscope-before FILE]\n"
         "                     [--block] [--block-rounds N] [--block-parts a,b,...]\n"
-        "                     [--alternate-warm-up N] [--alternate-cycles N] [--alternate-rounds N] [--alternate-gap "
-        "MS]\n"
+        "                     [--alternate-warm-up N] [--alternate-cycles N] [--alternate-rounds N]\n"
+        "                     [--alternate-gap MS] [--alternate-settle]\n"
         "                     [--alternate-workloads a,b] [--alternate-jvms N]\n"
         "Runs the benchmark matrix (workload x configuration) as root (the consumer configurations attach\n"
         "build/bin/vtscope). Defaults: 4 forks, 3 x 1s warm-up, 5 x 1s measurement. --quick: 1 fork,\n"
@@ -116,7 +116,9 @@ void usage() {
         "own means), which includes what one JVM's pairs share and its own interval cannot show.\n"
         "--alternate-gap MS (default 1000): each phase's go comes MS after the previous phase's result, off phases\n"
         "too, the consumer's stop and start inside it, so the workload idles as long before every phase (0: at once;\n"
-        "a consumer not ready by then starts its phase late, and the run says how many did).\n"
+        "a consumer not ready by then starts its phase late, and the run says how many did). --alternate-settle:\n"
+        "instead, before each phase one more batch (CpuCost phase) runs, discarded, while the consumer starts, and\n"
+        "the phase follows it at once: the workload never idles before a measured phase (twice the batches).\n"
         "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep otep-jvmti block\n"
         "workloads: transition parkunpark churn ctx-platform ctx-distinct ctx-virtual vtt-nanotime vtt-pair "
         "vtt-transition\n"
@@ -209,6 +211,8 @@ bool parse_options(int argc, char** argv, Options* o) {
             o->alternate_rounds = std::atoi(next().c_str());
         else if (a == "--alternate-gap")
             o->alternate_gap_ms = std::atoi(next().c_str());
+        else if (a == "--alternate-settle")
+            o->alternate_settle = true;
         else if (a == "--alternate-workloads")
             o->alternate_workloads = split(next(), ',');
         else if (a == "--alternate-jvms")

@@ -51,6 +51,11 @@ struct Options {
     // after idling (threads woken, caches refilled) fell on the on phases alone (bench/RESULTS.md,
     // 2026-12-06 evening). 0: each phase starts as soon as it can (the runs before that).
     int alternate_gap_ms = 1000;
+    // --alternate-settle: before each phase, on or off, the workload runs one batch (phase) whose result
+    // is discarded, the consumer being stopped and started meanwhile; the measured phase follows it at
+    // once. The workload never idles before a measured phase, and no consumer's start-up falls into
+    // one. --alternate-gap does not apply then.
+    bool alternate_settle = false;
     // --alternate-jvms: how many JVMs run the whole alternation, one after the other (across_jvms).
     int alternate_jvms = 1;
     // --alternate-workloads: which workloads profile's alternating part runs (transition, demo); empty: both.

@@ -114,9 +114,10 @@ TEST(BenchOptions, PartsConfigurationsAndTheBuildToCompareWith) {
 
 TEST(BenchOptions, AlternatingParts) {
     Options o;
-    ASSERT_TRUE(parse({"--profile-parts", "alternate", "--block-parts", "alternate", "--alternate-cycles", "5",
-                       "--alternate-warm-up", "0", "--alternate-rounds", "20", "--alternate-gap", "0"},
-                      &o));
+    ASSERT_TRUE(
+        parse({"--profile-parts", "alternate", "--block-parts", "alternate", "--alternate-cycles", "5",
+               "--alternate-warm-up", "0", "--alternate-rounds", "20", "--alternate-gap", "0", "--alternate-settle"},
+              &o));
     EXPECT_TRUE(selected(o.profile_parts, "alternate"));
     EXPECT_FALSE(selected(o.profile_parts, "demo"));
     EXPECT_TRUE(selected(o.block_parts, "alternate"));
@@ -124,6 +125,7 @@ TEST(BenchOptions, AlternatingParts) {
     EXPECT_EQ(o.alternate_warm_up, 0);
     EXPECT_EQ(o.alternate_rounds, 20);
     EXPECT_EQ(o.alternate_gap_ms, 0);
+    EXPECT_TRUE(o.alternate_settle);
     Options samplers;
     EXPECT_TRUE(parse(
         {"--profile-configs", "sampler-99,sampler-99-stacks,sampler-999-stacks,sampler-9999-stacks,control-bpftrace"},
@@ -137,6 +139,7 @@ TEST(BenchOptions, AlternatingParts) {
     EXPECT_EQ(d.alternate_cycles, 6);
     EXPECT_EQ(d.alternate_warm_up, 4);
     EXPECT_EQ(d.alternate_gap_ms, 1000);
+    EXPECT_FALSE(d.alternate_settle);
     Options bad;
     EXPECT_FALSE(parse({"--alternate-cycles", "0"}, &bad));
     EXPECT_FALSE(parse({"--alternate-warm-up", "-1"}, &bad));
