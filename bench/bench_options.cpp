@@ -114,7 +114,7 @@ void usage() {
         "demo profile's alternating part runs (default both). --alternate-jvms N: N JVMs, one after the other, each\n"
         "running all of it; the change is then also given across them (mean and 95%% interval over the JVMs'\n"
         "own means), which includes what one JVM's pairs share and its own interval cannot show.\n"
-        "--alternate-gap MS (default 1000): each phase's go comes MS after the previous phase's result, off phases\n"
+        "--alternate-gap MS (default 0): each phase's go comes MS after the previous phase's result, off phases\n"
         "too, the consumer's stop and start inside it, so the workload idles as long before every phase (0: at once;\n"
         "a consumer not ready by then starts its phase late, and the run says how many did). --alternate-settle:\n"
         "instead, before each phase one more batch (CpuCost phase) runs, discarded, while the consumer starts, and\n"

@@ -46,11 +46,11 @@ struct Options {
     int alternate_rounds = 10;
     // --alternate-gap MS: every measured phase's go comes this long after the previous phase's result,
     // off phases included, the consumer's stop and start (readiness) inside it: the workload then sits
-    // idle for the same time before every phase, on or off. Without it an on phase followed an idle
-    // wait of the consumer's start-up (0.4-0.8 s) and an off phase none, and what the workload pays
-    // after idling (threads woken, caches refilled) fell on the on phases alone (bench/RESULTS.md,
-    // 2026-12-06 evening). 0: each phase starts as soon as it can (the runs before that).
-    int alternate_gap_ms = 1000;
+    // idle for the same time before every phase, on or off. By default (0) an on phase follows an
+    // idle wait of the consumer's start-up (0.4-0.8 s) and an off phase none. Neither protocol, nor
+    // --alternate-settle, gave an idle consumer a change of zero at 1 s phases (bench/RESULTS.md,
+    // 2026-12-06 evening), so the default stays that of every earlier run.
+    int alternate_gap_ms = 0;
     // --alternate-settle: before each phase, on or off, the workload runs one batch (phase) whose result
     // is discarded, the consumer being stopped and started meanwhile; the measured phase follows it at
     // once. The workload never idles before a measured phase, and no consumer's start-up falls into

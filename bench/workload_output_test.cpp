@@ -116,7 +116,7 @@ TEST(BenchOptions, AlternatingParts) {
     Options o;
     ASSERT_TRUE(
         parse({"--profile-parts", "alternate", "--block-parts", "alternate", "--alternate-cycles", "5",
-               "--alternate-warm-up", "0", "--alternate-rounds", "20", "--alternate-gap", "0", "--alternate-settle"},
+               "--alternate-warm-up", "0", "--alternate-rounds", "20", "--alternate-gap", "250", "--alternate-settle"},
               &o));
     EXPECT_TRUE(selected(o.profile_parts, "alternate"));
     EXPECT_FALSE(selected(o.profile_parts, "demo"));
@@ -124,7 +124,7 @@ TEST(BenchOptions, AlternatingParts) {
     EXPECT_EQ(o.alternate_cycles, 5);
     EXPECT_EQ(o.alternate_warm_up, 0);
     EXPECT_EQ(o.alternate_rounds, 20);
-    EXPECT_EQ(o.alternate_gap_ms, 0);
+    EXPECT_EQ(o.alternate_gap_ms, 250);
     EXPECT_TRUE(o.alternate_settle);
     Options samplers;
     EXPECT_TRUE(parse(
@@ -138,7 +138,7 @@ TEST(BenchOptions, AlternatingParts) {
     EXPECT_TRUE(selected(d.block_parts, "alternate"));
     EXPECT_EQ(d.alternate_cycles, 6);
     EXPECT_EQ(d.alternate_warm_up, 4);
-    EXPECT_EQ(d.alternate_gap_ms, 1000);
+    EXPECT_EQ(d.alternate_gap_ms, 0);
     EXPECT_FALSE(d.alternate_settle);
     Options bad;
     EXPECT_FALSE(parse({"--alternate-cycles", "0"}, &bad));
