@@ -71,10 +71,10 @@ public:
             vtscope_thread_info current{};
             bool present = bpf_map_lookup_elem(threads_fd_, &t.tid, &current) == 0;
             if (present && (current.java_thread != t.java_thread || current.own_id != 0)) continue;
-            // Sampled only here, for threads the map does not have or has without an own id: a
-            // dozen reads of the target per thread, every round for every thread before (6,400
-            // process_vm_readv calls a second on the demo service, the bulk of the consumer's
-            // syscalls; bench/RESULTS.md).
+            // Sampled only here, for threads the map does not have or has without an own id (six
+            // batched reads of the target per thread); it ran every round for every thread before
+            // (6,400 process_vm_readv calls a second on the demo service, the bulk of the
+            // consumer's syscalls; bench/RESULTS.md).
             int64_t own_id = sample_own_id(target_.memory, target_.jvm.layout, t.java_thread);
             if (present && own_id == 0) continue;  // nothing new to write
             vtscope_thread_info info{t.java_thread, own_id};

@@ -1,5 +1,7 @@
 // VMStructs, thread-list and record-region readers against a fake target address space.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "../../common/vtscope_record.h"
 #include "fake_memory.h"
@@ -128,16 +130,19 @@ struct FakeThreads {
         layout.java_thread_vthread = 1128;
         layout.java_thread_terminated = 1344;
         mem.put_value<uint64_t>(0x9000, kList);
+        set_list({kA, kB});
+        add_thread(kA, 101, 5, 0xaaa0, 0xaaa0);
+        add_thread(kB, 102, 40, 0xbbb0, 0xccc0);
+    }
+
+    void set_list(const std::vector<uint64_t>& threads) {
         std::vector<char> list(24, 0);
-        uint32_t length = 2;
+        uint32_t length = static_cast<uint32_t>(threads.size());
         uint64_t array = kArray;
         std::memcpy(list.data() + 4, &length, 4);
         std::memcpy(list.data() + 16, &array, 8);
         mem.put(kList, list.data(), list.size());
-        uint64_t threads[2] = {kA, kB};
-        mem.put(kArray, threads, sizeof(threads));
-        add_thread(kA, 101, 5, 0xaaa0, 0xaaa0);
-        add_thread(kB, 102, 40, 0xbbb0, 0xccc0);
+        mem.put(kArray, threads.data(), threads.size() * sizeof(uint64_t));
     }
 
     void add_thread(uint64_t jt, uint32_t tid, int64_t monitor_owner_id, uint64_t thread_oop, uint64_t vthread_oop) {
@@ -186,6 +191,109 @@ TEST(JavaThreads, SkipsTerminatedThreads) {
     ASSERT_TRUE(threads.ok());
     ASSERT_EQ(threads->size(), 1u);
     EXPECT_EQ((*threads)[0].tid, 101u);
+}
+
+namespace {
+// Counts the calls a reader makes, each a system call for ProcessMemory.
+class CountingMemory final : public vtscope::MemoryReader {
+public:
+    explicit CountingMemory(const MemoryReader& inner) : inner_(inner) {}
+    bool read(uint64_t address, void* out, size_t size) const override {
+        calls++;
+        return inner_.read(address, out, size);
+    }
+    void read_batch(std::span<vtscope::ReadRequest> requests) const override {
+        calls++;
+        inner_.read_batch(requests);
+    }
+    mutable int calls = 0;
+
+private:
+    const MemoryReader& inner_;
+};
+}  // namespace
+
+TEST(JavaThreads, WalkReadsInBatchesNotPerThread) {
+    FakeThreads f;
+    std::vector<uint64_t> list;
+    for (uint32_t i = 0; i < 300; i++) {  // more than one batch of threads (256)
+        uint64_t jt = 0x100000 + uint64_t{i} * 0x10000;
+        f.add_thread(jt, 1000 + i, 7 + i, 0xd000 + i * 16, 0xd000 + i * 16);
+        list.push_back(jt);
+    }
+    list.push_back(0);          // a null entry and a misaligned one are skipped, not read
+    list.push_back(0x12345);    // (the list is HotSpot's, but the consumer validates what it reads)
+    list.push_back(0x7770000);  // unmapped: its reads fail, the others still succeed
+    f.set_list(list);
+    CountingMemory counting(f.mem);
+    auto threads = vtscope::walk_java_threads(counting, f.layout);
+    ASSERT_TRUE(threads.ok()) << threads.error().message;
+    ASSERT_EQ(threads->size(), 300u);
+    for (uint32_t i = 0; i < 300; i++) {
+        EXPECT_EQ((*threads)[i].tid, 1000 + i);
+        EXPECT_EQ((*threads)[i].java_thread, 0x100000 + uint64_t{i} * 0x10000);
+    }
+    // The list pointer, its header, the array, two batches per 256 threads, the list pointer again.
+    EXPECT_EQ(counting.calls, 4 + 2 * 2);
+}
+
+TEST(JavaThreads, OwnIdSampleIsThreeBatchesEach) {
+    FakeThreads f;
+    CountingMemory counting(f.mem);
+    EXPECT_EQ(vtscope::sample_own_id(counting, f.layout, FakeThreads::kA), 5);
+    EXPECT_EQ(counting.calls, 6);
+}
+
+// ProcessMemory's batched reads against this process: every request's ok flag says exactly
+// whether it was read, whatever failed before it in the same system call.
+TEST(ProcessMemory, BatchReadsMarkEachRequest) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    auto* area = static_cast<unsigned char*>(
+        mmap(nullptr, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    ASSERT_NE(area, MAP_FAILED);
+    for (size_t i = 0; i < 3 * page; i++) area[i] = static_cast<unsigned char>(i * 7);
+    ASSERT_EQ(mprotect(area + page, page, PROT_NONE), 0);  // a hole in the middle page
+    auto at = [&](size_t offset) { return reinterpret_cast<uint64_t>(area) + offset; };
+
+    vtscope::ProcessMemory memory(getpid());
+    // 1,500 requests: more than one process_vm_readv (1,024 iovecs at most), with failures
+    // (the hole, a read running into it, address 0) spread over both calls.
+    constexpr size_t kCount = 1500;
+    std::vector<uint64_t> out(kCount, 0);
+    std::vector<vtscope::ReadRequest> requests;
+    std::vector<bool> expected;
+    for (size_t i = 0; i < kCount; i++) {
+        size_t offset = (i * 8) % (page - 8);  // in the first page: readable
+        bool ok = true;
+        if (i % 97 == 5) offset = page + 16, ok = false;                // in the hole
+        if (i % 131 == 7) offset = page - 4, ok = false;                // runs into the hole
+        if (i % 211 == 9) offset = 2 * page + (i % 64) * 8, ok = true;  // past the hole: readable
+        uint64_t address = i % 389 == 11 ? 0 : at(offset);
+        if (address == 0) ok = false;
+        requests.push_back({address, &out[i], sizeof(uint64_t)});
+        expected.push_back(ok);
+    }
+    uint64_t none = 0;
+    requests.push_back({0, &none, 0});  // nothing to read: done
+    expected.push_back(true);
+    memory.read_batch(requests);
+    for (size_t i = 0; i < requests.size(); i++) {
+        ASSERT_EQ(requests[i].ok, expected[i]) << "request " << i;
+        if (requests[i].ok && requests[i].size) {
+            uint64_t want = 0;
+            std::memcpy(&want, reinterpret_cast<const void*>(requests[i].address), sizeof(want));
+            EXPECT_EQ(out[i], want) << "request " << i;
+        }
+    }
+    munmap(area, 3 * page);
+
+    // A target that is gone fails every request, in one call.
+    vtscope::ProcessMemory gone(0x3ffffff0);
+    uint64_t value = 0;
+    vtscope::ReadRequest one[] = {{at(0), &value, sizeof(value)}, {at(8), &value, sizeof(value)}};
+    gone.read_batch(one);
+    EXPECT_FALSE(one[0].ok);
+    EXPECT_FALSE(one[1].ok);
 }
 
 TEST(RecordRegion, FindsAndValidatesHeader) {
