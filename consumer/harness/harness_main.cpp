@@ -36,6 +36,7 @@ struct Config {
     bool check = false;
     std::string json;
     std::string javaagent, extension;  // run the workload under the OpenTelemetry Java agent (+ extension)
+    std::string java_base_patch;       // otep-tls on a java.base libvtscope patched (write-patch=DIR)
 };
 
 std::vector<std::string> split(const std::string& text) {
@@ -51,8 +52,11 @@ const char* kUsage =
     "usage: vtscope-harness [--channels LIST] [--scopes clean,leaky-final] [--lifetimes sequential,concurrent]\n"
     "                       [--runs R] [--threads N] [--markers M] [--context otel|synthetic] [--gcs G1,ZGC,...]\n"
     "                       [--gc-pressure] [--json FILE] [--check] [--javaagent JAR [--extension JAR]]\n"
+    "                       [--java-base-patch DIR]\n"
     "channels: vmstructs, lifecycle, otep-tls, two-probe (default: all four)\n"
-    "gcs: G1, Parallel, Serial, Z (as in -XX:+Use<name>GC; default G1)\n";
+    "gcs: G1, Parallel, Serial, Z (as in -XX:+Use<name>GC; default G1)\n"
+    "--java-base-patch DIR: otep-tls with --patch-module java.base=DIR, a patch written by\n"
+    "  java -agentpath:libvtscope.so=write-patch=DIR -version (OTEP without a JVMTI environment)\n";
 
 bool parse(int argc, char** argv, Config* c, std::string* error) {
     for (int i = 1; i < argc; i++) {
@@ -92,6 +96,8 @@ bool parse(int argc, char** argv, Config* c, std::string* error) {
             c->javaagent = value();
         } else if (arg == "--extension") {
             c->extension = value();
+        } else if (arg == "--java-base-patch") {
+            c->java_base_patch = value();
         } else if (arg == "--gc-pressure") {
             c->gc_pressure = true;
         } else if (arg == "--check") {
@@ -121,9 +127,12 @@ bool parse(int argc, char** argv, Config* c, std::string* error) {
 // What each channel needs from the JVM: the vmstructs channel nothing at all. The two-probe
 // ablation also releases records the paper's way (without clearing them, paper-release), so a
 // stale cached address shows what the paper's did.
-std::vector<std::string> agent_options(const std::string& channel, const std::string& lib) {
+std::vector<std::string> agent_options(const std::string& channel, const std::string& lib,
+                                       const std::string& java_base_patch) {
     if (channel == "lifecycle") return {"-agentpath:" + lib + "=probes"};
     if (channel == "two-probe") return {"-agentpath:" + lib + "=probes,paper-release"};
+    if (channel == "otep-tls" && !java_base_patch.empty())
+        return {"--patch-module=java.base=" + java_base_patch, "-agentpath:" + lib + "=otep"};
     if (channel == "otep-tls") return {"-agentpath:" + lib + "=otep"};
     return {};
 }
@@ -175,7 +184,7 @@ int main(int argc, char** argv) {
             for (const auto& scope : config.scopes)
                 for (const auto& lifetime : config.lifetimes) {
                     Cell cell{channel, scope, lifetime, gc, {}, {}, {}};
-                    std::vector<std::string> jvm = agent_options(channel, paths.native_lib);
+                    std::vector<std::string> jvm = agent_options(channel, paths.native_lib, config.java_base_patch);
                     jvm.push_back("-XX:+Use" + gc + "GC");
                     jvm.push_back("-Djdk.virtualThreadScheduler.parallelism=2");
                     jvm.push_back("-Xlog:gc:stderr");

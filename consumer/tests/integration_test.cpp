@@ -822,18 +822,51 @@ TEST(LifecycleProbes, EventsAreOnOnlyWhileATracerIsAttached) {
     ASSERT_EQ(jvm.wait(120s).value_or(-1), 0) << read_file(dir.path("java.err"));
 }
 
+// A java.base patched for OTEP by the library under test (agent option write-patch=DIR), written
+// once per test process by a JVM of the JDK the tests run; empty (with a test failure) when it
+// cannot be written.
+const std::string& java_base_patch_dir() {
+    static TempDir dir;
+    static std::string written = [] {
+        std::string err;
+        std::string patch = dir.path("java.base");
+        int rc = run_command(
+            {java_bin(), "-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=write-patch=" + patch, "-version"}, &err,
+            120s);
+        if (rc != 0 || err.find("vtscope: wrote a patched java.base for OTEP to " + patch) == std::string::npos) {
+            ADD_FAILURE() << "write-patch failed (" << rc << "): " << err;
+            return std::string();
+        }
+        return patch;
+    }();
+    return written;
+}
+
 // How the library keeps otel_thread_ctx_v1 current: the VirtualThread mount hook (agent option
-// otep) or the JVMTI mount/unmount events (otep-jvmti, the fallback). Each test runs both and
-// checks, in the JVM's log, that the path it meant is the one that ran.
+// otep), the JVMTI mount/unmount events (otep-jvmti, the fallback), or the same calls in a
+// java.base the library patched (otep with --patch-module, no JVMTI environment). Each test runs
+// all three and checks, in the JVM's log, that the path it meant is the one that ran.
 struct OtepPath {
+    const char* name;
     const char* option;
+    bool patched;  // --patch-module java.base=java_base_patch_dir()
     const char* log_line;
 };
 constexpr OtepPath kOtepPaths[] = {
-    {"otep", "vtscope: otep: otel_thread_ctx_v1 follows mounts through the VirtualThread mount hook\n"},
-    {"otep-jvmti",
+    {"otep", "otep", false, "vtscope: otep: otel_thread_ctx_v1 follows mounts through the VirtualThread mount hook\n"},
+    {"otep-jvmti", "otep-jvmti", false,
      "vtscope: otep: otel_thread_ctx_v1 follows mounts through the JVMTI mount events (otep-jvmti requested)\n"},
+    {"otep-patched", "otep", true,
+     "vtscope: otep: otel_thread_ctx_v1 follows mounts through the patched java.base in "},
 };
+
+std::vector<std::string> otep_jvm_options(const OtepPath& path) {
+    std::vector<std::string> options;
+    if (path.patched) options.push_back("--patch-module=java.base=" + java_base_patch_dir());
+    options.push_back("-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=" + path.option);
+    options.push_back("-Djdk.virtualThreadScheduler.parallelism=2");
+    return options;
+}
 
 // OTEP 4947 from outside: with -agentpath:libvtscope.so=otep the carriers' otel_thread_ctx_v1
 // follows mounts. vtscope --identity otep-tls reads it as a third-party reader would (the
@@ -843,16 +876,15 @@ TEST(OtepTls, ThirdPartyReaderFindsTheMountedThreadsContext) {
     REQUIRE_BPF();
     for (const OtepPath& path : kOtepPaths) {
         for (const char* scope : {"clean", "leaky-final"}) {
-            TraceRun run = run_harness({"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=" + path.option,
-                                        "-Djdk.virtualThreadScheduler.parallelism=2"},
-                                       {"--mode", "concurrent", "--yields", "--nested", "--scope", scope},
-                                       {"--identity", "otep-tls"});
+            TraceRun run =
+                run_harness(otep_jvm_options(path), {"--mode", "concurrent", "--yields", "--nested", "--scope", scope},
+                            {"--identity", "otep-tls"});
             expect_clean_run(run);
             EXPECT_NE(run.java_stderr.find(path.log_line), std::string::npos) << run.java_stderr;
             CheckResult r = check_markers(run.expected, run.trace);
-            std::printf("[ otep-tls ] %s %s: %s\n", path.option, scope, r.summary().c_str());
+            std::printf("[ otep-tls ] %s %s: %s\n", path.name, scope, r.summary().c_str());
             EXPECT_EQ(r.expected, 128);
-            EXPECT_EQ(r.correct, r.expected) << path.option << " " << scope << ": " << r.summary();
+            EXPECT_EQ(r.correct, r.expected) << path.name << " " << scope << ": " << r.summary();
         }
     }
 }
@@ -863,16 +895,15 @@ TEST(OtepTls, ThirdPartyReaderFindsTheMountedThreadsContext) {
 TEST(OtepTls, ThirdPartyReaderFindsPlatformThreadsContext) {
     REQUIRE_BPF();
     for (const OtepPath& path : kOtepPaths) {
-        TraceRun run = run_harness({"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=" + path.option,
-                                    "-Djdk.virtualThreadScheduler.parallelism=2"},
+        TraceRun run = run_harness(otep_jvm_options(path),
                                    {"--mode", "concurrent", "--threads", "4", "--platform-threads", "4", "--nested"},
                                    {"--identity", "otep-tls"});
         expect_clean_run(run);
         EXPECT_NE(run.java_stderr.find(path.log_line), std::string::npos) << run.java_stderr;
         CheckResult r = check_markers(run.expected, run.trace);
-        std::printf("[ otep-tls ] %s platform + virtual: %s\n", path.option, r.summary().c_str());
+        std::printf("[ otep-tls ] %s platform + virtual: %s\n", path.name, r.summary().c_str());
         EXPECT_EQ(r.expected, 64);
-        EXPECT_EQ(r.correct, r.expected) << path.option << ": " << r.summary();
+        EXPECT_EQ(r.correct, r.expected) << path.name << ": " << r.summary();
     }
 }
 

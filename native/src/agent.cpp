@@ -34,6 +34,7 @@
 #include "agent_options.h"
 #include "event_demand.h"
 #include "hotspot_flags.h"
+#include "java_base_patch.h"
 #include "lifecycle.h"
 #include "mount_hook.h"
 #include "otel_ctx.h"
@@ -162,6 +163,10 @@ int32_t take_virtual_thread_events(jvmtiEnv* jvmti) {
 // (mount_hook.h), else through the JVMTI events, which then stay on for good (OTEP readers cannot
 // be detected). Says on stderr which path runs, and why not the hook.
 int32_t start_thread_context(jvmtiEnv* jvmti, JNIEnv* jni) {
+    if (g_rt.on_java_base_patch) {  // the calls are in VirtualThread already (java_base_patch.h)
+        std::fprintf(stderr, "vtscope: otep: otel_thread_ctx_v1 follows mounts through the patched java.base\n");
+        return VTSCOPE_OK;
+    }
     std::string why = "otep-jvmti requested";
     if (!g_rt.otep_jvmti && install_mount_hook(jvmti, jni, &why)) {
         pin_library();  // VirtualThread calls into this library from now on
@@ -241,9 +246,23 @@ void adopt_handed_over_resource(JNIEnv* jni) {
 }
 
 // The service.name of the application's OpenTelemetry configuration (otel_ctx.h,
-// configured_service_name), for the process context's first publication. JVMTI's
-// GetSystemProperty sees the properties of the VM's start-up (-D), which is where
-// otel.service.name is given; it works in the OnLoad and the live phase.
+// configured_service_name), for the process context's first publication, from the
+// otel.service.name and otel.resource.attributes system properties of the VM's start-up (-D, where
+// they are given) and the OTEL_* environment.
+std::vector<ContextAttribute> configured_resource(const std::optional<std::string>& name,
+                                                  const std::optional<std::string>& attributes) {
+    std::string service =
+        configured_service_name(name ? name->c_str() : nullptr, std::getenv("OTEL_SERVICE_NAME"),
+                                attributes ? attributes->c_str() : nullptr, std::getenv("OTEL_RESOURCE_ATTRIBUTES"));
+    if (service.empty()) return {};
+    ContextAttribute attribute;
+    attribute.key = "service.name";
+    attribute.string_value = service;
+    return {attribute};
+}
+
+// The same through JVMTI's GetSystemProperty, which sees the properties of the VM's start-up and
+// works in the OnLoad and the live phase.
 std::vector<ContextAttribute> configured_resource(jvmtiEnv* jvmti) {
     auto property = [jvmti](const char* key) {
         char* value = nullptr;
@@ -253,16 +272,7 @@ std::vector<ContextAttribute> configured_resource(jvmtiEnv* jvmti) {
         if (value) jvmti->Deallocate(reinterpret_cast<unsigned char*>(value));
         return set ? std::optional<std::string>(out) : std::nullopt;
     };
-    auto name = property("otel.service.name");
-    auto attributes = property("otel.resource.attributes");
-    std::string service =
-        configured_service_name(name ? name->c_str() : nullptr, std::getenv("OTEL_SERVICE_NAME"),
-                                attributes ? attributes->c_str() : nullptr, std::getenv("OTEL_RESOURCE_ATTRIBUTES"));
-    if (service.empty()) return {};
-    ContextAttribute attribute;
-    attribute.key = "service.name";
-    attribute.string_value = service;
-    return {attribute};
+    return configured_resource(property("otel.service.name"), property("otel.resource.attributes"));
 }
 
 // The record region this process already maps, if any: the Java writer's memfd (its name and
@@ -299,9 +309,47 @@ bool find_mapped_region(uint64_t* base, uint64_t* size) {
     return found;
 }
 
+// OTEP alone on a java.base this library patched, from Agent_OnLoad: no JVMTI environment at
+// all (java_base_patch.h says why), so nothing but the record region, the platform threads'
+// thread-local region and the process context is set up here; the patched VirtualThread calls
+// MountHook's exported natives once PatchLink has asked linked().
+int32_t initialize_on_java_base_patch(JavaVM* vm, uint32_t capacity, const std::vector<std::string>& jvm_args,
+                                      const std::string& dir) {
+    g_rt.vm = vm;
+    std::string error;
+    if (!g_rt.table.create(capacity ? capacity : VTSCOPE_DEFAULT_CAPACITY, &error))
+        return fail(VTSCOPE_ERR_REGION, error);
+    set_thread_context_region(g_rt.table.base(), g_rt.table.size());
+    seed_process_resource(configured_resource(jvm_arg_property(jvm_args, "otel.service.name"),
+                                              jvm_arg_property(jvm_args, "otel.resource.attributes")));
+    if (!publish_process_context(&error)) return fail(VTSCOPE_ERR_REGION, error);
+    g_rt.features = VTSCOPE_FEATURE_OTEP;
+    g_rt.on_java_base_patch = true;
+    pin_library();  // VirtualThread calls into this library from its first mount on
+    set_java_base_patch_live();
+    std::fprintf(stderr,
+                 "vtscope: otep: otel_thread_ctx_v1 follows mounts through the patched java.base in %s (no JVMTI "
+                 "environment)\n",
+                 dir.c_str());
+    return VTSCOPE_OK;
+}
+
 // Called with g_init_mutex held. in_onload: from Agent_OnLoad (no JNI yet).
 int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, uint64_t region_size, uint32_t capacity,
                           bool in_onload) {
+    // A java.base patched by this library is trusted only for the JDK it was written from; for
+    // another one the JVM must not run on it (at -agentpath it then does not start).
+    std::vector<std::string> jvm_args = hotspot_jvm_args().value_or(std::vector<std::string>{});
+    JavaBasePatch patch = check_java_base_patch(jvm_args, running_java_home());
+    if (patch.kind == JavaBasePatch::Kind::kMismatch) return fail(VTSCOPE_ERR_UNSUPPORTED, patch.error);
+    // From the start only: loaded later, PatchLink may have been initialised without it, and the
+    // JVMTI route's retransformation adds its own calls beside the patch's (which stay off).
+    bool on_patch =
+        patch.kind == JavaBasePatch::Kind::kOurs && in_onload && (features & VTSCOPE_FEATURE_OTEP) && !g_rt.otep_jvmti;
+    if (on_patch && features == VTSCOPE_FEATURE_OTEP)
+        return initialize_on_java_base_patch(vm, capacity, jvm_args, patch.dir);
+    g_rt.on_java_base_patch = on_patch;  // with vtt or probes: their JVMTI environment, OTEP on the patch
+
     g_rt.vm = vm;
     jvmtiEnv* jvmti = nullptr;
     if (vm->GetEnv(reinterpret_cast<void**>(&jvmti), JVMTI_VERSION_21) != JNI_OK || !jvmti)
@@ -371,6 +419,10 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
     }
     if (probes) pin_library();
     if (!in_onload && needs_probe_watcher()) start_probe_watcher();  // -agentpath: from VMInit
+    if (on_patch) {
+        pin_library();
+        set_java_base_patch_live();
+    }
     return VTSCOPE_OK;
 }
 
@@ -402,6 +454,46 @@ JavaVM* find_java_vm() {
     return vm;
 }
 
+std::string g_patch_out;  // write-patch=DIR
+
+void JNICALL on_vm_init_write_patch(jvmtiEnv*, JNIEnv* jni, jthread) {
+    std::string error;
+    if (write_java_base_patch(jni, g_patch_out, &error)) {
+        std::fprintf(stderr,
+                     "vtscope: wrote a patched java.base for OTEP to %s; run the JVM with --patch-module java.base=%s "
+                     "-agentpath:libvtscope.so=otep\n",
+                     g_patch_out.c_str(), g_patch_out.c_str());
+        return;
+    }
+    std::fprintf(stderr, "vtscope: write-patch: %s\n", error.c_str());
+    // The JVM was started to write the patch: it must not exit 0 without one.
+    jclass system = jni->FindClass("java/lang/System");
+    jmethodID exit = system ? jni->GetStaticMethodID(system, "exit", "(I)V") : nullptr;
+    if (exit) jni->CallStaticVoidMethod(system, exit, 1);
+    jni->ExceptionClear();
+}
+
+// write-patch=DIR (java_base_patch.h): JNI is needed, so at VMInit, through a JVMTI environment
+// that only this JVM, started to write the patch, ever has.
+jint start_patch_writer(JavaVM* vm, const std::string& dir, bool in_onload) {
+    if (!in_onload) {
+        std::fprintf(stderr,
+                     "vtscope: write-patch=DIR is for -agentpath (a JVM started to write it), not agent_load\n");
+        return JNI_ERR;
+    }
+    jvmtiEnv* jvmti = nullptr;
+    jvmtiEventCallbacks callbacks{};
+    callbacks.VMInit = on_vm_init_write_patch;
+    g_patch_out = dir;
+    if (vm->GetEnv(reinterpret_cast<void**>(&jvmti), JVMTI_VERSION_21) != JNI_OK || !jvmti ||
+        jvmti->SetEventCallbacks(&callbacks, sizeof(callbacks)) != JVMTI_ERROR_NONE ||
+        jvmti->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, nullptr) != JVMTI_ERROR_NONE) {
+        std::fprintf(stderr, "vtscope: write-patch: no JVMTI 21 environment for VMInit (JDK 21 or later needed)\n");
+        return JNI_ERR;
+    }
+    return JNI_OK;
+}
+
 // Agent_OnLoad (in_onload) and Agent_OnAttach: the options, then initialisation; every failure
 // is one line on the JVM's stderr and JNI_ERR (-agentpath: the JVM does not start; attach: the
 // command reports the failure and the JVM runs on).
@@ -412,6 +504,7 @@ jint load_agent(JavaVM* vm, const char* options, bool in_onload) {
         std::fprintf(stderr, "vtscope: %s options: %s\n", in_onload ? "-agentpath" : "agent_load", error.c_str());
         return JNI_ERR;
     }
+    if (!parsed.write_patch_dir.empty()) return start_patch_writer(vm, parsed.write_patch_dir, in_onload);
     uint64_t base = 0, size = 0;
     if (!in_onload) find_mapped_region(&base, &size);
     {

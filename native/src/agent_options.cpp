@@ -28,6 +28,12 @@ bool parse_agent_options(std::string_view text, AgentOptions* options, std::stri
         } else if (item == "otep-jvmti") {
             result.features |= VTSCOPE_FEATURE_OTEP;
             result.otep_jvmti = true;
+        } else if (item.substr(0, 12) == "write-patch=") {
+            if (item.size() == 12) {
+                *error = "write-patch= needs a directory";
+                return false;
+            }
+            result.write_patch_dir = std::string(item.substr(12));
         } else if (item == "paper-release") {
             result.paper_release = true;
         } else if (item.substr(0, 9) == "capacity=") {
@@ -43,11 +49,19 @@ bool parse_agent_options(std::string_view text, AgentOptions* options, std::stri
             result.capacity = value;
         } else {
             *error = "unknown option '" + std::string(item) +
-                     "' (expected vtt, probes, otep, otep-jvmti, capacity=N, paper-release)";
+                     "' (expected vtt, probes, otep, otep-jvmti, capacity=N, paper-release, write-patch=DIR)";
             return false;
         }
         if (comma == std::string_view::npos) break;
         start = comma + 1;
+    }
+    if (!result.write_patch_dir.empty()) {
+        if (result.features != 0 || result.capacity != 0 || result.paper_release) {
+            *error = "write-patch=DIR goes alone: it writes the patch and turns no feature on";
+            return false;
+        }
+        *options = result;
+        return true;
     }
     if (result.features == 0) {
         *error = "no feature selected (vtt, probes, otep)";

@@ -18,11 +18,13 @@ struct AgentOptions {
     // OTEP through the JVMTI mount/unmount events even where the mount hook could be installed
     // (mount_hook.h): the previous path, for comparison and as the tested fallback.
     bool otep_jvmti = false;
+    // write-patch=DIR: write a patched java.base for OTEP into DIR (java_base_patch.h) at VMInit,
+    // and nothing else; no feature goes with it.
+    std::string write_patch_dir;
 };
 
 // OPTIONS: comma-separated "vtt", "probes", "otep", "capacity=N", "paper-release", "otep-jvmti"
-// (which implies "otep"). Empty means
-// "vtt".
+// (which implies "otep"), or "write-patch=DIR" alone. Empty means "vtt".
 // Returns false and sets *error for an unknown or malformed option.
 bool parse_agent_options(std::string_view text, AgentOptions* options, std::string* error);
 

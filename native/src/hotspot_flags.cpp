@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
+#include <vector>
 
 namespace vtscope::native {
 namespace {
@@ -80,7 +82,38 @@ std::optional<FlagLayout> flag_layout() {
     return layout;
 }
 
+// The address of static field `field` of HotSpot type `type` as gHotSpotVMStructs lists it, or
+// null.
+const char* static_field_address(const char* type, const char* field) {
+    auto stride = exported_u64("gHotSpotVMStructEntryArrayStride");
+    auto type_name = exported_u64("gHotSpotVMStructEntryTypeNameOffset");
+    auto field_name = exported_u64("gHotSpotVMStructEntryFieldNameOffset");
+    auto address = exported_u64("gHotSpotVMStructEntryAddressOffset");
+    const char* structs = exported_table("gHotSpotVMStructs");
+    if (!stride || !type_name || !field_name || !address || !structs || *stride == 0) return nullptr;
+    for (const char* e = structs; const char* t = string_at(e, *type_name); e += *stride) {
+        const char* f = string_at(e, *field_name);
+        if (f && std::strcmp(t, type) == 0 && std::strcmp(f, field) == 0) return string_at(e, *address);
+    }
+    return nullptr;
+}
+
 }  // namespace
+
+std::optional<std::vector<std::string>> hotspot_jvm_args() {
+    const char* array_at = static_field_address("Arguments", "_jvm_args_array");
+    const char* count_at = static_field_address("Arguments", "_num_jvm_args");
+    if (!array_at || !count_at) return std::nullopt;
+    char** array = nullptr;
+    int count = 0;
+    std::memcpy(&array, array_at, sizeof(array));
+    std::memcpy(&count, count_at, sizeof(count));
+    if (count < 0 || (count > 0 && !array)) return std::nullopt;
+    std::vector<std::string> args;
+    for (int i = 0; i < count; i++)
+        if (array[i]) args.emplace_back(array[i]);
+    return args;
+}
 
 std::optional<bool> hotspot_bool_flag(std::string_view name) {
     auto layout = flag_layout();

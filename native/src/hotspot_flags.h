@@ -8,7 +8,9 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #pragma GCC visibility push(hidden)
 
@@ -18,6 +20,14 @@ namespace vtscope::native {
 // and gHotSpotVMTypes describe them (src/hotspot/share/runtime/vmStructs.cpp); nullopt when
 // libjvm exports no such tables or has no such flag.
 std::optional<bool> hotspot_bool_flag(std::string_view name);
+
+// The JVM's options as HotSpot keeps them for `jcmd PID VM.command_line` (Arguments::_jvm_args_array
+// and _num_jvm_args, in the same tables): every option the JVM was created with, whichever way it
+// came (command line, JDK_JAVA_OPTIONS, JAVA_TOOL_OPTIONS, @argfiles), the launcher's
+// "--patch-module java.base=DIR" as "--patch-module=java.base=DIR". Set before any agent is
+// loaded (Arguments::parse, src/hotspot/share/runtime/arguments.cpp), so Agent_OnLoad can read
+// them without a JVMTI environment. nullopt when libjvm exports no such tables.
+std::optional<std::vector<std::string>> hotspot_jvm_args();
 
 }  // namespace vtscope::native
 

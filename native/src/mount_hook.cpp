@@ -18,6 +18,9 @@ std::atomic<bool> g_installed{false};
 // Set from install_mount_hook's RetransformClasses on: the ClassFileLoadHook rewrites every
 // (re)definition of VirtualThread from then on.
 std::atomic<bool> g_hooking{false};
+// A java.base patched by this library runs the calls itself (java_base_patch.h); they resolve to
+// the exported natives below, and PatchLink asks linked() whether they may be made.
+std::atomic<bool> g_patch_live{false};
 jclass g_transformer = nullptr;          // global ref, kept
 jmethodID g_transform = nullptr;         // VirtualThreadTransformer.transform([B)[B
 std::atomic<bool> g_transformed{false};  // the hook handed back rewritten bytes
@@ -26,13 +29,11 @@ const char* g_transform_error = nullptr;
 // ---- MountHook's natives: called from VirtualThread's mount, unmount, run and afterDone (see
 // VirtualThreadTransformer); no allocation, no locks, no JNI call, nothing thrown ----
 
+// No claim here: the Java writer claims a virtual thread's record at its first publication and
+// points the carrier's thread-local at it then (RecordRegion.claim, vtscope_thread_context_attach),
+// so a thread that never publishes costs neither a claim nor a release, and mounts with a null
+// thread-local (OTEP 4947 readers: no context, which it has none of).
 void JNICALL hook_mounted(JNIEnv*, jclass, jlong tid) { set_thread_context(g_rt.table.find(tid)); }
-
-void JNICALL hook_started(JNIEnv*, jclass, jlong tid) {
-    // Claimed by the thread's first code, as the JVMTI path claims at VirtualThreadStart (not
-    // marked at_start: those claims are the probe watcher's accounting of VirtualThreadEnd).
-    set_thread_context(g_rt.table.claim(tid, true));
-}
 
 void JNICALL hook_unmounted(JNIEnv*, jclass) { set_thread_context(0); }
 
@@ -52,6 +53,44 @@ bool fail(std::string* error, const char* message) {
 
 }  // namespace
 
+void set_java_base_patch_live() { g_patch_live.store(true, std::memory_order_release); }
+
+bool write_java_base_patch(JNIEnv* jni, const std::string& dir, std::string* error) {
+    jclass transformer =
+        define_boot_class(jni, "io/vtscope/otep/VirtualThreadTransformer", hook_classes::kVirtualThreadTransformer,
+                          sizeof(hook_classes::kVirtualThreadTransformer));
+    if (!transformer) return fail(error, "cannot define io.vtscope.otep.VirtualThreadTransformer in the boot loader");
+    jmethodID write = jni->GetStaticMethodID(transformer, "writePatch", "(Ljava/lang/String;[B[B)Ljava/lang/String;");
+    if (!write) {
+        jni->ExceptionClear();
+        return fail(error, "io.vtscope.otep.VirtualThreadTransformer has no writePatch");
+    }
+    auto bytes = [jni](const unsigned char* data, size_t size) {
+        jbyteArray array = jni->NewByteArray(static_cast<jsize>(size));
+        if (array) jni->SetByteArrayRegion(array, 0, static_cast<jsize>(size), reinterpret_cast<const jbyte*>(data));
+        return array;
+    };
+    jstring path = jni->NewStringUTF(dir.c_str());
+    jbyteArray mount_hook = bytes(hook_classes::kMountHook, sizeof(hook_classes::kMountHook));
+    jbyteArray patch_link = bytes(hook_classes::kPatchLink, sizeof(hook_classes::kPatchLink));
+    if (!path || !mount_hook || !patch_link) {
+        jni->ExceptionClear();
+        return fail(error, "no memory for the patch's class files");
+    }
+    auto why = static_cast<jstring>(jni->CallStaticObjectMethod(transformer, write, path, mount_hook, patch_link));
+    if (jni->ExceptionCheck()) {
+        jni->ExceptionClear();
+        return fail(error, "writing the patch threw");
+    }
+    if (why) {
+        const char* chars = jni->GetStringUTFChars(why, nullptr);
+        *error = chars ? chars : "writing the patch failed";
+        if (chars) jni->ReleaseStringUTFChars(why, chars);
+        return false;
+    }
+    return true;
+}
+
 bool install_mount_hook(jvmtiEnv* jvmti, JNIEnv* jni, std::string* error) {
     // 1. The classes, in the boot loader: VirtualThread's loader must resolve MountHook by name.
     jclass hook =
@@ -67,11 +106,10 @@ bool install_mount_hook(jvmtiEnv* jvmti, JNIEnv* jni, std::string* error) {
     // invokestatic neither looks up a native nor initialises a class.
     JNINativeMethod natives[] = {
         {const_cast<char*>("mounted"), const_cast<char*>("(J)V"), reinterpret_cast<void*>(hook_mounted)},
-        {const_cast<char*>("started"), const_cast<char*>("(J)V"), reinterpret_cast<void*>(hook_started)},
         {const_cast<char*>("unmounted"), const_cast<char*>("()V"), reinterpret_cast<void*>(hook_unmounted)},
         {const_cast<char*>("terminated"), const_cast<char*>("(J)V"), reinterpret_cast<void*>(hook_terminated)},
     };
-    if (jni->RegisterNatives(hook, natives, 4) != JNI_OK) {
+    if (jni->RegisterNatives(hook, natives, sizeof(natives) / sizeof(natives[0])) != JNI_OK) {
         jni->ExceptionClear();
         return fail(error, "RegisterNatives on io.vtscope.otep.MountHook failed");
     }
@@ -164,3 +202,33 @@ void JNICALL on_class_file_load(jvmtiEnv* jvmti, JNIEnv* jni, jclass class_being
 }
 
 }  // namespace vtscope::native
+
+// MountHook's natives by name, for a java.base patched by this library (java_base_patch.h): the
+// JVM looks a boot class's unregistered native up in the agent libraries too (NativeLookup::
+// lookup_style, src/hotspot/share/prims/nativeLookup.cpp), so the patched VirtualThread reaches
+// these with no JVMTI environment and no RegisterNatives. Each is only called under
+// PatchLink.LIVE, which linked() decides once; on the JVMTI route RegisterNatives binds the same
+// functions and linked() is never called.
+using namespace vtscope::native;
+
+extern "C" {
+
+__attribute__((visibility("default"))) jboolean JNICALL Java_io_vtscope_otep_MountHook_linked(JNIEnv*, jclass) {
+    return g_patch_live.load(std::memory_order_acquire) ? JNI_TRUE : JNI_FALSE;
+}
+
+__attribute__((visibility("default"))) void JNICALL Java_io_vtscope_otep_MountHook_mounted(JNIEnv* jni, jclass hook,
+                                                                                           jlong tid) {
+    hook_mounted(jni, hook, tid);
+}
+
+__attribute__((visibility("default"))) void JNICALL Java_io_vtscope_otep_MountHook_unmounted(JNIEnv* jni, jclass hook) {
+    hook_unmounted(jni, hook);
+}
+
+__attribute__((visibility("default"))) void JNICALL Java_io_vtscope_otep_MountHook_terminated(JNIEnv* jni, jclass hook,
+                                                                                              jlong tid) {
+    hook_terminated(jni, hook, tid);
+}
+
+}  // extern "C"

@@ -10,10 +10,14 @@
 // build time and embedded) in the boot loader, binds MountHook's natives, lets java.base read
 // their module, and retransforms VirtualThread through its ClassFileLoadHook, which hands the
 // class file to VirtualThreadTransformer (the JDK's java.lang.classfile API). From then on:
-//   mount() end: the record VirtualThreadStart would have claimed, if any, is the thread-local;
-//   run(Runnable) start: the thread claims its record (the JVMTI path's VirtualThreadStart);
+//   mount() end: the thread's record, if it has one, is the thread-local;
 //   unmount() start: the thread-local is cleared;
-//   afterDone(boolean) start: the record is released (the JVMTI path's VirtualThreadEnd).
+//   afterDone(boolean) start: the record, if any, is released (the JVMTI path's VirtualThreadEnd).
+// Unlike the JVMTI path, nothing claims a record at the thread's start: the Java writer claims it
+// at the thread's first publication and points the carrier's thread-local at it (RecordRegion),
+// so threads that never publish a context pay no claim and no release.
+// The same calls can also come from a java.base this library patched (java_base_patch.h), which
+// needs no JVMTI environment at all; MountHook's natives are then found by their exported names.
 #pragma once
 
 #include <jni.h>
@@ -30,6 +34,15 @@ namespace vtscope::native {
 // events. Takes can_retransform_classes and needs the ClassFileLoadHook callback below in the
 // environment's callbacks. Called at most once per process.
 bool install_mount_hook(jvmtiEnv* jvmti, JNIEnv* jni, std::string* error);
+
+// A java.base patched by this library (java_base_patch.h) may call into it from now on:
+// MountHook.linked() answers true, so PatchLink.LIVE is true once VirtualThread initialises.
+// Called once, at the end of a successful initialisation with OTEP on the patch.
+void set_java_base_patch_live();
+
+// write-patch=DIR: VirtualThreadTransformer.writePatch (defined in the boot loader) writes the
+// patched java.base and its stamp into dir. JNI must be usable (VMInit). False with *error.
+bool write_java_base_patch(JNIEnv* jni, const std::string& dir, std::string* error);
 
 // The environment's ClassFileLoadHook (enabled by install_mount_hook, for good): rewrites every
 // redefinition of java/lang/VirtualThread, install_mount_hook's and any other agent's later

@@ -24,6 +24,7 @@ struct Runtime {
     bool otep_jvmti = false;          // AgentOptions::otep_jvmti
     bool otep_events = false;         // OTEP runs on the JVMTI events (not the mount hook), for good
     bool count_start_claims = false;  // the probe watcher may switch VirtualThreadEnd off
+    bool on_java_base_patch = false;  // OTEP's calls come from a patched java.base (java_base_patch.h)
     RecordTable table;
 };
 

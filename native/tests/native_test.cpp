@@ -1,13 +1,15 @@
-// The JVM-free parts of libvtscope.so: agent options, the record table's slot protocol and the
-// OTEP 4719 payload encoding.
+// The JVM-free parts of libvtscope.so: agent options, the patched java.base's detection, the
+// record table's slot protocol and the OTEP 4719 payload encoding.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "../../common/vtscope_record.h"
 #include "agent_options.h"
+#include "java_base_patch.h"
 #include "otel_ctx.h"
 #include "record_table.h"
 #include "vtscope_native.h"
@@ -34,6 +36,73 @@ TEST(AgentOptions, ParsesFeaturesAndCapacity) {
     ASSERT_TRUE(parse_agent_options("otep-jvmti", &o, &error)) << error;
     EXPECT_EQ(o.features, VTSCOPE_FEATURE_OTEP) << "otep-jvmti is otep through the JVMTI events";
     EXPECT_TRUE(o.otep_jvmti);
+    ASSERT_TRUE(parse_agent_options("write-patch=/tmp/patch dir", &o, &error)) << error;
+    EXPECT_EQ(o.write_patch_dir, "/tmp/patch dir");
+    EXPECT_EQ(o.features, 0u) << "write-patch turns no feature on";
+    EXPECT_FALSE(parse_agent_options("write-patch=", &o, &error));
+    EXPECT_NE(error.find("needs a directory"), std::string::npos) << error;
+    EXPECT_FALSE(parse_agent_options("otep,write-patch=/tmp/p", &o, &error));
+    EXPECT_NE(error.find("goes alone"), std::string::npos) << error;
+}
+
+// The patch is found in the JVM's options as HotSpot keeps them, and trusted only with a stamp of
+// the running JDK's build (java_base_patch.h).
+class JavaBasePatchTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        char tmpl[] = "/tmp/vtscope-patch-test-XXXXXX";
+        root = mkdtemp(tmpl);
+        std::filesystem::create_directories(root / "jdk");
+        std::filesystem::create_directories(root / "patch");
+        std::filesystem::create_directories(root / "other");
+        write(root / "jdk" / "release",
+              "IMPLEMENTOR=\"Eclipse Adoptium\"\nJAVA_VERSION=\"25.0.3\"\nJAVA_RUNTIME_VERSION=\"25.0.3+9-LTS\"\n");
+    }
+    void TearDown() override { std::filesystem::remove_all(root); }
+    static void write(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
+    std::string arg(const std::string& paths) { return "--patch-module=java.base=" + paths; }
+    std::filesystem::path root;
+};
+
+TEST_F(JavaBasePatchTest, PathsAndPropertiesComeFromTheLastOption) {
+    EXPECT_TRUE(java_base_patch_paths({"-Xmx1g", "--patch-module=java.sql=/x"}).empty());
+    EXPECT_EQ(java_base_patch_paths({arg("/a"), "-Dx=1", arg("/b::/c")}), (std::vector<std::string>{"/b", "/c"}));
+    EXPECT_EQ(jvm_arg_property({"-Dotel.service.name=a", "-Dotel.service.names=b", "-Dotel.service.name=c"},
+                               "otel.service.name"),
+              "c");
+    EXPECT_FALSE(jvm_arg_property({"-Dotel.service.names=b"}, "otel.service.name").has_value());
+}
+
+TEST_F(JavaBasePatchTest, OnlyAStampOfTheRunningBuildIsTrusted) {
+    std::string jdk = (root / "jdk").string();
+    // Not patched, or patched without the library's stamp (someone else's patch): not ours.
+    EXPECT_EQ(check_java_base_patch({"-Xmx1g"}, jdk).kind, JavaBasePatch::Kind::kNone);
+    EXPECT_EQ(check_java_base_patch({arg((root / "other").string())}, jdk).kind, JavaBasePatch::Kind::kNone);
+
+    write(root / "patch" / kPatchStamp,
+          "# written\nIMPLEMENTOR=\"Eclipse "
+          "Adoptium\"\nJAVA_RUNTIME_VERSION=\"25.0.3+9-LTS\"\nVIRTUAL_THREAD_SHA256=ab\n");
+    JavaBasePatch ours = check_java_base_patch({arg((root / "other").string() + ":" + (root / "patch").string())}, jdk);
+    EXPECT_EQ(ours.kind, JavaBasePatch::Kind::kOurs) << ours.error;
+    EXPECT_EQ(ours.dir, (root / "patch").string());
+
+    write(root / "patch" / kPatchStamp, "IMPLEMENTOR=\"Eclipse Adoptium\"\nJAVA_RUNTIME_VERSION=\"25.0.2+10-LTS\"\n");
+    JavaBasePatch older = check_java_base_patch({arg((root / "patch").string())}, jdk);
+    EXPECT_EQ(older.kind, JavaBasePatch::Kind::kMismatch);
+    EXPECT_NE(older.error.find("was written for JAVA_RUNTIME_VERSION=\"25.0.2+10-LTS\""), std::string::npos)
+        << older.error;
+    EXPECT_NE(older.error.find("write-patch=DIR"), std::string::npos) << older.error;
+
+    write(root / "patch" / kPatchStamp, "IMPLEMENTOR=\"Other\"\nJAVA_RUNTIME_VERSION=\"25.0.3+9-LTS\"\n");
+    EXPECT_EQ(check_java_base_patch({arg((root / "patch").string())}, jdk).kind, JavaBasePatch::Kind::kMismatch)
+        << "the same version from another vendor is another build";
+
+    write(root / "patch" / kPatchStamp, "IMPLEMENTOR=\"Eclipse Adoptium\"\n");
+    EXPECT_EQ(check_java_base_patch({arg((root / "patch").string())}, jdk).kind, JavaBasePatch::Kind::kMismatch);
+    write(root / "patch" / kPatchStamp, "IMPLEMENTOR=\"Eclipse Adoptium\"\nJAVA_RUNTIME_VERSION=\"25.0.3+9-LTS\"\n");
+    JavaBasePatch no_release = check_java_base_patch({arg((root / "patch").string())}, (root / "nowhere").string());
+    EXPECT_EQ(no_release.kind, JavaBasePatch::Kind::kMismatch);
+    EXPECT_NE(no_release.error.find("names no JAVA_RUNTIME_VERSION"), std::string::npos) << no_release.error;
 }
 
 TEST(RecordTable, ClaimFindReleaseFollowTheSlotProtocol) {

@@ -12,8 +12,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -160,6 +162,36 @@ std::string string_attribute(const google::protobuf::RepeatedPtrField<pb::KeyVal
     return ::testing::AssertionSuccess();
 }
 
+// HotSpot's switch of its notifying mount/unmount path, read from outside: JDK 25 keeps it in
+// JvmtiVTMSTransitionDisabler::_VTMS_notify_jvmti_events (src/hotspot/share/prims/jvmtiThreadState.hpp),
+// set for good by the first JVMTI environment (JvmtiExport::get_jvmti_interface). A local symbol
+// of libjvm.so's .symtab, found with nm; nullopt when it cannot be read (no nm, another JDK).
+std::optional<bool> notify_jvmti_events(pid_t pid) {
+    std::string command = "nm " VTSCOPE_JAVA_HOME "/lib/server/libjvm.so 2>/dev/null";
+    uint64_t symbol = 0;
+    if (std::FILE* p = popen(command.c_str(), "r")) {
+        char line[1024];
+        while (std::fgets(line, sizeof(line), p))
+            if (std::strstr(line, " _ZN27JvmtiVTMSTransitionDisabler25_VTMS_notify_jvmti_eventsE"))
+                symbol = std::strtoull(line, nullptr, 16);
+        pclose(p);
+    }
+    if (symbol == 0) return std::nullopt;
+    std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+    std::string line;
+    uint64_t base = 0;
+    while (base == 0 && std::getline(maps, line)) {
+        unsigned long start = 0, end = 0, offset = 0;
+        if (line.find("/libjvm.so") == std::string::npos ||
+            std::sscanf(line.c_str(), "%lx-%lx %*s %lx", &start, &end, &offset) != 3 || offset != 0)
+            continue;
+        base = start;  // the first mapping of the file, at file offset 0 (its first PT_LOAD is at vaddr 0)
+    }
+    uint8_t value = 2;
+    if (base == 0 || !read_remote(pid, base + symbol, &value, 1) || value > 1) return std::nullopt;
+    return value == 1;
+}
+
 // Runs `jcmd PID ARGS` of the JDK and returns its output.
 std::string jcmd(pid_t pid, const std::string& args) {
     std::string command = VTSCOPE_JAVA_HOME "/bin/jcmd " + std::to_string(pid) + " " + args + " 2>&1";
@@ -259,4 +291,92 @@ TEST(ProcessContextJvm, ALibraryLoadedLaterPublishesTheResourceSetBefore) {
     EXPECT_EQ(string_attribute(ctx.resource().attributes(), "service.name"), "vtscope-pc-late") << ctx.DebugString();
     EXPECT_EQ(string_attribute(ctx.resource().attributes(), "telemetry.sdk.language"), "java");
     EXPECT_EQ(string_attribute(ctx.attributes(), "threadlocal.schema_version"), "tlsdesc_v1_dev");
+}
+
+// OTEP on a java.base the library patched (java_base_patch.h): write-patch=DIR writes it, a JVM
+// run with --patch-module java.base=DIR and -agentpath:libvtscope.so=otep has no JVMTI environment
+// and still publishes the process context, the configured service first and then the SDK's
+// resource through the Java side. A patch stamped for another JDK stops the JVM's start in one
+// line; the patch without the library runs the JDK's own behaviour, with a warning.
+TEST(ProcessContextJvm, OnAPatchedJavaBaseWithoutAJvmtiEnvironment) {
+    REQUIRE_JARS();
+    char tmpl[] = "/tmp/vtscope-patch-XXXXXX";
+    std::filesystem::path root = mkdtemp(tmpl);
+    std::string patch = (root / "java.base").string();
+    std::string command =
+        VTSCOPE_JAVA_HOME "/bin/java -agentpath:" VTSCOPE_NATIVE_LIB "=write-patch=" + patch + " -version 2>&1";
+    std::string written;
+    int rc = -1;
+    if (std::FILE* p = popen(command.c_str(), "r")) {
+        char buf[512];
+        while (std::fgets(buf, sizeof(buf), p)) written += buf;
+        rc = pclose(p);
+    }
+    ASSERT_EQ(rc, 0) << written;
+    ASSERT_NE(written.find("vtscope: wrote a patched java.base for OTEP to " + patch), std::string::npos) << written;
+    for (const char* file : {"java/lang/VirtualThread.class", "io/vtscope/otep/MountHook.class",
+                             "io/vtscope/otep/PatchLink.class", "vtscope-patch.properties"})
+        EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(patch) / file)) << file;
+
+    {
+        Jvm jvm({"--patch-module=java.base=" + patch, "-agentpath:" VTSCOPE_NATIVE_LIB "=otep",
+                 "--enable-native-access=ALL-UNNAMED", "-Dotel.service.name=vtscope-pc-patched"});
+        ASSERT_TRUE(jvm.wait_ready()) << jvm.stderr_text();
+        EXPECT_NE(jvm.stderr_text().find("follows mounts through the patched java.base in " + patch +
+                                         " (no JVMTI environment)"),
+                  std::string::npos)
+            << jvm.stderr_text();
+        ProcessContextHeader h{};
+        pb::ProcessContext ctx;
+        ASSERT_TRUE(read_context(jvm.pid, &h, &ctx)) << jvm.stderr_text();
+        EXPECT_EQ(string_attribute(ctx.resource().attributes(), "service.name"), "vtscope-pc-patched")
+            << ctx.DebugString();
+        EXPECT_EQ(string_attribute(ctx.resource().attributes(), "telemetry.sdk.language"), "java");
+        EXPECT_EQ(string_attribute(ctx.attributes(), "threadlocal.schema_version"), "tlsdesc_v1_dev");
+        // The point of the patch: HotSpot's notifying transition path stayed off, where the
+        // retransforming hook's JVMTI environment turns it on.
+        std::optional<bool> notifying = notify_jvmti_events(jvm.pid);
+        if (!notifying) {
+            std::printf(
+                "SKIPPED: HotSpot's _VTMS_notify_jvmti_events is not readable here (no nm, or a JDK "
+                "without that symbol): the notifying path's state is not checked\n");
+        } else {
+            EXPECT_FALSE(*notifying) << "a JVMTI environment exists in the patched JVM";
+            Jvm hooked({"-agentpath:" VTSCOPE_NATIVE_LIB "=otep"},
+                       "public class Main { public static void main(String[] a) throws Exception {"
+                       " java.nio.file.Files.createFile(java.nio.file.Path.of(a[0])); Thread.sleep(60_000); } }");
+            ASSERT_TRUE(hooked.wait_ready()) << hooked.stderr_text();
+            EXPECT_EQ(notify_jvmti_events(hooked.pid), std::optional<bool>(true))
+                << "the retransforming hook's JVMTI environment did not turn the notifying path on";
+        }
+    }
+
+    const char* program =
+        "public class Main { public static void main(String[] a) throws Exception {"
+        " Thread.ofVirtual().start(() -> {}).join();"
+        " java.nio.file.Files.createFile(java.nio.file.Path.of(a[0])); Thread.sleep(60_000); } }";
+    {
+        Jvm unhooked({"--patch-module=java.base=" + patch}, program);
+        EXPECT_TRUE(unhooked.wait_ready()) << unhooked.stderr_text();
+        EXPECT_NE(unhooked.stderr_text().find("java.base carries vtscope's mount hook (--patch-module) but "
+                                              "libvtscope.so is not loaded"),
+                  std::string::npos)
+            << unhooked.stderr_text();
+    }
+    {
+        std::string stamp_path = patch + "/vtscope-patch.properties";
+        std::ifstream in(stamp_path);
+        std::string stamp(std::istreambuf_iterator<char>(in), {});
+        size_t at = stamp.find("JAVA_RUNTIME_VERSION=\"");
+        ASSERT_NE(at, std::string::npos) << stamp;
+        stamp.insert(at + 22, "0.");  // another build of the JDK
+        std::ofstream(stamp_path) << stamp;
+        Jvm refused({"--patch-module=java.base=" + patch, "-agentpath:" VTSCOPE_NATIVE_LIB "=otep"}, program);
+        EXPECT_FALSE(refused.wait_ready()) << "the JVM started on a patch of another JDK";
+        EXPECT_NE(refused.stderr_text().find("vtscope: the patched java.base in " + patch + " was written for"),
+                  std::string::npos)
+            << refused.stderr_text();
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(root, ec);
 }

@@ -10,6 +10,11 @@ package io.vtscope.otep;
  * reach it, so the injected invokestatic never loads, links or initialises anything: no class
  * initialisation can deadlock and no LinkageError can reach VirtualThread. The natives throw
  * nothing, neither lock nor allocate. There is deliberately no static initialiser.
+ *
+ * <p>In a {@code java.base} that libvtscope.so patched ({@link VirtualThreadTransformer#writePatch})
+ * this class comes from the patch instead, in {@code java.base}, and the JVM resolves its natives
+ * by name in the agent libraries (libvtscope.so exports them), with no JVMTI environment; the
+ * patched calls run only under {@link PatchLink#LIVE}.
  */
 public final class MountHook {
     private MountHook() {}
@@ -17,15 +22,19 @@ public final class MountHook {
     /** End of VirtualThread.mount(): the carrier now runs virtual thread {@code tid}. */
     public static native void mounted(long tid);
 
-    /**
-     * Start of VirtualThread.run(Runnable), on the new virtual thread once per thread: claims
-     * its record (as the JVMTI path does at VirtualThreadStart) and points the thread-local at it.
-     */
-    public static native void started(long tid);
-
     /** Start of VirtualThread.unmount(): the carrier runs itself again. */
     public static native void unmounted();
 
-    /** Start of VirtualThread.afterDone(boolean), on the carrier: virtual thread {@code tid} ended. */
+    /**
+     * Start of VirtualThread.afterDone(boolean), on the carrier: virtual thread {@code tid} ended;
+     * releases its record if the Java writer claimed one.
+     */
     public static native void terminated(long tid);
+
+    /**
+     * Only in a java.base patched by libvtscope.so (PatchLink): whether the library takes this
+     * class's calls. Resolved by name (Java_io_vtscope_otep_MountHook_linked) in the agent
+     * libraries, as the other natives are there; never called on the JVMTI route.
+     */
+    public static native boolean linked();
 }

@@ -292,9 +292,9 @@ public final class RecordRegion {
                 segment.set(ValueLayout.JAVA_BYTE, slot + S_KIND, t.isVirtual() ? KIND_VIRTUAL : KIND_PLATFORM);
                 segment.set(ValueLayout.JAVA_BYTE, slot + S_CLAIMED_AT_START, (byte) 0);
                 LONG.setRelease(segment, slot + S_OWNER, tid);
-                if (!t.isVirtual()) {
-                    PlatformThreadContext.attach(segment.address() + slot + RECORD_OFFSET);
-                }
+                // After the owner is set: a virtual thread unmounted and mounted again in between
+                // finds the record at its mount (libvtscope's mount hook) and gets the same pointer.
+                ThreadContextTls.attach(segment.address() + slot + RECORD_OFFSET);
                 LONG.getAndAdd(segment, H_RECORDS_CLAIMED, 1L);
                 if (!free) {
                     LONG.getAndAdd(segment, H_RECORDS_RELEASED, 1L);
@@ -474,13 +474,15 @@ public final class RecordRegion {
     }
 
     /**
-     * OTEP 4947 for platform threads: a platform thread that claims its record points its
-     * {@code otel_thread_ctx_v1} at it, once, through libvtscope (only a libvtscope this process
-     * already maps: the {@code -agentpath:libvtscope.so=otep} agent, whose region this is); every
-     * later context change rewrites the record in place. Virtual threads' thread-local is their
-     * carrier's, kept by the library's mount and unmount callbacks.
+     * OTEP 4947: a thread that claims its record points its {@code otel_thread_ctx_v1} at it, once,
+     * through libvtscope (only a libvtscope this process already maps: the
+     * {@code -agentpath:libvtscope.so=otep} agent, whose region this is); every later context
+     * change rewrites the record in place. A platform thread's thread-local is its own. A virtual
+     * thread's is its carrier's: the downcall runs on the carrier that runs it now (a native frame
+     * pins it there), and libvtscope's mount and unmount hooks keep it from then on (its mount hook
+     * claims no record: this first publication does).
      */
-    private static final class PlatformThreadContext {
+    private static final class ThreadContextTls {
         static final NativeLibrary LIBRARY = NativeLibrary.ifMapped();
 
         static void attach(long recordAddress) {
