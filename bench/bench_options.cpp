@@ -119,7 +119,7 @@ void usage() {
         "a consumer not ready by then starts its phase late, and the run says how many did). --alternate-settle:\n"
         "instead, before each phase one more batch (CpuCost phase) runs, discarded, while the consumer starts, and\n"
         "the phase follows it at once: the workload never idles before a measured phase (twice the batches).\n"
-        "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep otep-jvmti block\n"
+        "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep otep-patched otep-jvmti block\n"
         "workloads: transition parkunpark churn ctx-platform ctx-distinct ctx-virtual vtt-nanotime vtt-pair "
         "vtt-transition\n"
         "           vtt-parkunpark\n"

@@ -13,13 +13,14 @@
 
 namespace vtscope::bench {
 
-const std::vector<std::string> kConfigs = {"baseline", "writer",          "writer+trace", "jvmti",      "lib",  "vtt",
-                                           "probes",   "probes+consumer", "otep",         "otep-jvmti", "block"};
+const std::vector<std::string> kConfigs = {"baseline", "writer",       "writer+trace", "jvmti",
+                                           "lib",      "vtt",          "probes",       "probes+consumer",
+                                           "otep",     "otep-patched", "otep-jvmti",   "block"};
 
 const std::map<std::string, std::string> kReference = {
-    {"writer", "baseline"}, {"writer+trace", "writer"}, {"jvmti", "baseline"},         {"lib", "baseline"},
-    {"vtt", "lib"},         {"probes", "lib"},          {"probes+consumer", "probes"}, {"otep", "lib"},
-    {"otep-jvmti", "lib"},  {"block", "baseline"}};
+    {"writer", "baseline"},  {"writer+trace", "writer"}, {"jvmti", "baseline"},         {"lib", "baseline"},
+    {"vtt", "lib"},          {"probes", "lib"},          {"probes+consumer", "probes"}, {"otep", "lib"},
+    {"otep-patched", "lib"}, {"otep-jvmti", "lib"},      {"block", "baseline"}};
 
 const std::map<std::string, std::string> kConfigMeaning = {
     {"baseline", "nothing of vtscope in the JVM"},
@@ -39,11 +40,16 @@ const std::map<std::string, std::string> kConfigMeaning = {
     {"otep",
      "-agentpath:libvtscope.so=otep (otel_thread_ctx_v1 follows every mount, through the VirtualThread mount "
      "hook)"},
+    {"otep-patched",
+     "--patch-module java.base=DIR -agentpath:libvtscope.so=otep: the same calls in a java.base the library "
+     "patched (write-patch=DIR, written once per run into the output directory), no JVMTI environment"},
     {"otep-jvmti",
      "-agentpath:libvtscope.so=otep-jvmti (the same through the JVMTI mount/unmount events, the fallback)"},
     {"block", "nothing of vtscope in the JVM; `vtscope block` (sched_switch, vmstructs) attached"}};
 
 namespace {
+
+std::string java_base_patch_dir(const Options& o) { return (fs::path(o.out) / "java.base-patch").string(); }
 
 const std::vector<Workload>& all_workloads() {
     static const std::vector<Workload> workloads = {
@@ -113,7 +119,23 @@ std::vector<std::string> jvm_options(const Options& o, const std::string& config
     if (config == "lib" || config == "vtt") opts.push_back("-Dvtscope.library.path=" + o.native_lib);
     if (config == "probes" || config == "probes+consumer") opts.push_back("-agentpath:" + o.native_lib + "=probes");
     if (config == "otep" || config == "otep-jvmti") opts.push_back("-agentpath:" + o.native_lib + "=" + config);
+    if (config == "otep-patched") {
+        opts.push_back("--patch-module=java.base=" + java_base_patch_dir(o));
+        opts.push_back("-agentpath:" + o.native_lib + "=otep");
+    }
     return opts;
+}
+
+// otep-patched: writes the library's patched java.base into java_base_patch_dir(o) with the JDK of
+// the run; false with *error when it cannot.
+bool write_java_base_patch(const Options& o, std::string* error) {
+    std::string err;
+    int rc = testing::run_command({o.java_home + "/bin/java",
+                                   "-agentpath:" + o.native_lib + "=write-patch=" + java_base_patch_dir(o), "-version"},
+                                  &err, 120s);
+    if (rc == 0 && err.find("vtscope: wrote a patched java.base") != std::string::npos) return true;
+    *error = "write-patch failed (exit " + std::to_string(rc) + "): " + err.substr(0, 400);
+    return false;
 }
 
 std::string file_stem(const Cell& c, int fork) {
@@ -256,10 +278,19 @@ void run_matrix(const Options& o, const std::string& jdk, Clock::time_point star
     std::fprintf(stderr, "vtscope-bench: %zu cells x %d forks (-wi %d -w %s -i %d -r %s), JDK %s\n",
                  matrix->order.size(), o.forks, o.warmup_iterations, o.warmup_time.c_str(), o.iterations,
                  o.iteration_time.c_str(), jdk.c_str());
+    std::string patch_error;
+    bool patched =
+        std::none_of(matrix->order.begin(), matrix->order.end(),
+                     [&](const std::string& key) { return matrix->cells.at(key).config == "otep-patched"; }) ||
+        write_java_base_patch(o, &patch_error);
     // Fork k of every cell, then fork k+1: drift over the run spreads over all cells alike.
     for (int f = 1; f <= o.forks; f++) {
         for (const auto& key : matrix->order) {
             Cell& cell = matrix->cells.at(key);
+            if (cell.config == "otep-patched" && !patched) {
+                if (f == 1) cell.errors.push_back(patch_error);
+                continue;
+            }
             run_fork(o, &cell, f);
             std::fprintf(stderr, "  [%3.0fs] %-32s fork %d: %zu samples%s\n",
                          std::chrono::duration<double>(Clock::now() - started).count(), key.c_str(), f,

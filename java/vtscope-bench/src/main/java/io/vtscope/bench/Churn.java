@@ -46,7 +46,7 @@ public class Churn {
     static final int THREADS = 1000;
 
     @Param({"baseline", "writer", "writer+trace", "jvmti", "lib", "vtt", "probes", "probes+consumer", "otep",
-        "otep-jvmti", "block", "installed", "span-plain", "span-vtscope"})
+        "otep-patched", "otep-jvmti", "block", "installed", "span-plain", "span-vtscope"})
     public String config;
 
     private final Thread[] threads = new Thread[THREADS];

@@ -47,8 +47,8 @@ final class Matrix {
 
     static boolean isMatrixConfig(String config) {
         return switch (config) {
-            case "baseline", "writer", "writer+trace", "jvmti", "lib", "vtt", "probes", "probes+consumer", "otep", "otep-jvmti",
-                    "block" -> true;
+            case "baseline", "writer", "writer+trace", "jvmti", "lib", "vtt", "probes", "probes+consumer", "otep",
+                    "otep-patched", "otep-jvmti", "block" -> true;
             default -> false;
         };
     }
@@ -98,13 +98,18 @@ final class Matrix {
                 requireFeatures(config, NativeLibrary.get(), NativeLibrary.FEATURE_PROBES);
                 announce(config);
             }
-            case "otep", "otep-jvmti" -> {
+            case "otep", "otep-patched", "otep-jvmti" -> {
                 requireLibrary(config, libMapped, true);
                 requireAgent(config, agentMapped, false);
                 requireFeatures(config, NativeLibrary.get(), NativeLibrary.FEATURE_OTEP);
-                if (mountHookInstalled() != config.equals("otep")) {
-                    throw new IllegalStateException(config + ": the mount hook is "
-                            + (mountHookInstalled() ? "" : "not ") + "installed");
+                String hook = mountHook();
+                String expected = switch (config) {
+                    case "otep" -> "retransformed";
+                    case "otep-patched" -> "patched";
+                    default -> "none";
+                };
+                if (!hook.equals(expected)) {
+                    throw new IllegalStateException(config + ": the mount hook is " + hook + ", not " + expected);
                 }
                 announce(config);
             }
@@ -112,13 +117,17 @@ final class Matrix {
         }
     }
 
-    /** Whether libvtscope.so's mount hook class is in the boot loader (native/src/mount_hook.h). */
-    static boolean mountHookInstalled() {
+    /**
+     * Where libvtscope.so's mount hook class is (native/src/mount_hook.h): "retransformed" when the
+     * library defined it in the boot loader's unnamed module, "patched" when it is part of a
+     * java.base the library patched (java_base_patch.h), "none" when there is none.
+     */
+    static String mountHook() {
         try {
-            Class.forName("io.vtscope.otep.MountHook", false, null);
-            return true;
+            Class<?> hook = Class.forName("io.vtscope.otep.MountHook", false, null);
+            return "java.base".equals(hook.getModule().getName()) ? "patched" : "retransformed";
         } catch (ClassNotFoundException e) {
-            return false;
+            return "none";
         }
     }
 

@@ -25,7 +25,7 @@ import org.openjdk.jmh.annotations.TearDown;
 @Fork(value = 2, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
 @State(org.openjdk.jmh.annotations.Scope.Thread)
 public class ParkUnpark {
-    @Param({"baseline", "writer", "writer+trace", "jvmti", "lib", "vtt", "probes", "probes+consumer", "otep", "otep-jvmti",
+    @Param({"baseline", "writer", "writer+trace", "jvmti", "lib", "vtt", "probes", "probes+consumer", "otep", "otep-patched", "otep-jvmti",
             "block"})
     public String config;
 

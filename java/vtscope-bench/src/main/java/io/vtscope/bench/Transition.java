@@ -44,7 +44,7 @@ public class Transition {
         }
     };
 
-    @Param({"baseline", "writer", "writer+trace", "jvmti", "lib", "vtt", "probes", "probes+consumer", "otep", "otep-jvmti",
+    @Param({"baseline", "writer", "writer+trace", "jvmti", "lib", "vtt", "probes", "probes+consumer", "otep", "otep-patched", "otep-jvmti",
             "block"})
     public String config;
 
