@@ -328,8 +328,8 @@ int32_t initialize_on_java_base_patch(JavaVM* vm, uint32_t capacity, const std::
     pin_library();  // VirtualThread calls into this library from its first mount on
     set_java_base_patch_live();
     std::fprintf(stderr,
-                 "vtscope: otep: otel_thread_ctx_v1 follows mounts through the patched java.base in %s (no JVMTI "
-                 "environment)\n",
+                 "vtscope: otep: otel_thread_ctx_v1 follows mounts through the patched java.base in %s (libvtscope "
+                 "takes no JVMTI environment)\n",
                  dir.c_str());
     return VTSCOPE_OK;
 }

@@ -323,7 +323,7 @@ TEST(ProcessContextJvm, OnAPatchedJavaBaseWithoutAJvmtiEnvironment) {
                  "--enable-native-access=ALL-UNNAMED", "-Dotel.service.name=vtscope-pc-patched"});
         ASSERT_TRUE(jvm.wait_ready()) << jvm.stderr_text();
         EXPECT_NE(jvm.stderr_text().find("follows mounts through the patched java.base in " + patch +
-                                         " (no JVMTI environment)"),
+                                         " (libvtscope takes no JVMTI environment)"),
                   std::string::npos)
             << jvm.stderr_text();
         ProcessContextHeader h{};
