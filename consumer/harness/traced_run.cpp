@@ -11,7 +11,8 @@ using namespace std::chrono_literals;
 
 TraceRun run_traced_harness(const HarnessPaths& paths, const std::vector<std::string>& jvm_options,
                             const std::vector<std::string>& harness_options,
-                            const std::vector<std::string>& trace_options) {
+                            const std::vector<std::string>& trace_options,
+                            const std::function<std::string(pid_t)>& before_trace) {
     TempDir dir;
     TraceRun run;
     std::vector<std::string> java = {paths.java, "--enable-native-access=ALL-UNNAMED"};
@@ -26,6 +27,13 @@ TraceRun run_traced_harness(const HarnessPaths& paths, const std::vector<std::st
         run.java_stderr = read_file(dir.path("java.err"));
         run.error = "harness did not become ready: " + run.java_stderr;
         return run;
+    }
+    if (before_trace) {
+        if (std::string error = before_trace(jvm.pid()); !error.empty()) {
+            run.java_stderr = read_file(dir.path("java.err"));
+            run.error = error;
+            return run;
+        }
     }
     std::vector<std::string> trace = {paths.vtscope,    "trace",
                                       "--pid",          std::to_string(jvm.pid()),

@@ -3,6 +3,9 @@
 // the vtscope-harness tool.
 #pragma once
 
+#include <sys/types.h>
+
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,9 +33,12 @@ struct TraceRun {
 
 // Runs MarkerHarness with the JVM and harness options, traced by vtscope with the trace options
 // (after --pid ... --syscalls write --output ... --ready-file ...). vtscope stops by itself when
-// the JVM exits (the "target exits mid-trace" path).
+// the JVM exits (the "target exits mid-trace" path). before_trace, if given, runs once the JVM is
+// ready (after its warm-up) and before vtscope starts; a non-empty result is an error that ends
+// the run.
 TraceRun run_traced_harness(const HarnessPaths& paths, const std::vector<std::string>& jvm_options,
                             const std::vector<std::string>& harness_options,
-                            const std::vector<std::string>& trace_options);
+                            const std::vector<std::string>& trace_options,
+                            const std::function<std::string(pid_t)>& before_trace = {});
 
 }  // namespace vtscope::testing

@@ -385,10 +385,11 @@ TEST(AgentExtensionFailure, WithoutTheExtensionNothingIsAttributed) {
     EXPECT_GE(unknown, 40) << "the request writes, at least";
 }
 
-// The same with libvtscope.so loaded (otep): it creates the region and claims a record for every
-// virtual thread at its start, which no writer ever fills, as the agent's spans never reach one.
-// A zero record then proves nothing: every write is context_unknown (no_context_writer), never
-// no_context, and vtscope says why.
+// The same with libvtscope.so loaded (otep): it creates the region, which no writer ever fills, as
+// the agent's spans never reach one (its mount hook claims no record; through the JVMTI events it
+// would claim one per virtual thread at its start, left zero). A zero or missing record then
+// proves nothing: every write is context_unknown (no_context_writer), never no_context, and
+// vtscope says why.
 TEST(AgentExtensionFailure, WithoutTheExtensionLibvtscopesRecordsClaimNoContext) {
     REQUIRE_AGENT(agent_jar("newest"));
     std::vector<std::string> jvm = {std::string("-agentpath:") + VTSCOPE_NATIVE_LIB + "=otep"};

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -47,8 +48,10 @@ using vtscope::testing::kVtscope;
 vtscope::testing::HarnessPaths paths() { return {kVtscope, java_bin(), class_path(), VTSCOPE_NATIVE_LIB}; }
 
 TraceRun run_harness(const std::vector<std::string>& jvm_options, const std::vector<std::string>& harness_options,
-                     const std::vector<std::string>& trace_options = {}) {
-    TraceRun run = vtscope::testing::run_traced_harness(paths(), jvm_options, harness_options, trace_options);
+                     const std::vector<std::string>& trace_options = {},
+                     const std::function<std::string(pid_t)>& before_trace = {}) {
+    TraceRun run =
+        vtscope::testing::run_traced_harness(paths(), jvm_options, harness_options, trace_options, before_trace);
     if (!run.error.empty() && run.expected.empty()) ADD_FAILURE() << run.error;
     return run;
 }
@@ -905,6 +908,31 @@ TEST(OtepTls, ThirdPartyReaderFindsPlatformThreadsContext) {
         EXPECT_EQ(r.expected, 64);
         EXPECT_EQ(r.correct, r.expected) << path.name << ": " << r.summary();
     }
+}
+
+// libvtscope.so loaded into the running JVM (jcmd JVMTI.agent_load ... otep) after the Java writer
+// had already claimed records (the harness's warm-up publishes from virtual threads): the
+// virtual threads that start afterwards claim their records at their first publication, and the
+// writer must point their carrier's otel_thread_ctx_v1 at them there, though it found no library
+// when it first looked (the library announces itself in a system property); the outside reader
+// finds every marker's thread and context.
+TEST(OtepTls, ALibraryLoadedLaterKeepsTheThreadLocalsOfLaterThreads) {
+    REQUIRE_BPF();
+    std::string bin = java_bin().substr(0, java_bin().size() - 4);  // .../bin/
+    auto load = [&](pid_t pid) -> std::string {
+        std::string err;
+        int rc =
+            run_command({bin + "jcmd", std::to_string(pid), "JVMTI.agent_load", VTSCOPE_NATIVE_LIB, "otep"}, &err, 60s);
+        return rc == 0 ? std::string() : "jcmd JVMTI.agent_load failed (" + std::to_string(rc) + "): " + err;
+    };
+    TraceRun run = run_harness({"-Djdk.virtualThreadScheduler.parallelism=2", "-XX:+EnableDynamicAgentLoading"},
+                               {"--mode", "concurrent", "--nested"}, {"--identity", "otep-tls"}, load);
+    expect_clean_run(run);
+    EXPECT_NE(run.java_stderr.find(kOtepPaths[0].log_line), std::string::npos) << run.java_stderr;
+    CheckResult r = check_markers(run.expected, run.trace);
+    std::printf("[ otep-tls ] library loaded after the warm-up: %s\n", r.summary().c_str());
+    EXPECT_EQ(r.expected, 128);
+    EXPECT_EQ(r.correct, r.expected) << r.summary();
 }
 
 // probes and otep in one JVM: with the mount hook OTEP needs no JVMTI event, so the probe watcher

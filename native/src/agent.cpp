@@ -245,6 +245,28 @@ void adopt_handed_over_resource(JNIEnv* jni) {
         if (ref) jni->DeleteLocalRef(ref);
 }
 
+// Loaded while Java code already ran: tells the Java writer, which may have found no library when
+// it first looked, that otel_thread_ctx_v1 is kept now (otel_ctx.h, kThreadContextProperty).
+// Failures only leave threads' thread-locals to their next mount; reported, not fatal.
+void announce_thread_context(JNIEnv* jni) {
+    jclass system = jni->FindClass("java/lang/System");
+    jmethodID set = system ? jni->GetStaticMethodID(system, "setProperty",
+                                                    "(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/String;")
+                           : nullptr;
+    jstring key = set ? jni->NewStringUTF(kThreadContextProperty) : nullptr;
+    jstring value = key ? jni->NewStringUTF("1") : nullptr;
+    jobject previous = value ? jni->CallStaticObjectMethod(system, set, key, value) : nullptr;
+    if (!value || jni->ExceptionCheck()) {
+        jni->ExceptionClear();
+        std::fprintf(stderr,
+                     "vtscope: otep: the system property %s cannot be set; threads that publish first "
+                     "now get their otel_thread_ctx_v1 at their next mount\n",
+                     kThreadContextProperty);
+    }
+    for (jobject ref : {previous, static_cast<jobject>(value), static_cast<jobject>(key), static_cast<jobject>(system)})
+        if (ref) jni->DeleteLocalRef(ref);
+}
+
 // The service.name of the application's OpenTelemetry configuration (otel_ctx.h,
 // configured_service_name), for the process context's first publication, from the
 // otel.service.name and otel.resource.attributes system properties of the VM's start-up (-D, where
@@ -411,6 +433,7 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
                 g_rt.features = 0;
                 return started;
             }
+            announce_thread_context(jni);
         }
     } else if (!set_records_wanted(false)) {
         abandon_event_demand();

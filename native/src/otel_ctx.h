@@ -91,6 +91,12 @@ bool update_process_resource(const std::vector<ContextAttribute>& resource, size
 // update_process_resource, which is then the newer one (the Java side sets the property before
 // it calls the library). *dropped as above.
 constexpr const char* kResourceProperty = "vtscope.process.resource";
+
+// The system property the library sets (to "1") once it keeps otel_thread_ctx_v1 in a JVM it was
+// loaded into while Java code already ran (Agent_OnAttach, or the Java side's own load): the Java
+// writer, which may have looked for the library before, points a thread's thread-local at the
+// record it claims from then on (io.vtscope.internal.RecordRegion, ThreadContextTls).
+constexpr const char* kThreadContextProperty = "vtscope.otep.thread_context";
 bool adopt_process_resource(const std::vector<ContextAttribute>& resource, size_t* dropped, std::string* error);
 // The service.name the application's OpenTelemetry SDK will take from its configuration, as
 // its autoconfiguration reads it (opentelemetry-java sdk-extensions/autoconfigure,

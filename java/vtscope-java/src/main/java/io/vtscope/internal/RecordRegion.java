@@ -483,14 +483,23 @@ public final class RecordRegion {
      * claims no record: this first publication does).
      */
     private static final class ThreadContextTls {
-        static final NativeLibrary LIBRARY = NativeLibrary.ifMapped();
+        /** Set by libvtscope once it keeps the thread-locals in a JVM it was loaded into late (otel_ctx.h). */
+        static final String LOADED_PROPERTY = "vtscope.otep.thread_context";
+
+        static volatile NativeLibrary library = NativeLibrary.ifMapped();
 
         static void attach(long recordAddress) {
-            if (LIBRARY == null) {
-                return;
+            NativeLibrary lib = library;
+            if (lib == null) {
+                // No library when this class was initialised; one loaded into the running JVM
+                // since (jcmd JVMTI.agent_load) says so in a system property: look again, once.
+                if (System.getProperty(LOADED_PROPERTY) == null || (lib = NativeLibrary.ifMapped()) == null) {
+                    return;
+                }
+                library = lib;
             }
             try {
-                LIBRARY.attachThreadContext(recordAddress); // refused (harmlessly) unless OTEP is on
+                lib.attachThreadContext(recordAddress); // refused (harmlessly) unless OTEP is on
             } catch (RuntimeException | LinkageError e) {
                 // The record is still written; only third-party TLS readers miss this thread.
             }
