@@ -29,6 +29,36 @@ const char* string_at(const char* entry, uint64_t offset) {
     return s;
 }
 
+// gHotSpotVMStructs, with the stride and field offsets libjvm exports to read its entries
+// (src/hotspot/share/runtime/vmStructs.cpp). The table ends with an entry whose type name is null
+// (the *_last_entry macros there).
+struct StructEntries {
+    const char* table = nullptr;
+    uint64_t stride = 0, type_name = 0, field_name = 0, offset = 0, address = 0;
+
+    static std::optional<StructEntries> exported() {
+        auto stride = exported_u64("gHotSpotVMStructEntryArrayStride");
+        auto type_name = exported_u64("gHotSpotVMStructEntryTypeNameOffset");
+        auto field_name = exported_u64("gHotSpotVMStructEntryFieldNameOffset");
+        auto offset = exported_u64("gHotSpotVMStructEntryOffsetOffset");
+        auto address = exported_u64("gHotSpotVMStructEntryAddressOffset");
+        const char* table = exported_table("gHotSpotVMStructs");
+        if (!stride || !type_name || !field_name || !offset || !address || !table || *stride == 0) return std::nullopt;
+        return StructEntries{table, *stride, *type_name, *field_name, *offset, *address};
+    }
+    // Calls visit(type, field, field_offset, static_address) for each entry that names a field.
+    template <typename Visit>
+    void for_each(Visit visit) const {
+        for (const char* e = table; const char* type = string_at(e, type_name); e += stride) {
+            const char* field = string_at(e, field_name);
+            if (!field) continue;
+            uint64_t field_offset = 0;
+            std::memcpy(&field_offset, e + offset, sizeof(field_offset));
+            visit(type, field, field_offset, string_at(e, address));
+        }
+    }
+};
+
 struct FlagLayout {
     const char* flags = nullptr;  // JVMFlag::flags, the table
     size_t count = 0;             // JVMFlag::numFlags
@@ -38,29 +68,16 @@ struct FlagLayout {
 };
 
 std::optional<FlagLayout> flag_layout() {
-    auto stride = exported_u64("gHotSpotVMStructEntryArrayStride");
-    auto type_name = exported_u64("gHotSpotVMStructEntryTypeNameOffset");
-    auto field_name = exported_u64("gHotSpotVMStructEntryFieldNameOffset");
-    auto offset = exported_u64("gHotSpotVMStructEntryOffsetOffset");
-    auto address = exported_u64("gHotSpotVMStructEntryAddressOffset");
+    auto entries = StructEntries::exported();
     auto type_stride = exported_u64("gHotSpotVMTypeEntryArrayStride");
     auto type_type_name = exported_u64("gHotSpotVMTypeEntryTypeNameOffset");
     auto type_size = exported_u64("gHotSpotVMTypeEntrySizeOffset");
-    const char* structs = exported_table("gHotSpotVMStructs");
     const char* types = exported_table("gHotSpotVMTypes");
-    if (!stride || !type_name || !field_name || !offset || !address || !type_stride || !type_type_name || !type_size ||
-        !structs || !types || *stride == 0 || *type_stride == 0)
-        return std::nullopt;
+    if (!entries || !type_stride || !type_type_name || !type_size || !types || *type_stride == 0) return std::nullopt;
     FlagLayout layout;
     bool have_flags = false, have_count = false, have_name = false, have_addr = false;
-    // Both tables end with an entry whose type name is null (vmStructs.cpp, the *_last_entry macros).
-    for (const char* e = structs; const char* type = string_at(e, *type_name); e += *stride) {
-        if (std::strcmp(type, "JVMFlag") != 0) continue;
-        const char* field = string_at(e, *field_name);
-        if (!field) continue;
-        uint64_t field_offset = 0;
-        std::memcpy(&field_offset, e + *offset, sizeof(field_offset));
-        const char* static_address = string_at(e, *address);
+    entries->for_each([&](const char* type, const char* field, uint64_t field_offset, const char* static_address) {
+        if (std::strcmp(type, "JVMFlag") != 0) return;
         if (std::strcmp(field, "flags") == 0 && static_address) {
             std::memcpy(&layout.flags, static_address, sizeof(layout.flags));
             have_flags = true;
@@ -74,7 +91,8 @@ std::optional<FlagLayout> flag_layout() {
             layout.addr_offset = field_offset;
             have_addr = true;
         }
-    }
+    });
+    // gHotSpotVMTypes ends the same way.
     for (const char* e = types; const char* type = string_at(e, *type_type_name); e += *type_stride)
         if (std::strcmp(type, "JVMFlag") == 0) std::memcpy(&layout.size, e + *type_size, sizeof(layout.size));
     if (!have_flags || !have_count || !have_name || !have_addr || !layout.flags || layout.size == 0)
@@ -85,17 +103,13 @@ std::optional<FlagLayout> flag_layout() {
 // The address of static field `field` of HotSpot type `type` as gHotSpotVMStructs lists it, or
 // null.
 const char* static_field_address(const char* type, const char* field) {
-    auto stride = exported_u64("gHotSpotVMStructEntryArrayStride");
-    auto type_name = exported_u64("gHotSpotVMStructEntryTypeNameOffset");
-    auto field_name = exported_u64("gHotSpotVMStructEntryFieldNameOffset");
-    auto address = exported_u64("gHotSpotVMStructEntryAddressOffset");
-    const char* structs = exported_table("gHotSpotVMStructs");
-    if (!stride || !type_name || !field_name || !address || !structs || *stride == 0) return nullptr;
-    for (const char* e = structs; const char* t = string_at(e, *type_name); e += *stride) {
-        const char* f = string_at(e, *field_name);
-        if (f && std::strcmp(t, type) == 0 && std::strcmp(f, field) == 0) return string_at(e, *address);
-    }
-    return nullptr;
+    auto entries = StructEntries::exported();
+    if (!entries) return nullptr;
+    const char* found = nullptr;
+    entries->for_each([&](const char* t, const char* f, uint64_t, const char* static_address) {
+        if (!found && std::strcmp(t, type) == 0 && std::strcmp(f, field) == 0) found = static_address;
+    });
+    return found;
 }
 
 }  // namespace
