@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * CPU samples of one JVM (vtscope profile): a program on perf events (software cpu-clock here,
- * hardware cycles where present; one per thread of the target, inherited by the threads they
- * create, or one per CPU with --per-cpu) that attributes each sample of the target's tasks
+ * hardware cycles where present; one per CPU, or with --per-thread one per thread of the target,
+ * inherited by the threads they create) that attributes each sample of the target's tasks
  * through the core (attribution.bpf.h) and counts it in the kernel per (thread, trace, span,
  * status, stack ids), drained like vtscope stat.
  *

@@ -4,6 +4,8 @@
 #include <map>
 #include <memory>
 
+#include "json.h"
+
 namespace vtscope {
 namespace {
 
@@ -21,7 +23,7 @@ struct Node {
 
 std::string xml_escape(const std::string& text) {
     std::string out;
-    for (char c : text) {
+    for (char c : valid_utf8(text)) {
         switch (c) {
             case '&': out += "&amp;"; break;
             case '<': out += "&lt;"; break;
@@ -69,7 +71,10 @@ std::string label(const std::string& name, double w) {
     int chars = static_cast<int>((w - 6) / 7);
     if (chars < 3) return "";
     if (name.size() <= static_cast<size_t>(chars)) return name;
-    return name.substr(0, static_cast<size_t>(chars - 2)) + "..";
+    // Cut between characters, not inside one (a continuation byte is 10xxxxxx).
+    size_t cut = static_cast<size_t>(chars - 2);
+    while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) cut--;
+    return name.substr(0, cut) + "..";
 }
 
 int depth_of(const Node& node) {

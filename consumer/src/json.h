@@ -26,7 +26,11 @@ struct Json {
 // Parses text; on failure returns false and sets *error.
 bool parse_json(std::string_view text, Json* out, std::string* error);
 
-// "text" with JSON escapes.
+// text with each byte that starts no well-formed UTF-8 character (RFC 3629: thread names cut at
+// 15 bytes by the kernel, say) replaced by U+FFFD, so JSON and XML readers take it.
+std::string valid_utf8(std::string_view text);
+
+// "text" with JSON escapes, as valid UTF-8.
 std::string json_quote(std::string_view text);
 
 }  // namespace vtscope

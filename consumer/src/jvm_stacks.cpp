@@ -120,6 +120,11 @@ bool JvmStacks::write_perf_map() {
     for (uint64_t ip : noted_)
         if (symbolizer_.classify(ip) != JitAddress::kNamed) unnamable_.insert(ip);
     noted_.clear();
+    if (done && !loaded && !perf_map_warned_ && target_.alive()) {
+        perf_map_warned_ = true;
+        warn("the JVM wrote its perf map, but " + symbolizer_.perf_map_path() +
+             " cannot be read or names no code: JIT frames show as [unknown]");
+    }
     if (done) return loaded;
     if (!perf_map_warned_ && target_.alive()) {
         perf_map_warned_ = true;

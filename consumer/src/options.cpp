@@ -82,7 +82,8 @@ std::string profile_help() {
       --stacks                user and kernel stacks per sample, symbolised (ELF symbols and
                               the JVM's perf map, which --stacks has the JVM write as jcmd
                               Compiler.perfmap does; Java frames need -XX:+PreserveFramePointer)
-      --folded FILE           folded stacks, one root frame per trace (implies --stacks)
+      --folded FILE           folded stacks, one root frame per trace (implies --stacks; - is
+                              standard output, with the report in --output FILE)
       --flamegraph FILE.svg   an interactive SVG flame graph, one tower per trace (implies
                               --stacks)
       --otlp-profiles         with --otlp: the samples, their stacks and trace links as one

@@ -49,6 +49,7 @@ Expected<Options> parse_profile_options(const std::vector<std::string>& args) {
         if (!otlp) return otlp.error();
         if (*otlp) continue;
         if (name == "--pid") {
+            if (have_pid) return make_error("--pid given twice (profile observes one process)");
             auto pid = parse_int(value, "pid", 1, 0x7fffffff);
             if (!pid) return pid.error();
             p.pid = static_cast<pid_t>(*pid);
@@ -89,6 +90,12 @@ Expected<Options> parse_profile_options(const std::vector<std::string>& args) {
         }
     }
     if (!have_pid) return make_error("profile needs --pid PID");
+    // "-" is standard output: one of them at most may go there.
+    int to_stdout = (p.output == "-") + (p.folded == "-") + (p.flamegraph == "-");
+    if (to_stdout > 1)
+        return make_error(
+            "the report, --folded and --flamegraph would share standard output: give the others a file (--output "
+            "FILE)");
     if (!p.folded.empty() || !p.flamegraph.empty() || p.otlp_profiles) p.stacks = true;
     return options;
 }

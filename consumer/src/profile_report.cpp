@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 #include "../bpf/attribution.h"
 #include "event_format.h"
@@ -15,10 +16,14 @@ namespace {
 // Below 1% of steal the CPU times are as good as the sampling makes them; above it, say so.
 constexpr double kStealWorthSaying = 0.01;
 
+// printf into a string of whatever length it takes (a row names thread names and trace ids).
 std::string format(const char* fmt, auto... args) {
-    char buffer[1024];
-    std::snprintf(buffer, sizeof(buffer), fmt, args...);
-    return buffer;
+    int length = std::snprintf(nullptr, 0, fmt, args...);
+    if (length <= 0) return {};
+    std::string out(static_cast<size_t>(length) + 1, '\0');
+    std::snprintf(out.data(), out.size(), fmt, args...);
+    out.pop_back();
+    return out;
 }
 
 unsigned long long u(uint64_t v) { return static_cast<unsigned long long>(v); }
@@ -75,15 +80,24 @@ std::string unattributed_name(const ProfileRow& row) {
     return std::string(status_name(row.status)) + "/" + reason_name(row.reason);
 }
 
-std::string join_ids(const std::set<int64_t>& ids, size_t max) {
+// The first max of them, then how many there are in all; "-" for none.
+template <typename T>
+std::string join_at_most(const std::set<T>& items, size_t max, const std::string& prefix) {
     std::string out;
     size_t n = 0;
-    for (int64_t id : ids) {
-        if (n++ == max) return out + ", ... (" + std::to_string(ids.size()) + ")";
-        out += (out.empty() ? "#" : ", #") + std::to_string(id);
+    for (const T& item : items) {
+        if (n++ == max) return out + ", ... (" + std::to_string(items.size()) + ")";
+        std::string text;
+        if constexpr (std::is_same_v<T, std::string>)
+            text = item;
+        else
+            text = std::to_string(item);
+        out += (out.empty() ? "" : ", ") + prefix + text;
     }
     return out.empty() ? "-" : out;
 }
+
+std::string join_ids(const std::set<int64_t>& ids, size_t max) { return join_at_most(ids, max, "#"); }
 
 }  // namespace
 
@@ -148,7 +162,7 @@ std::string render_profile_text(const std::vector<ProfileRow>& rows, const Profi
         if (shown++ == info.top) break;
         std::string extra;
         if (info.by == "vthread") {
-            for (const std::string& trace : t.traces) extra += (extra.empty() ? "" : ", ") + trace;
+            if (!t.traces.empty()) extra = join_at_most(t.traces, 8, "");
             if (t.context_unknown_samples)
                 extra += (extra.empty() ? "" : ", ") +
                          format("(context unknown: %llu samples)", u(t.context_unknown_samples));
@@ -191,14 +205,14 @@ std::string render_profile_text(const std::vector<ProfileRow>& rows, const Profi
     if (info.stacks) {
         uint64_t with_stack = 0, truncated = 0;
         for (const ProfileRow& row : rows) {
-            if (!row.frames.empty()) with_stack += row.samples;
+            if (!row.frames.empty() && !row.stack_lost) with_stack += row.samples;
             if (row.truncated) truncated += row.samples;
         }
         out += format(
-            "\nStacks: %llu of %llu samples with a stack; %llu virtual-thread samples marked truncated (their stack "
-            "stops before the thread's entry frame); %llu without one (their stack collided with another in the "
-            "kernel's "
-            "stack map)\n",
+            "\nStacks: %llu of %llu samples with a stack; %llu virtual-thread samples marked truncated (their "
+            "stack stops before the thread's entry frame); %llu with their user or kernel stack lost (not stored in "
+            "the kernel's stack map: its bucket held another stack; [user stack lost] or [kernel stack lost] in "
+            "the folded stacks)\n",
             u(with_stack), u(all.samples), u(truncated), u(info.stack_errors));
     }
     return out;
@@ -243,10 +257,13 @@ std::string render_profile_json(const std::vector<ProfileRow>& rows, const Profi
         }
         if (row.status != VTSCOPE_STATUS_OK && row.status != VTSCOPE_STATUS_NO_CONTEXT)
             unattributed[unattributed_name(row)].add(row);
-        if (!row.frames.empty()) with_stack += row.samples;
+        if (!row.frames.empty() && !row.stack_lost) with_stack += row.samples;
         if (row.truncated) truncated += row.samples;
     }
     std::ostringstream js;
+    // Every digit a double keeps (DBL_DIG): cpu_ms to the microsecond in any session, where the
+    // default 6 would write 1234567.891 ms as 1.23457e+06.
+    js.precision(15);
     auto totals = [&](const Totals& t) {
         js << "\"samples\":" << t.samples << ",\"cpu_ms\":" << ms(t.cpu_ns)
            << ",\"share\":" << share(t.samples, all.samples) / 100.0;
@@ -380,7 +397,8 @@ std::string render_folded(const std::vector<FoldedStack>& stacks) {
         std::string line;
         for (const std::string& f : s.frames) {
             std::string frame = f;
-            // ';' separates frames and the last ' ' the count: neither may appear inside one.
+            // ";" separates frames, so it may not appear inside one; the count follows the last space,
+            // so spaces inside frames ("trace ID", "[non-virtual] NAME") are read as flamegraph.pl reads them.
             std::replace(frame.begin(), frame.end(), ';', ':');
             line += (line.empty() ? "" : ";") + frame;
         }

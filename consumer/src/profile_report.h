@@ -22,6 +22,10 @@ struct ProfileRow {
     std::string span_id;
     std::vector<std::string> frames;  // root first; empty without --stacks or when no stack was taken
     bool truncated = false;           // the stack stops before the thread's entry frame
+    // Its user or kernel stack (or both) could not be stored in the kernel's stack map (its bucket
+    // held another stack, or the map was full): the part is named by a "[user stack lost]" or
+    // "[kernel stack lost]" frame where it would be.
+    bool stack_lost = false;
     uint64_t samples = 0;
     uint64_t cpu_ns = 0;  // estimated CPU time of these samples
 };
@@ -36,7 +40,7 @@ struct ProfileInfo {
     bool stacks = false;
     std::map<uint32_t, std::string> thread_names;  // kernel tid -> comm
     std::vector<std::string> warnings;             // printed at the top of the report
-    uint64_t stack_errors = 0;  // samples whose user stack could not be stored (the stack map was full)
+    uint64_t stack_errors = 0;                     // samples with stack_lost
     // The share of the machine's busy CPU time the hypervisor stole during the session (cpu-clock
     // only: its samples count stolen time, the threads' CPU clocks do not); nullopt when unknown.
     std::optional<double> steal_share;

@@ -3,6 +3,7 @@
 #include <bpf/bpf.h>
 #include <dirent.h>
 #include <linux/perf_event.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -52,6 +53,23 @@ perf_event_attr sample_attr(uint32_t type, uint64_t config, int hz) {
     return attr;
 }
 
+// A number in a /proc/sys file, or nullopt.
+std::optional<uint64_t> read_sysctl_number(const char* path) {
+    std::ifstream f(path);
+    uint64_t value = 0;
+    if (!(f >> value)) return std::nullopt;
+    return value;
+}
+
+// --per-thread holds a perf event and its BPF link per thread of the target: the soft limit of
+// open files (often 1,024) goes up to the hard one, as far as this process may take it.
+void raise_open_files_limit() {
+    rlimit limit{};
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+}
+
 std::string read_comm(pid_t pid, uint32_t tid) {
     std::ifstream f("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/comm");
     std::string name;
@@ -61,9 +79,15 @@ std::string read_comm(pid_t pid, uint32_t tid) {
 
 class ProfileSource final : public EventSource {
 public:
-    ProfileSource(const ProfileOptions& options, const Target& target, OutputFile& output,
+    ProfileSource(const ProfileOptions& options, const Target& target, ProfileOutputs outputs,
                   std::unique_ptr<OtlpSession> otlp)
-        : options_(options), target_(target), output_(output), stacks_(target), otlp_(std::move(otlp)) {}
+        : options_(options),
+          target_(target),
+          output_(outputs.report),
+          folded_(std::move(outputs.folded)),
+          flamegraph_(std::move(outputs.flamegraph)),
+          stacks_(target),
+          otlp_(std::move(otlp)) {}
 
     Status open(const AttributionCore& core) {
         skel_.reset(profile_bpf__open());
@@ -85,6 +109,14 @@ public:
         if (options_.stacks) stacks_.prepare();
         int cpus = libbpf_num_possible_cpus();
         if (cpus <= 0) return make_error("cannot count the CPUs");
+        // perf_event_open refuses a sample_freq above this sysctl with EINVAL (perf_event_open in
+        // kernel/events/core.c), and the kernel lowers it by itself when samples take too long
+        // (perf_sample_event_took): name it rather than an "Invalid argument".
+        if (auto max_rate = read_sysctl_number("/proc/sys/kernel/perf_event_max_sample_rate");
+            max_rate && static_cast<uint64_t>(options_.hz) > *max_rate)
+            return make_error("--hz " + std::to_string(options_.hz) + " is above kernel.perf_event_max_sample_rate (" +
+                              std::to_string(*max_rate) + ")");
+        if (options_.per_thread) raise_open_files_limit();
         // Hardware cycles where there is a PMU; this VM has none, so the software cpu-clock.
         uint32_t type = PERF_TYPE_HARDWARE;
         uint64_t config = PERF_COUNT_HW_CPU_CYCLES;
@@ -107,7 +139,10 @@ public:
             int fd = perf_event_open(&attr, pid, cpu);
             if (fd < 0) {
                 if (errno == ENODEV || errno == ESRCH) return ok_status();  // an offline CPU, an exited thread
-                return make_error("cannot open the " + event_ + " perf event on " + what + ": " + std::strerror(errno));
+                std::string why = std::strerror(errno);
+                if (errno == EMFILE && options_.per_thread)
+                    why += " (--per-thread holds two descriptors per thread of the target: raise ulimit -n)";
+                return make_error("cannot open the " + event_ + " perf event on " + what + ": " + why);
             }
             bpf_link* link = bpf_program__attach_perf_event(skel_->progs.on_cpu_sample, fd);
             if (!link) {
@@ -173,14 +208,14 @@ public:
         }
         output_.write(render_profile_text(rows_, info()));
         output_.flush();
-        if (!options_.folded.empty() || !options_.flamegraph.empty()) {
+        if (folded_ || flamegraph_) {
             std::vector<FoldedStack> folded = fold_stacks(rows_, info());
-            if (!options_.folded.empty()) write_file(options_.folded, render_folded(folded));
-            if (!options_.flamegraph.empty())
-                write_file(options_.flamegraph,
-                           render_flamegraph_svg(folded, "vtscope profile: CPU of pid " + std::to_string(target_.pid) +
-                                                             " per " + options_.by + " (" + event_ + ", " +
-                                                             std::to_string(options_.hz) + " Hz)"));
+            if (folded_) write_to(*folded_, options_.folded, render_folded(folded));
+            if (flamegraph_)
+                write_to(*flamegraph_, options_.flamegraph,
+                         render_flamegraph_svg(folded, "vtscope profile: CPU of pid " + std::to_string(target_.pid) +
+                                                           " per " + options_.by + " (" + event_ + ", " +
+                                                           std::to_string(options_.hz) + " Hz)"));
         }
     }
 
@@ -268,8 +303,11 @@ private:
         k.mounted_virtual = key.mounted_virtual != 0;
         std::memcpy(k.trace_id.data(), key.trace_id, sizeof(key.trace_id));
         std::memcpy(k.span_id.data(), key.span_id, sizeof(key.span_id));
-        // -EFAULT: no user stack (a kernel-only moment); anything else negative: not stored.
-        k.stack_lost = options_.stacks && key.user_stack_id < 0 && key.user_stack_id != -EFAULT;
+        // -EFAULT: no such stack (a kernel stack of a sample taken in user mode, say:
+        // __bpf_get_stackid, kernel/bpf/stackmap.c); anything else negative: taken, not stored.
+        auto lost = [&](int32_t id) { return options_.stacks && id < 0 && id != -EFAULT; };
+        k.user_stack_lost = lost(key.user_stack_id);
+        k.kernel_stack_lost = lost(key.kernel_stack_id);
         size_t interned = interned_.size();
         k.user_stack = read_stack(key.generation, key.user_stack_id);
         // A new stack's JIT frames may need a fresher perf map; its names are read at the end.
@@ -331,7 +369,8 @@ private:
             row.samples = total.samples;
             row.cpu_ns = cpu_ns(total.samples, total.period_sum);
             if (options_.stacks) {
-                if (key.stack_lost) stack_errors_ += total.samples;
+                row.stack_lost = key.user_stack_lost || key.kernel_stack_lost;
+                if (row.stack_lost) stack_errors_ += total.samples;
                 if (key.user_stack)
                     for (auto ip = interned_[key.user_stack].rbegin(); ip != interned_[key.user_stack].rend(); ++ip) {
                         auto [name, fresh] = user_names.try_emplace(*ip);
@@ -341,6 +380,8 @@ private:
                 bool complete = false;
                 for (const std::string& f : row.frames) complete = complete || is_entry_frame(f);
                 row.truncated = row.mounted_virtual && !row.frames.empty() && !complete;
+                // A part the kernel did not store is named where it would be, never left out unsaid.
+                if (key.user_stack_lost) row.frames.insert(row.frames.begin(), "[user stack lost]");
                 if (key.kernel_stack)
                     for (auto ip = interned_[key.kernel_stack].rbegin(); ip != interned_[key.kernel_stack].rend();
                          ++ip) {
@@ -348,6 +389,7 @@ private:
                         if (fresh) name->second = stacks_.symbolizer().kernel_frame(*ip);
                         row.frames.push_back(name->second);
                     }
+                if (key.kernel_stack_lost) row.frames.push_back("[kernel stack lost]");
             }
             rows_.push_back(std::move(row));
         }
@@ -370,12 +412,12 @@ private:
         return i;
     }
 
-    void write_file(const std::string& path, const std::string& text) {
-        std::ofstream f(path);
-        if (!f || !(f << text) || !f.flush()) {
-            if (!file_error_) file_error_ = errno ? errno : EIO;
-            std::fprintf(stderr, "vtscope: error: cannot write %s: %s\n", path.c_str(), std::strerror(file_error_));
-        }
+    void write_to(OutputFile& file, const std::string& path, const std::string& text) {
+        file.write(text);
+        file.flush();
+        if (!file.error()) return;
+        if (!file_error_) file_error_ = file.error();
+        std::fprintf(stderr, "vtscope: error: cannot write %s: %s\n", path.c_str(), std::strerror(file.error()));
     }
 
     // What the samples are summed under in user space: the attribution and the interned stacks.
@@ -383,13 +425,13 @@ private:
         uint32_t tid = 0;
         int64_t java_id = 0;
         uint8_t status = 0, reason = 0;
-        bool mounted_virtual = false, stack_lost = false;
+        bool mounted_virtual = false, user_stack_lost = false, kernel_stack_lost = false;
         std::array<uint8_t, 16> trace_id{};
         std::array<uint8_t, 8> span_id{};
         uint32_t user_stack = 0, kernel_stack = 0;
         auto tie() const {
-            return std::tie(tid, java_id, status, reason, mounted_virtual, stack_lost, trace_id, span_id, user_stack,
-                            kernel_stack);
+            return std::tie(tid, java_id, status, reason, mounted_virtual, user_stack_lost, kernel_stack_lost, trace_id,
+                            span_id, user_stack, kernel_stack);
         }
         bool operator<(const SampleKey& other) const { return tie() < other.tie(); }
     };
@@ -397,6 +439,7 @@ private:
     const ProfileOptions& options_;
     const Target& target_;
     OutputFile& output_;
+    std::unique_ptr<OutputFile> folded_, flamegraph_;  // --folded, --flamegraph
     JvmStacks stacks_;
     std::unique_ptr<profile_bpf, SkeletonDeleter> skel_;
     std::optional<CountTables> tables_;
@@ -420,7 +463,7 @@ private:
 }  // namespace
 
 Expected<std::unique_ptr<EventSource>> open_profile_source(const ProfileOptions& options, const Target& target,
-                                                           const AttributionCore& core, OutputFile& output) {
+                                                           const AttributionCore& core, ProfileOutputs outputs) {
     OtlpSession::Signals signals;
     signals.metrics = true;
     signals.profiles = options.otlp_profiles;
@@ -428,7 +471,7 @@ Expected<std::unique_ptr<EventSource>> open_profile_source(const ProfileOptions&
     if (!otlp) return otlp.error();
     if (options.otlp_profiles && !*otlp)
         return make_error("--otlp-profiles: no OTLP endpoint (--otlp URL or OTEL_EXPORTER_OTLP_ENDPOINT)");
-    auto source = std::make_unique<ProfileSource>(options, target, output, std::move(*otlp));
+    auto source = std::make_unique<ProfileSource>(options, target, std::move(outputs), std::move(*otlp));
     if (auto status = source->open(core); !status) return status.error();
     return std::unique_ptr<EventSource>(std::move(source));
 }

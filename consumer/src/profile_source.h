@@ -15,8 +15,16 @@
 
 namespace vtscope {
 
+// What profile writes, all opened before it samples (a path that cannot be written fails at once,
+// not after the session): the report, and the --folded and --flamegraph files (null when not
+// asked for).
+struct ProfileOutputs {
+    OutputFile& report;
+    std::unique_ptr<OutputFile> folded, flamegraph;
+};
+
 // Opens, configures and loads the BPF object; the perf events are opened at attach.
 Expected<std::unique_ptr<EventSource>> open_profile_source(const ProfileOptions& options, const Target& target,
-                                                           const AttributionCore& core, OutputFile& output);
+                                                           const AttributionCore& core, ProfileOutputs outputs);
 
 }  // namespace vtscope

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -157,8 +158,21 @@ void StackSymbolizer::snapshot_maps() {
     std::sort(maps_.begin(), maps_.end(), [](const Mapping& a, const Mapping& b) { return a.start < b.start; });
 }
 
+std::string StackSymbolizer::perf_map_path() const {
+    return "/proc/" + std::to_string(pid_) + "/root/tmp/perf-" + std::to_string(pid_) + ".map";
+}
+
 bool StackSymbolizer::load_perf_map() {
-    std::ifstream file("/tmp/perf-" + std::to_string(pid_) + ".map");
+    std::ifstream file(perf_map_path());
+    if (!file) {
+        // Once the JVM has exited its root is gone; a map it left in a /tmp it shares with this
+        // process (-XX:+DumpPerfMapAtExit) is still in ours. One older than this symbolizer is
+        // another process's, which had the pid before (hosts keep them: nothing removes them).
+        std::string shared = "/tmp/perf-" + std::to_string(pid_) + ".map";
+        struct stat st;
+        if (stat(shared.c_str(), &st) != 0 || st.st_mtime < created_) return false;
+        file.open(shared);
+    }
     if (!file) return false;
     std::stringstream buffer;
     buffer << file.rdbuf();

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <ctime>
 #include <map>
 #include <memory>
 #include <string>
@@ -69,9 +70,14 @@ public:
     explicit StackSymbolizer(pid_t pid) : pid_(pid) {}
     // While the target lives: its current mappings are added (the latest wins on overlap).
     void snapshot_maps();
-    // Reads /tmp/perf-PID.map if present, keeping what earlier reads named and it does not
+    // Reads perf_map_path() if present (else, for a JVM that has exited, /tmp/perf-PID.map if it was
+    // written since this symbolizer was made), keeping what earlier reads named and it does not
     // (SymbolTable::keep_older): true if read.
     bool load_perf_map();
+    // The target's /tmp/perf-PID.map, through its root: HotSpot writes it into the /tmp it sees
+    // (Compiler.perfmap's default file, "/tmp/perf-%p.map"), which is not the host's under
+    // systemd's PrivateTmp= or in another mount namespace.
+    std::string perf_map_path() const;
     JitAddress classify(uint64_t ip) const;
     // A user frame: "symbol" (ELF or perf map) or "[module+0xoff]" / "[unknown]".
     std::string user_frame(uint64_t ip);
@@ -83,7 +89,8 @@ private:
     const Mapping* mapping_of(uint64_t ip) const;  // null when in none
 
     pid_t pid_;
-    std::vector<Mapping> maps_;  // sorted by start
+    time_t created_ = time(nullptr);  // a /tmp/perf-PID.map older than this is not the target's
+    std::vector<Mapping> maps_;       // sorted by start
     SymbolTable perf_map_;
     std::map<std::string, std::unique_ptr<ElfSymbols>> elves_;
     std::unique_ptr<SymbolTable> kallsyms_;

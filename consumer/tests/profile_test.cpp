@@ -423,6 +423,13 @@ TEST(Profile, BadInput) {
         {{"profile", "--pid", "1", "--bogus"}, "unknown option for profile: '--bogus'"},
         {{"profile", "--pid", "99999999"}, "no process with pid 99999999"},
         {{"profile", "--pid", "1", "--output", "/nonexistent-dir/x.txt"}, "cannot write output /nonexistent-dir/x.txt"},
+        // Before the session, not after it: the stacks of a long session would be lost.
+        {{"profile", "--pid", "1", "--duration", "600", "--flamegraph", "/nonexistent-dir/x.svg"},
+         "cannot write output /nonexistent-dir/x.svg"},
+        {{"profile", "--pid", "1", "--duration", "600", "--folded", "/nonexistent-dir/x.folded"},
+         "cannot write output /nonexistent-dir/x.folded"},
+        {{"profile", "--pid", "1", "--pid", "2"}, "--pid given twice"},
+        {{"profile", "--pid", "1", "--folded", "-"}, "would share standard output"},
     };
     for (const Case& c : cases) {
         std::vector<std::string> argv = {kVtscope};

@@ -1,14 +1,21 @@
 // vtscope profile's pure parts: options, the report and folding, the flame graph, the perf map
 // and symbol table look-ups, when the perf map is refreshed. No privilege, no JVM.
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 
 #include "../bpf/attribution.h"
 #include "flamegraph.h"
+#include "json.h"
 #include "jvm_stacks.h"
 #include "options.h"
 #include "proc_stat.h"
@@ -95,6 +102,21 @@ TEST(ProfileOptions, DefaultsAndAll) {
         EXPECT_FALSE(parse_options(args).ok()) << ::testing::PrintToString(args);
 }
 
+TEST(ProfileOptions, OnePidAndAtMostOneOutputOnStandardOutput) {
+    auto twice = parse_options({"profile", "--pid", "1", "--pid", "2"});
+    ASSERT_FALSE(twice.ok());
+    EXPECT_NE(twice.error().message.find("--pid given twice"), std::string::npos) << twice.error().message;
+    // The report goes to standard output unless --output says otherwise.
+    EXPECT_FALSE(parse_options({"profile", "--pid", "1", "--folded", "-"}).ok());
+    EXPECT_FALSE(parse_options({"profile", "--pid", "1", "--flamegraph", "-"}).ok());
+    EXPECT_FALSE(
+        parse_options({"profile", "--pid", "1", "--output", "r.txt", "--folded", "-", "--flamegraph", "-"}).ok());
+    auto piped = parse_options({"profile", "--pid", "1", "--output", "r.txt", "--folded", "-"});
+    ASSERT_TRUE(piped.ok()) << piped.error().message;
+    EXPECT_EQ(piped->profile.folded, "-");
+    EXPECT_TRUE(piped->profile.stacks);
+}
+
 TEST(ProfileReport, TextGroupsVirtualNonVirtualAndUnattributed) {
     std::string text = render_profile_text(sample_rows(), sample_info());
     EXPECT_NE(text.find("362 samples of the target"), std::string::npos) << text;
@@ -114,6 +136,62 @@ TEST(ProfileReport, JsonCountsPerTraceThreadAndStatus) {
     EXPECT_NE(json.find("\"tid\":20,\"name\":\"GC Thread#0\",\"samples\":7"), std::string::npos) << json;
     EXPECT_NE(json.find("{\"status\":\"invalid\",\"reason\":\"torn_record\",\"samples\":1"), std::string::npos) << json;
     EXPECT_NE(json.find("\"truncated_samples\":100"), std::string::npos) << json;
+}
+
+// A long-lived virtual thread (a queue's consumer) serves many traces: its row names the first
+// eight and how many there are, on one line, however many.
+TEST(ProfileReport, AVirtualThreadOfManyTracesKeepsItsRowOnOneLine) {
+    std::vector<ProfileRow> rows;
+    for (int i = 1; i <= 40; i++) {
+        char trace[40];
+        std::snprintf(trace, sizeof(trace), "%032x", i);
+        rows.push_back(virtual_row(10, 31, trace, 1));
+    }
+    rows.push_back(virtual_row(11, 32, std::string(32, 'e'), 2));
+    ProfileInfo info = sample_info();
+    info.by = "vthread";
+    std::string text = render_profile_text(rows, info);
+    std::string first = "vthread #31                            40       80.0   95.2%  " + std::string(31, '0') + "1, ";
+    size_t row = text.find(first);
+    ASSERT_NE(row, std::string::npos) << text;
+    size_t end = text.find('\n', row);
+    std::string line = text.substr(row, end - row);
+    EXPECT_EQ(line.substr(line.size() - 10), ", ... (40)") << line;
+    EXPECT_NE(text.find("\n  vthread #32 "), std::string::npos) << text;
+}
+
+// cpu_ms to the microsecond, whatever its size (the stream's default 6 digits would give
+// 1.23457e+06 here).
+TEST(ProfileReport, JsonKeepsCpuTimeToTheMicrosecond) {
+    std::vector<ProfileRow> rows = {virtual_row(10, 31, std::string(32, 'a'), 3)};
+    rows[0].cpu_ns = 1'234'567'891'234;
+    std::string json = render_profile_json(rows, sample_info());
+    EXPECT_NE(json.find("\"samples\":3,\"cpu_ms\":1234567.891234,"), std::string::npos) << json;
+}
+
+// A stack the kernel took but could not store (its bucket in the stack map held another) is
+// counted once, as lost, and the part that is missing is named where it would be.
+TEST(ProfileReport, AStackWithALostPartIsCountedOnceAndNamed) {
+    const std::string a(32, 'a');
+    std::vector<ProfileRow> rows = {
+        virtual_row(10, 31, a, 6, {"thread_native_entry", "A.spin"}),
+        virtual_row(10, 31, a, 2, {"[user stack lost]", "do_syscall_64_[k]"}),
+        virtual_row(10, 31, a, 1, {"thread_native_entry", "A.spin", "[kernel stack lost]"})};
+    rows[1].stack_lost = rows[2].stack_lost = true;
+    ProfileInfo info = sample_info();
+    info.stack_errors = 3;
+    std::string text = render_profile_text(rows, info);
+    EXPECT_NE(text.find("Stacks: 6 of 9 samples with a stack; 0 virtual-thread samples marked truncated"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("; 3 with their user or kernel stack lost"), std::string::npos) << text;
+    EXPECT_NE(
+        render_profile_json(rows, info).find("\"samples_with_stack\":6,\"truncated_samples\":0,\"stack_errors\":3"),
+        std::string::npos);
+    std::string folded = render_folded(fold_stacks(rows, info));
+    EXPECT_NE(folded.find("trace " + a + ";[user stack lost];do_syscall_64_[k] 2\n"), std::string::npos) << folded;
+    EXPECT_NE(folded.find("trace " + a + ";thread_native_entry;A.spin;[kernel stack lost] 1\n"), std::string::npos)
+        << folded;
 }
 
 // Steal: said in the text above 1%, always given in the JSON (null when unknown).
@@ -197,8 +275,10 @@ TEST(ProfileReport, ContextUnknownSamplesOfAVirtualThreadCountAsVirtualNeverAsNo
     EXPECT_NE(json.find("\"virtual\":{\"samples\":35,"), std::string::npos) << json;
     EXPECT_NE(json.find("\"virtual_no_context\":{\"samples\":5,"), std::string::npos) << json;
     EXPECT_NE(json.find("\"virtual_context_unknown\":{\"samples\":30,"), std::string::npos) << json;
-    EXPECT_NE(json.find("{\"java_id\":40,\"samples\":30,\"cpu_ms\":60,\"share\":0.666667,\"traces\":{\"unknown\":30}}"),
-              std::string::npos)
+    EXPECT_NE(
+        json.find(
+            "{\"java_id\":40,\"samples\":30,\"cpu_ms\":60,\"share\":0.666666666666667,\"traces\":{\"unknown\":30}}"),
+        std::string::npos)
         << json;
     EXPECT_NE(json.find("\"traces\":{\"none\":5}"), std::string::npos) << json;
 
@@ -239,6 +319,34 @@ TEST(Flamegraph, OneTowerPerRootFrameAndEscapedNames) {
     EXPECT_NE(render_flamegraph_svg({}, "empty").find("</svg>"), std::string::npos);
 }
 
+// Thread names are cut at 15 bytes by the kernel, inside a character as often as not: JSON and
+// the SVG get U+FFFD for what is no well-formed UTF-8 (RFC 3629), so their readers take them.
+TEST(Json, WhatIsNoWellFormedUtf8BecomesTheReplacementCharacter) {
+    const std::string replacement = "\xEF\xBF\xBD";
+    const std::string fine = "ascii \xC3\xA9 \xE2\x82\xAC \xF0\x9D\x84\x9E";  // é € 𝄞
+    EXPECT_EQ(valid_utf8(fine), fine);
+    EXPECT_EQ(valid_utf8("\xD0\x9F\xD1"), "\xD0\x9F" + replacement);                 // "П" and half a character
+    EXPECT_EQ(valid_utf8("\xC0\xAF"), replacement + replacement);                    // an overlong "/"
+    EXPECT_EQ(valid_utf8("\xED\xA0\x80"), replacement + replacement + replacement);  // a surrogate
+    EXPECT_EQ(valid_utf8("\xF4\x90\x80\x80"), replacement + replacement + replacement + replacement);  // > U+10FFFF
+    EXPECT_EQ(valid_utf8("a\xFF"
+                         "b"),
+              "a" + replacement + "b");
+    EXPECT_EQ(json_quote("\xD0\x9F\xD1"), "\"\xD0\x9F" + replacement + "\"");
+}
+
+TEST(Flamegraph, NamesAreWellFormedUtf8AndLabelsAreCutBetweenCharacters) {
+    std::string cyrillic;
+    for (int i = 0; i < 200; i++) cyrillic += "\xD0\x96";  // Ж, two bytes each
+    std::string svg = render_flamegraph_svg({{{"[non-virtual] \xD0\x9F\xD1", cyrillic}, 1}}, "t");
+    EXPECT_EQ(valid_utf8(svg), svg) << "the SVG is not well-formed UTF-8";
+    EXPECT_NE(svg.find("[non-virtual] \xD0\x9F\xEF\xBF\xBD"), std::string::npos);
+    // The frame is 1,180 px wide: 167 bytes fit, the cut at 165 moves back to 164 (82 characters).
+    std::string cut;
+    for (int i = 0; i < 82; i++) cut += "\xD0\x96";
+    EXPECT_NE(svg.find(">" + cut + "..</text>"), std::string::npos);
+}
+
 TEST(StackSymbolizer, PerfMapAndSymbolTable) {
     SymbolTable table;
     parse_perf_map(
@@ -269,6 +377,71 @@ TEST(StackSymbolizer, ANewerPerfMapKeepsTheOlderNamesItDoesNotReplace) {
     ASSERT_NE(newer.find(0x3005), nullptr);
     EXPECT_EQ(*newer.find(0x3005), "new.D");
     EXPECT_EQ(newer.size(), 3u);
+}
+
+// A JVM under systemd's PrivateTmp= (or in another mount namespace) writes its perf map into a
+// /tmp this process does not see: it is read through /proc/PID/root.
+TEST(StackSymbolizer, APerfMapInTheTargetsOwnTmpIsRead) {
+    if (geteuid() != 0) {
+        std::fprintf(stderr, "\n*** SKIPPED: needs root (a mount namespace with its own /tmp) ***\n\n");
+        GTEST_SKIP() << "SKIPPED: needs root (a mount namespace with its own /tmp)";
+    }
+    int ready[2];
+    ASSERT_EQ(pipe(ready), 0);
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        // The child: its own mount namespace with a tmpfs on /tmp, and a perf map in it.
+        close(ready[0]);
+        if (unshare(CLONE_NEWNS) != 0 || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+            mount("tmpfs", "/tmp", "tmpfs", 0, nullptr) != 0)
+            _exit(1);
+        std::string path = "/tmp/perf-" + std::to_string(getpid()) + ".map";
+        FILE* map = std::fopen(path.c_str(), "w");
+        if (!map || std::fputs("7f0000001000 40 LPrivateTmp;::handle\n", map) < 0 || std::fclose(map) != 0) _exit(1);
+        if (write(ready[1], "r", 1) != 1) _exit(1);
+        pause();
+        _exit(0);
+    }
+    close(ready[1]);
+    char byte = 0;
+    bool child_ready = read(ready[0], &byte, 1) == 1;
+    close(ready[0]);
+    // The host's /tmp may hold a map of an earlier process with this pid, never this one.
+    std::ifstream host_map("/tmp/perf-" + std::to_string(child) + ".map");
+    std::string host_text((std::istreambuf_iterator<char>(host_map)), std::istreambuf_iterator<char>());
+    bool on_the_host = host_text.find("LPrivateTmp") != std::string::npos;
+    StackSymbolizer symbolizer(child);
+    bool loaded = child_ready && symbolizer.load_perf_map();
+    std::string frame = symbolizer.user_frame(0x7f0000001010);
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
+    ASSERT_TRUE(child_ready) << "the child could not make its own /tmp";
+    EXPECT_FALSE(on_the_host);
+    EXPECT_TRUE(loaded) << symbolizer.perf_map_path();
+    EXPECT_EQ(frame, "LPrivateTmp;::handle");
+}
+
+// After the JVM has exited, a map in the /tmp it shared with vtscope is still read, unless it is
+// older than the session: then it is another process's that had the pid before.
+TEST(StackSymbolizer, AnExitedJvmsMapIsReadOnlyIfWrittenDuringTheSession) {
+    pid_t gone = fork();
+    ASSERT_GE(gone, 0);
+    if (gone == 0) _exit(0);
+    ASSERT_EQ(waitpid(gone, nullptr, 0), gone);
+    StackSymbolizer symbolizer(gone);
+    std::string path = "/tmp/perf-" + std::to_string(gone) + ".map";
+    {
+        std::ofstream map(path);
+        map << "7f0000002000 40 Exited.method\n";
+    }
+    timeval an_hour_ago[2] = {{time(nullptr) - 3600, 0}, {time(nullptr) - 3600, 0}};
+    ASSERT_EQ(utimes(path.c_str(), an_hour_ago), 0);
+    EXPECT_FALSE(symbolizer.load_perf_map()) << "a map from before the session";
+    ASSERT_EQ(utimes(path.c_str(), nullptr), 0);
+    EXPECT_TRUE(symbolizer.load_perf_map());
+    EXPECT_EQ(symbolizer.user_frame(0x7f0000002010), "Exited.method");
+    std::remove(path.c_str());
 }
 
 TEST(PerfMapSchedule, ARefreshIsDueWhenNeededAndWithinItsBudget) {
