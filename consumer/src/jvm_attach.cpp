@@ -102,6 +102,16 @@ Status start_listener(pid_t pid, const std::string& socket_path, std::chrono::st
 
 }  // namespace
 
+Expected<std::string> parse_attach_reply(std::string_view reply, const std::string& command) {
+    // The reply starts with the result code on its own line (HotSpot's AttachListener writes the
+    // jint result, then the command's output: src/hotspot/share/services/attachListener.cpp).
+    auto newline = reply.find('\n');
+    std::string_view code = reply.substr(0, newline);
+    std::string_view body = newline == std::string_view::npos ? std::string_view() : reply.substr(newline + 1);
+    if (code != "0") return make_error(command + " failed in the JVM: " + std::string(body.empty() ? code : body));
+    return std::string(body);
+}
+
 Expected<std::string> jvm_diagnostic_command(pid_t pid, const std::string& command, std::chrono::milliseconds timeout) {
     auto deadline = std::chrono::steady_clock::now() + timeout;
     std::string socket_path = target_tmp(pid) + "/.java_pid" + std::to_string(pid);
@@ -138,12 +148,7 @@ Expected<std::string> jvm_diagnostic_command(pid_t pid, const std::string& comma
         if (n <= 0) break;
         reply.append(buffer, static_cast<size_t>(n));
     }
-    // The reply starts with the result code on its own line.
-    auto newline = reply.find('\n');
-    std::string code = reply.substr(0, newline);
-    std::string body = newline == std::string::npos ? "" : reply.substr(newline + 1);
-    if (code != "0") return make_error(command + " failed in the JVM: " + (body.empty() ? code : body));
-    return body;
+    return parse_attach_reply(reply, command);
 }
 
 }  // namespace vtscope

@@ -7,10 +7,15 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 
 #include "expected.h"
 
 namespace vtscope {
+
+// The output of a command from the raw reply on the attach socket: an error when the result code
+// on its first line is not 0. The reply is the target's: its text is not yet safe to print.
+Expected<std::string> parse_attach_reply(std::string_view reply, const std::string& command);
 
 // Runs `jcmd PID <command>` in the target through the attach socket and returns its output.
 Expected<std::string> jvm_diagnostic_command(pid_t pid, const std::string& command, std::chrono::milliseconds timeout);

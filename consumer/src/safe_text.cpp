@@ -1,0 +1,59 @@
+#include "safe_text.h"
+
+#include <cstdio>
+
+#include "json.h"
+
+namespace vtscope {
+namespace {
+
+// The code point of the well-formed UTF-8 character at text[i] and its length (valid_utf8 has
+// made every character well formed).
+char32_t decode(std::string_view text, size_t i, size_t* length) {
+    auto byte = [&](size_t k) { return static_cast<unsigned char>(text[i + k]); };
+    unsigned char lead = byte(0);
+    if (lead < 0x80) return *length = 1, lead;
+    if (lead < 0xE0) return *length = 2, ((lead & 0x1Fu) << 6) | (byte(1) & 0x3Fu);
+    if (lead < 0xF0) return *length = 3, ((lead & 0x0Fu) << 12) | ((byte(1) & 0x3Fu) << 6) | (byte(2) & 0x3Fu);
+    *length = 4;
+    return ((lead & 0x07u) << 18) | ((byte(1) & 0x3Fu) << 12) | ((byte(2) & 0x3Fu) << 6) | (byte(3) & 0x3Fu);
+}
+
+bool needs_escape(char32_t c) {
+    return c < 0x20 || (c >= 0x7F && c <= 0x9F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+}
+
+std::string escape(char32_t c) {
+    switch (c) {
+        case '\n': return "\\n";
+        case '\t': return "\\t";
+        case '\r': return "\\r";
+        default: break;
+    }
+    char buffer[16];
+    if (c < 0x80)
+        std::snprintf(buffer, sizeof(buffer), "\\x%02x", static_cast<unsigned>(c));
+    else
+        std::snprintf(buffer, sizeof(buffer), "\\u{%04x}", static_cast<unsigned>(c));
+    return buffer;
+}
+
+}  // namespace
+
+std::string terminal_safe(std::string_view text) {
+    std::string valid = valid_utf8(text);
+    std::string out;
+    out.reserve(valid.size());
+    for (size_t i = 0; i < valid.size();) {
+        size_t length = 1;
+        char32_t c = decode(valid, i, &length);
+        if (needs_escape(c))
+            out += escape(c);
+        else
+            out.append(valid, i, length);
+        i += length;
+    }
+    return out;
+}
+
+}  // namespace vtscope
