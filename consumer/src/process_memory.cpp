@@ -3,6 +3,8 @@
 #include <sys/uio.h>
 
 #include <algorithm>
+
+#include "process_handle.h"
 #include <cerrno>
 
 namespace vtscope {
@@ -75,7 +77,11 @@ void ProcessMemory::read_batch(std::span<ReadRequest> requests) const {
             left -= r.size;
         }
     }
+    if (!still_the_target())
+        for (ReadRequest& r : requests) r.ok = r.size == 0;
 }
+
+bool ProcessMemory::still_the_target() const { return pidfd_ < 0 || !pidfd_exited(pidfd_); }
 
 bool ProcessMemory::read(uint64_t address, void* out, size_t size) const {
     if (size == 0) return true;
@@ -83,7 +89,7 @@ bool ProcessMemory::read(uint64_t address, void* out, size_t size) const {
     iovec local{out, size};
     iovec remote{reinterpret_cast<void*>(address), size};
     ssize_t n = process_vm_readv(pid_, &local, 1, &remote, 1, 0);
-    return n == static_cast<ssize_t>(size);
+    return n == static_cast<ssize_t>(size) && still_the_target();
 }
 
 }  // namespace vtscope

@@ -39,14 +39,18 @@ public:
 
 class ProcessMemory final : public MemoryReader {
 public:
-    explicit ProcessMemory(pid_t pid) : pid_(pid) {}
+    // With a pidfd of the target, a read is good only if the target had not exited when it
+    // returned: after that the pid may name another process, and what was read may be its.
+    explicit ProcessMemory(pid_t pid, int pidfd = -1) : pid_(pid), pidfd_(pidfd) {}
     bool read(uint64_t address, void* out, size_t size) const override;
     // All requests in as few process_vm_readv calls as it takes: one per 1,024 requests
     // (UIO_MAXIOV) and one more after each request that fails.
     void read_batch(std::span<ReadRequest> requests) const override;
 
 private:
+    bool still_the_target() const;
     pid_t pid_;
+    int pidfd_;  // not owned (the Target's ProcessHandle); -1: no such check
 };
 
 }  // namespace vtscope

@@ -10,18 +10,21 @@
 #include "jvm_target.h"
 #include "options.h"
 #include "proc_maps.h"
+#include "process_handle.h"
 #include "process_memory.h"
 
 namespace vtscope {
 
 struct Target {
     pid_t pid = 0;
-    JvmTarget jvm;         // empty for the hotspot-probes channel (it reads no JVM structure)
-    ProcessMemory memory;  // reads only: the consumer never writes target memory
+    ProcessHandle process;  // held for the session: a reused pid is never taken for the target
+    JvmTarget jvm;          // empty for the hotspot-probes channel (it reads no JVM structure)
+    ProcessMemory memory;   // reads only: the consumer never writes target memory
 
-    explicit Target(pid_t target_pid) : pid(target_pid), memory(target_pid) {}
+    explicit Target(ProcessHandle handle)
+        : pid(handle.pid()), process(std::move(handle)), memory(pid, process.pidfd()) {}
     Expected<std::vector<Mapping>> maps() const { return read_maps(pid); }
-    bool alive() const { return process_alive(pid); }
+    bool alive() const { return !process.exited() && process_alive(pid); }
 };
 
 // The checks every attaching subcommand makes, in the order a user needs their answers: the pid

@@ -80,7 +80,8 @@ Expected<std::string> read_capped(int fd, uint64_t max_bytes, const std::string&
 Expected<TargetRoot> TargetRoot::open(pid_t pid) {
     std::string path = "/proc/" + std::to_string(pid) + "/root";
     int fd = ::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return make_error("cannot open the root of process " + std::to_string(pid) + ": " + std::strerror(errno));
+    if (fd < 0)
+        return make_error("cannot open the root of process " + std::to_string(pid) + ": " + std::strerror(errno));
     return TargetRoot(UniqueFd(fd), "process " + std::to_string(pid));
 }
 
@@ -105,8 +106,8 @@ Expected<TargetFile> open_mapped_file(pid_t pid, uint64_t start, uint64_t end, u
     char path[96];
     std::snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", static_cast<int>(pid),
                   static_cast<unsigned long long>(start), static_cast<unsigned long long>(end));
-    std::string what = std::string("the file mapped at ") + (std::strrchr(path, '/') + 1) + " in process " +
-                       std::to_string(pid);
+    std::string what =
+        std::string("the file mapped at ") + (std::strrchr(path, '/') + 1) + " in process " + std::to_string(pid);
     TargetFile file;
     // map_files links are magic links to the mapped inode (fs/proc/base.c, proc_map_files_get_link):
     // following one never walks a path the target wrote.

@@ -474,7 +474,7 @@ TEST(JvmStacks, OnlyJitCodeTheMapDoesNotNameMakesARefreshNeeded) {
     uint64_t jit = reinterpret_cast<uint64_t>(code) + 16;
     uint64_t file = reinterpret_cast<uint64_t>(&a_function_of_this_file);
     EXPECT_EQ(a_function_of_this_file(), 7);
-    Target self(getpid());
+    Target self(std::move(*ProcessHandle::open(getpid())));
     JvmStacks stacks(self);
     stacks.symbolizer().snapshot_maps();
     EXPECT_EQ(stacks.symbolizer().classify(jit), JitAddress::kUnnamed);

@@ -11,19 +11,30 @@ TEST(TerminalSafe, KeepsPlainTextAndUnicode) {
 
 TEST(TerminalSafe, EscapesTerminalControlSequences) {
     // ESC ] 0 ; title BEL sets the window title; ESC [ 2 J clears the screen.
-    EXPECT_EQ(terminal_safe("a\x1b]0;pwned\x07" "b\x1b[2J"), "a\\x1b]0;pwned\\x07b\\x1b[2J");
+    EXPECT_EQ(terminal_safe("a\x1b]0;pwned\x07"
+                            "b\x1b[2J"),
+              "a\\x1b]0;pwned\\x07b\\x1b[2J");
     EXPECT_EQ(terminal_safe("line\nforged: ok\r\t"), "line\\nforged: ok\\r\\t");
     EXPECT_EQ(terminal_safe("del\x7f"), "del\\x7f");
 }
 
 TEST(TerminalSafe, EscapesC1ControlsAndBidiOverrides) {
-    EXPECT_EQ(terminal_safe("\xc2\x9b" "31m"), "\\u{009b}31m");           // CSI as a C1 character
-    EXPECT_EQ(terminal_safe("a\xe2\x80\xae" "b"), "a\\u{202e}b");          // RIGHT-TO-LEFT OVERRIDE
-    EXPECT_EQ(terminal_safe("\xe2\x81\xa6" "x"), "\\u{2066}x");            // LEFT-TO-RIGHT ISOLATE
+    EXPECT_EQ(terminal_safe("\xc2\x9b"
+                            "31m"),
+              "\\u{009b}31m");  // CSI as a C1 character
+    EXPECT_EQ(terminal_safe("a\xe2\x80\xae"
+                            "b"),
+              "a\\u{202e}b");  // RIGHT-TO-LEFT OVERRIDE
+    EXPECT_EQ(terminal_safe("\xe2\x81\xa6"
+                            "x"),
+              "\\u{2066}x");  // LEFT-TO-RIGHT ISOLATE
 }
 
 TEST(TerminalSafe, ReplacesMalformedUtf8) {
-    EXPECT_EQ(terminal_safe("ab\xff" "c"), "ab\xef\xbf\xbd" "c");
+    EXPECT_EQ(terminal_safe("ab\xff"
+                            "c"),
+              "ab\xef\xbf\xbd"
+              "c");
     EXPECT_EQ(terminal_safe(std::string_view("a\0b", 3)), "a\\x00b");
 }
 
