@@ -57,7 +57,8 @@ void AttributionCore::retire_followers() {
     retiring_ = std::thread([links = std::move(discovery_links_)]() mutable { links.clear(); });
 }
 
-void AttributionCore::configure(volatile vtscope_attribution_config* config) const {
+void AttributionCore::configure(bpf_object* object, volatile vtscope_attribution_config* config) const {
+    unit_->prepare(object);
     config->target_tgid = static_cast<__u32>(target_.pid);
     config->identity_mode = info_.bpf_mode;
     config->off_monitor_owner_id = target_.jvm.layout.java_thread_monitor_owner_id;

@@ -27,8 +27,9 @@ public:
     AttributionCore& operator=(const AttributionCore&) = delete;
 
     const ChannelInfo& channel() const { return info_; }
-    // Before load: the object's `attribution_config` (its skeleton's rodata).
-    void configure(volatile vtscope_attribution_config* config) const;
+    // Before load: the object's `attribution_config` (its skeleton's rodata) and the channel's
+    // programs in it.
+    void configure(bpf_object* object, volatile vtscope_attribution_config* config) const;
     // After load: the channel's probes. Call before the event source attaches its own.
     Status attach(bpf_object* object, Links& links);
     // Before the ready file (at_attach) and every 250 ms: the record region and the channel.

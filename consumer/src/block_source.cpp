@@ -333,7 +333,7 @@ public:
     Status open(const AttributionCore& core) {
         skel_.reset(block_bpf__open());
         if (!skel_) return make_error(std::string("cannot open the BPF object: ") + std::strerror(errno));
-        core.configure(&skel_->rodata->attribution_config);
+        core.configure(skel_->obj, &skel_->rodata->attribution_config);
         threshold_ns_ = static_cast<uint64_t>(options_.threshold_ms * 1e6);
         aggregate_.keep = kept_entries(options_.top);
         skel_->rodata->threshold_ns = threshold_ns_;

@@ -16,6 +16,8 @@
 namespace vtscope {
 namespace {
 
+constexpr const char* kUprobePrograms[] = {"on_java_thread_run", "on_threads_remove"};
+
 class VmStructsChannel final : public ChannelUnit {
 public:
     explicit VmStructsChannel(const Target& target) : target_(target) {}
@@ -24,6 +26,11 @@ public:
     }
     VmStructsChannel(const VmStructsChannel&) = delete;
     VmStructsChannel& operator=(const VmStructsChannel&) = delete;
+
+    void prepare(bpf_object* object) override {
+        for (const char* name : kUprobePrograms)
+            if (auto program = find_program(object, name)) prefer_uprobe_multi(*program);
+    }
 
     Status attach(bpf_object* object, Links& links, MapsSnapshot&) override {
         auto threads = find_map(object, "threads");
@@ -46,16 +53,14 @@ public:
             const char* program;
             uint64_t offset;
             const char* what;
-        } uprobes[] = {{"on_java_thread_run", target_.jvm.java_thread_run_offset, "uprobe on JavaThread::run"},
-                       {"on_threads_remove", target_.jvm.threads_remove_offset, "uprobe on Threads::remove"}};
+        } uprobes[] = {{kUprobePrograms[0], target_.jvm.java_thread_run_offset, "uprobe on JavaThread::run"},
+                       {kUprobePrograms[1], target_.jvm.threads_remove_offset, "uprobe on Threads::remove"}};
         for (const auto& u : uprobes) {
             auto program = find_program(object, u.program);
             if (!program) return program.error();
-            LIBBPF_OPTS(bpf_uprobe_opts, opts);
-            bpf_link* link = bpf_program__attach_uprobe_opts(*program, target_.pid,
-                                                             target_.jvm.libjvm_host_path.c_str(), u.offset, &opts);
-            if (!link) return attach_error(u.what);
-            links.emplace_back(link);
+            auto link = attach_uprobe(*program, target_.pid, target_.jvm.libjvm_host_path, u.offset, u.what);
+            if (!link) return link.error();
+            links.push_back(std::move(*link));
         }
         return attach_task_exit(object, links);
     }

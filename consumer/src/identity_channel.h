@@ -34,6 +34,8 @@ private:
 class ChannelUnit {
 public:
     virtual ~ChannelUnit() = default;
+    // Before the object is loaded: how its programs are to be attached.
+    virtual void prepare(bpf_object*) {}
     // After the object is loaded and before the event source attaches: the channel's own probes.
     virtual Status attach(bpf_object* object, Links& links, MapsSnapshot& maps) = 0;
     // Before the ready file (at_attach) and every sync round while the session runs.

@@ -92,7 +92,7 @@ public:
     Status open(const AttributionCore& core) {
         skel_.reset(profile_bpf__open());
         if (!skel_) return make_error(std::string("cannot open the BPF object: ") + std::strerror(errno));
-        core.configure(&skel_->rodata->attribution_config);
+        core.configure(skel_->obj, &skel_->rodata->attribution_config);
         skel_->rodata->collect_stacks = options_.stacks ? 1 : 0;
         for (bpf_map* map : {skel_->maps.stacks0, skel_->maps.stacks1})
             bpf_map__set_max_entries(map, options_.stacks ? kStackEntries : 1);

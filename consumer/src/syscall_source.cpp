@@ -43,7 +43,7 @@ public:
     Status open(const AttributionCore& core) {
         skel_.reset(syscalls_bpf__open());
         if (!skel_) return make_error(std::string("cannot open the BPF object: ") + std::strerror(errno));
-        core.configure(&skel_->rodata->attribution_config);
+        core.configure(skel_->obj, &skel_->rodata->attribution_config);
         report_.keep_traces = kept_entries(options_.top);
         // Size for the sink: the ring buffer for JSON lines, the count tables for counts; the
         // other one is left at its minimum.
