@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 #include <sys/syscall.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <random>
 #include <set>
 
 #include "block_jfr.h"
@@ -239,4 +242,83 @@ TEST(BlockSummary, CarriersBlockedAtOnce) {
     agg.compute_carriers({{0, 100, 1}, {100, 150, 1}});
     EXPECT_EQ(agg.carriers, 1u);
     EXPECT_EQ(agg.all_carriers_blocked_ns, 150u);
+}
+
+namespace {
+
+// The join as it was first written (every event against every interval): the reference the
+// indexed join must agree with.
+std::vector<long> exhaustive_join(const std::vector<vtscope::JfrJoinInterval>& intervals,
+                                  const std::vector<vtscope::JfrPinnedEvent>& events, uint64_t slack) {
+    std::vector<char> taken(intervals.size(), 0);
+    std::vector<long> joined;
+    for (const auto& j : events) {
+        long best = -1;
+        uint64_t best_overlap = 0;
+        for (size_t i = 0; i < intervals.size(); i++) {
+            const auto& p = intervals[i];
+            if (taken[i] || !p.eligible || p.vthread != j.vthread) continue;
+            uint64_t lo = std::max<uint64_t>(p.start_ns, j.start_ns > slack ? j.start_ns - slack : 0);
+            uint64_t hi = std::min<uint64_t>(p.end_ns, j.start_ns + j.duration_ns + slack);
+            if (hi > lo && hi - lo > best_overlap) {
+                best_overlap = hi - lo;
+                best = static_cast<long>(i);
+            }
+        }
+        if (best >= 0) taken[static_cast<size_t>(best)] = 1;
+        joined.push_back(best);
+    }
+    return joined;
+}
+
+vtscope::JfrPinnedEvent pinned(int64_t vthread, uint64_t start, uint64_t duration) {
+    vtscope::JfrPinnedEvent e;
+    e.vthread = vthread;
+    e.start_ns = start;
+    e.duration_ns = duration;
+    return e;
+}
+
+}  // namespace
+
+// Overlapping intervals of a few threads, ineligible ones, equal overlaps, events at 0: the
+// indexed join picks what the exhaustive one picks.
+TEST(BlockJfr, JoinAgreesWithTheExhaustiveSearch) {
+    std::mt19937_64 random(42);
+    for (int round = 0; round < 200; round++) {
+        std::vector<vtscope::JfrJoinInterval> intervals;
+        for (int i = 0; i < 60; i++) {
+            uint64_t start = random() % 1000, length = random() % 200;
+            intervals.push_back({static_cast<int64_t>(random() % 4), random() % 8 != 0, start, start + length});
+        }
+        std::sort(intervals.begin(), intervals.end(),
+                  [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; });
+        std::vector<vtscope::JfrPinnedEvent> events;
+        for (int e = 0; e < 50; e++)
+            events.push_back(pinned(static_cast<int64_t>(random() % 5), random() % 1100, random() % 150));
+        uint64_t slack = random() % 3 == 0 ? 0 : 20;
+        ASSERT_EQ(vtscope::join_pinned_events(intervals, events, slack), exhaustive_join(intervals, events, slack))
+            << "round " << round;
+    }
+}
+
+// 100000 intervals and events of one virtual thread: the exhaustive join takes 1e10 steps.
+TEST(BlockJfr, JoinIsNotQuadratic) {
+    constexpr size_t kCount = 100000;
+    std::vector<vtscope::JfrJoinInterval> intervals;
+    std::vector<vtscope::JfrPinnedEvent> events;
+    for (size_t i = 0; i < kCount; i++) {
+        intervals.push_back({7, true, i * 100, i * 100 + 60});
+        events.push_back(pinned(7, (kCount - 1 - i) * 100 + 10, 40));
+    }
+    auto started = std::chrono::steady_clock::now();
+    auto joined = vtscope::join_pinned_events(intervals, events, 5);
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+    ASSERT_EQ(joined.size(), kCount);
+    for (size_t i = 0; i < kCount; i++) ASSERT_EQ(joined[i], static_cast<long>(kCount - 1 - i));
+    // A target that makes all of them overlap at once still gets a bounded join.
+    for (auto& interval : intervals) interval = {7, true, 0, 1ull << 40};
+    started = std::chrono::steady_clock::now();
+    joined = vtscope::join_pinned_events(intervals, events, 5);
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
 }
