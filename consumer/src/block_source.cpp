@@ -360,7 +360,7 @@ public:
         if (!link) return attach_error("tracepoint sched:sched_process_exit");
         links.emplace_back(link);
         if (options_.jfr) {
-            auto recording = JfrRecording::start(target_.pid, threshold_ns_);
+            auto recording = JfrRecording::start(target_.pid, threshold_ns_, options_.jfr_jdk);
             if (!recording) return recording.error();
             jfr_.emplace(std::move(*recording));
         }

@@ -1,10 +1,15 @@
 // vtscope block's pieces that need neither privilege nor a JVM: the JSON line, the syscall
 // names, the options and the summary section.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <set>
@@ -321,4 +326,108 @@ TEST(BlockJfr, JoinIsNotQuadratic) {
     started = std::chrono::steady_clock::now();
     joined = vtscope::join_pinned_events(intervals, events, 5);
     EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+}
+
+namespace {
+
+// A directory below which only root may write (a fake JDK must be refused for its own sake, not
+// for a world-writable /tmp above it).
+std::string root_only_scratch() {
+    char dir[] = "/run/vtscope-jfr-jdk-test-XXXXXX";
+    return mkdtemp(dir) ? dir : "";
+}
+
+void write_script(const std::string& path, const std::string& marker) {
+    FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fprintf(f, "#!/bin/sh\ntouch %s\n", marker.c_str());
+    std::fclose(f);
+    ASSERT_EQ(chmod(path.c_str(), 0755), 0);
+}
+
+}  // namespace
+
+// --jfr-jdk must name a JDK root alone can change: each refusal names the path, and the refused
+// jfr never runs (it would leave a marker).
+TEST(BlockJfr, AJfrJdkOthersCanChangeIsRefusedAndNotRun) {
+    if (geteuid() != 0) GTEST_SKIP() << "SKIPPED: needs root (chown of a fake JDK)";
+    struct stat st {};
+    if (stat("/run", &st) != 0 || st.st_uid != 0 || (st.st_mode & 022)) GTEST_SKIP() << "SKIPPED: no root-only /run";
+    std::string scratch = root_only_scratch();
+    ASSERT_FALSE(scratch.empty());
+    std::string jdk = scratch + "/jdk", marker = scratch + "/ran";
+    ASSERT_EQ(mkdir(jdk.c_str(), 0755), 0);
+    ASSERT_EQ(mkdir((jdk + "/bin").c_str(), 0755), 0);
+    write_script(jdk + "/bin/jfr", marker);
+    auto refusal = [&] {
+        auto started = vtscope::JfrRecording::start(getpid(), 20000000, jdk);
+        EXPECT_FALSE(started);
+        return started ? std::string() : started.error().message;
+    };
+    ASSERT_EQ(chown(jdk.c_str(), 65534, 65534), 0);
+    EXPECT_EQ(refusal(), "--jfr-jdk: " + jdk + " is not owned by root (refused)");
+    ASSERT_EQ(chown(jdk.c_str(), 0, 0), 0);
+    ASSERT_EQ(chmod(jdk.c_str(), 0775), 0);
+    EXPECT_EQ(refusal(), "--jfr-jdk: " + jdk + " is group- or other-writable (refused)");
+    ASSERT_EQ(chmod(jdk.c_str(), 0755), 0);
+    ASSERT_EQ(chmod((jdk + "/bin").c_str(), 0757), 0);
+    EXPECT_EQ(refusal(), "--jfr-jdk: " + jdk + "/bin is group- or other-writable (refused)");
+    ASSERT_EQ(chmod((jdk + "/bin").c_str(), 0755), 0);
+    ASSERT_EQ(chown((jdk + "/bin/jfr").c_str(), 65534, 65534), 0);
+    EXPECT_EQ(refusal(), "--jfr-jdk: " + jdk + "/bin/jfr is not owned by root (refused)");
+    ASSERT_EQ(chown((jdk + "/bin/jfr").c_str(), 0, 0), 0);
+    auto trusted = vtscope::trusted_jfr_tool(jdk);
+    ASSERT_TRUE(trusted) << trusted.error().message;
+    EXPECT_EQ(*trusted, jdk + "/bin/jfr");
+    // Below the world-writable /tmp, the JDK is refused for /tmp.
+    auto under_tmp = vtscope::trusted_jfr_tool("/tmp");
+    ASSERT_FALSE(under_tmp);
+    EXPECT_EQ(under_tmp.error().message, "--jfr-jdk: /tmp is group- or other-writable (refused)");
+    EXPECT_NE(access(marker.c_str(), F_OK), 0) << "a refused jfr ran";
+    std::system(("rm -rf " + scratch).c_str());
+}
+
+TEST(BlockJfr, TheDefaultJfrJdkIsTrusted) {
+    auto options = vtscope::parse_options({"block", "--pid", "1", "--jfr"});
+    ASSERT_TRUE(options);
+    auto trusted = vtscope::trusted_jfr_tool(options->block.jfr_jdk);
+    EXPECT_TRUE(trusted) << trusted.error().message;
+    EXPECT_EQ(vtscope::parse_options({"block", "--pid", "1", "--jfr-jdk", "/x"})->block.jfr_jdk, "/x");
+}
+
+// jfr print's runner: the given uid and gid and no other group, PATH and LANG only, output capped,
+// time bounded.
+TEST(BlockJfr, ToolsRunUnprivilegedInACleanEnvironment) {
+    if (geteuid() != 0) GTEST_SKIP() << "SKIPPED: needs root (setuid)";
+    setenv("JAVA_TOOL_OPTIONS", "-Dinjected=1", 1);
+    setenv("LD_PRELOAD", "", 1);
+    vtscope::UnprivilegedRun run;
+    run.uid = 65534;
+    run.gid = 65534;
+    run.max_stdout = 1 << 20;
+    run.max_stderr = 1 << 10;
+    run.timeout = std::chrono::seconds(10);
+    int root_dir = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    run.cwd_fd = root_dir;
+    run.argv = {"/bin/sh", "-c", "id -u; id -G; env | sort"};
+    auto result = vtscope::run_unprivileged(run);
+    close(root_dir);
+    run.cwd_fd = -1;
+    unsetenv("JAVA_TOOL_OPTIONS");
+    unsetenv("LD_PRELOAD");
+    ASSERT_TRUE(result) << result.error().message;
+    EXPECT_EQ(result->exit_code, 0);
+    EXPECT_EQ(result->out, "65534\n65534\nLANG=C.UTF-8\nPATH=/usr/bin:/bin\nPWD=/\n") << result->err;
+    run.argv = {"/bin/sh", "-c", "while :; do echo yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy; done"};
+    auto flood = vtscope::run_unprivileged(run);
+    ASSERT_FALSE(flood);
+    EXPECT_NE(flood.error().message.find("wrote more than 1024 KiB (killed)"), std::string::npos)
+        << flood.error().message;
+    run.argv = {"/bin/sleep", "30"};
+    run.timeout = std::chrono::milliseconds(300);
+    auto started = std::chrono::steady_clock::now();
+    auto slow = vtscope::run_unprivileged(run);
+    ASSERT_FALSE(slow);
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+    EXPECT_NE(slow.error().message.find("did not finish"), std::string::npos) << slow.error().message;
 }
