@@ -64,9 +64,11 @@ std::vector<Json> parse_lines(const std::vector<std::string>& lines, std::string
 // Starts PinningCases on 2 carriers with its files in dir (expected.jsonl, java.ready, go,
 // java.err); it waits for the go file once ready.
 Child start_pinning_cases(const TempDir& dir, const std::vector<std::string>& jvm_options,
-                          const std::vector<std::string>& workload_options, const std::string& java_path = java_bin()) {
-    std::vector<std::string> java = {java_path, "--enable-native-access=ALL-UNNAMED",
-                                     "-Djdk.virtualThreadScheduler.parallelism=2"};
+                          const std::vector<std::string>& workload_options,
+                          const std::vector<std::string>& java_command = {java_bin()}) {
+    std::vector<std::string> java = java_command;
+    for (const char* option : {"--enable-native-access=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2"})
+        java.push_back(option);
     java.insert(java.end(), jvm_options.begin(), jvm_options.end());
     for (const std::string& a : std::vector<std::string>{"-cp", class_path(), "io.vtscope.workloads.PinningCases",
                                                          "--expected", dir.path("expected.jsonl"), "--ready-file",
@@ -559,7 +561,7 @@ TEST(Block, JfrNeverRunsTheTargetsOwnTools) {
                  "/bin/" + tool;
     setup += " && chown -R nobody " + jdk;
     ASSERT_EQ(std::system(setup.c_str()), 0) << setup;
-    Child jvm = start_pinning_cases(dir, {}, {"--repetitions", "1"}, jdk + "/bin/java");
+    Child jvm = start_pinning_cases(dir, {}, {"--repetitions", "1"}, {jdk + "/bin/java"});
     ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 60s)) << read_file(dir.path("java.err"));
     Child tracer = Child::start({kVtscope, "block", "--pid", std::to_string(jvm.pid()), "--threshold", "5", "--jfr",
                                  "--output", dir.path("block.jsonl"), "--ready-file", dir.path("vtscope.ready"),
@@ -576,6 +578,45 @@ TEST(Block, JfrNeverRunsTheTargetsOwnTools) {
     std::string error;
     ASSERT_TRUE(vtscope::parse_json(read_file(dir.path("summary.json")), &summary, &error)) << error;
     EXPECT_GT(summary["block"]["jfr"]["events"].number, 0) << read_file(dir.path("vtscope.err"));
+}
+
+// A target of another user (nobody): the recording it writes in its /tmp is read back, printed by
+// jfr running as that user from a copy in root's 0700 directory, and nothing is left in /tmp.
+TEST(Block, JfrOfATargetOfAnotherUser) {
+    REQUIRE_BPF();
+    TempDir dir;
+    ASSERT_EQ(chown(dir.path("").c_str(), 65534, 65534), 0);  // PinningCases writes its files there
+    // What vtscope --jfr makes in /tmp: its 0700 work directories and the target's recordings.
+    auto leftovers = [] {
+        std::string err;
+        std::string list = "/tmp/vtscope-jfr-listing-" + std::to_string(getpid());
+        vtscope::testing::run_command(
+            {"/bin/sh", "-c",
+             "find /tmp -maxdepth 1 \\( -name 'vtscope-jfr-*.jfr' -o -name 'vtscope-jfr-*' -perm 0700 \\) > " + list},
+            &err, 10s);
+        std::string text = read_file(list);
+        unlink(list.c_str());
+        return text;
+    };
+    std::string before = leftovers();
+    Child jvm =
+        start_pinning_cases(dir, {}, {"--repetitions", "1"},
+                            {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", java_bin()});
+    ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 60s)) << read_file(dir.path("java.err"));
+    Child tracer = Child::start({kVtscope, "block", "--pid", std::to_string(jvm.pid()), "--threshold", "5", "--jfr",
+                                 "--output", dir.path("block.jsonl"), "--ready-file", dir.path("vtscope.ready"),
+                                 "--summary-json", dir.path("summary.json")},
+                                "", dir.path("vtscope.err"));
+    ASSERT_TRUE(wait_for_file(dir.path("vtscope.ready"), 30s)) << read_file(dir.path("vtscope.err"));
+    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
+    EXPECT_EQ(jvm.wait(120s).value_or(-1), 0) << read_file(dir.path("java.err"));
+    EXPECT_EQ(tracer.wait(60s).value_or(-1), 0) << read_file(dir.path("vtscope.err"));
+    Json summary;
+    std::string error;
+    ASSERT_TRUE(vtscope::parse_json(read_file(dir.path("summary.json")), &summary, &error)) << error;
+    EXPECT_GT(summary["block"]["jfr"]["events"].number, 0) << read_file(dir.path("vtscope.err"));
+    EXPECT_EQ(summary["block"]["jfr"]["joined"].number, summary["block"]["jfr"]["events"].number);
+    EXPECT_EQ(leftovers(), before) << "vtscope left its work directory or the recording in /tmp";
 }
 
 // --jfr-jdk naming a JDK that is not root's alone: refused at start with one line, nothing run.
