@@ -3,7 +3,9 @@
 // then must end when the process does, not at its deadline: vtscope profile refreshes the JVM's
 // perf map this way, and a target exiting mid-refresh once kept it running for the whole timeout.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -221,3 +223,45 @@ TEST(JvmAttach, ACommandTheJvmNeverAnswersEndsWhenTheJvmExits) {
 }
 
 }  // namespace
+
+namespace {
+
+// A stand-in JVM in a container: pid 1 of its own pid namespace, with its own /tmp (a tmpfs in
+// its own mount namespace) where it answers on /tmp/.java_pid1. Returns its pid as this process
+// sees it, or -1. *outer: the process that made the namespaces (to be stopped too).
+pid_t serve_in_a_container(const std::string& reply, pid_t* outer) {
+    int report[2];
+    if (pipe(report) != 0) return -1;
+    *outer = fork();
+    if (*outer == 0) {
+        pid_t inner = -1;
+        // The new pid namespace is for the children of this process, the mount namespace for it.
+        if (unshare(CLONE_NEWPID | CLONE_NEWNS) == 0 &&
+            mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0 &&
+            mount("tmpfs", "/tmp", "tmpfs", 0, "mode=1777") == 0)
+            inner = serve_once("", reply);
+        (void)!write(report[1], &inner, sizeof(inner));
+        while (true) pause();
+    }
+    close(report[1]);
+    pid_t inner = -1;
+    if (read(report[0], &inner, sizeof(inner)) != static_cast<ssize_t>(sizeof(inner))) inner = -1;
+    close(report[0]);
+    return inner;
+}
+
+}  // namespace
+
+// HotSpot names its socket and trigger file by its own pid (os::current_process_id), which in a
+// container is not the pid vtscope sees: the names must use the last NSpid, inside its root.
+TEST(JvmAttach, AJvmInAContainerIsReachedByThePidItSeesItself) {
+    if (geteuid() != 0) GTEST_SKIP() << "SKIPPED: needs root (pid and mount namespaces)";
+    pid_t outer = -1;
+    pid_t target = serve_in_a_container("0\nanswered from the container\n", &outer);
+    ASSERT_GT(target, 0) << "the containerised stand-in did not start";
+    auto reply = vtscope::jvm_diagnostic_command(target, "VM.flags", 5s);
+    stop(target);
+    stop(outer);
+    ASSERT_TRUE(reply) << reply.error().message;
+    EXPECT_EQ(*reply, "answered from the container\n");
+}
