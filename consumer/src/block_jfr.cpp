@@ -162,7 +162,8 @@ bool parse_jfr_duration(const std::string& text, uint64_t* ns) {
 Expected<std::vector<JfrPinnedEvent>> parse_jfr_pinned_json(const std::string& json, int64_t offset_ns) {
     Json root;
     std::string error;
-    if (!parse_json(json, &root, &error)) return make_error("cannot parse the output of jfr print --json: " + error);
+    if (!parse_json(json, &root, &error))
+        return make_error("cannot parse the output of jfr print --json: " + terminal_safe(error));
     std::vector<JfrPinnedEvent> events;
     for (const Json& e : root["recording"]["events"].array) {
         if (e["type"].string != "jdk.VirtualThreadPinned") continue;
@@ -171,8 +172,9 @@ Expected<std::vector<JfrPinnedEvent>> parse_jfr_pinned_json(const std::string& j
         int64_t epoch = 0;
         if (!parse_jfr_instant(v["startTime"].string, &epoch) ||
             !parse_jfr_duration(v["duration"].string, &p.duration_ns))
-            return make_error("unexpected time in a JFR event: '" + v["startTime"].string + "', '" +
-                              v["duration"].string + "'");
+            // The recording is the target's: its text is escaped and shortened in the message.
+            return make_error("unexpected time in a JFR event: '" + terminal_safe(v["startTime"].string.substr(0, 64)) +
+                              "', '" + terminal_safe(v["duration"].string.substr(0, 64)) + "'");
         p.start_ns = static_cast<uint64_t>(epoch - offset_ns);
         p.vthread = static_cast<int64_t>(v["eventThread"]["javaThreadId"].number);
         p.pinned_reason = v["pinnedReason"].string;

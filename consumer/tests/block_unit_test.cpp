@@ -238,6 +238,18 @@ TEST(BlockJfr, TimesAndEventsOfJfrPrintJson) {
     EXPECT_EQ(e.stack[0], "java.lang.VirtualThread.park:12");
 }
 
+// A recording's times are the target's text: an error that shows them shows them escaped.
+TEST(BlockJfr, AnUnexpectedTimeIsShownEscaped) {
+    auto events = vtscope::parse_jfr_pinned_json(
+        R"({"recording":{"events":[{"type":"jdk.VirtualThreadPinned","values":{"startTime":"\u001b[2Jnow\n",)"
+        R"("duration":"PT0.06S","eventThread":{"javaThreadId":45}}}]}})",
+        0);
+    ASSERT_FALSE(events);
+    EXPECT_EQ(events.error().message.find('\x1b'), std::string::npos) << events.error().message;
+    EXPECT_EQ(events.error().message.find('\n'), std::string::npos) << events.error().message;
+    EXPECT_NE(events.error().message.find("\\x1b[2Jnow\\n"), std::string::npos) << events.error().message;
+}
+
 TEST(BlockSummary, CarriersBlockedAtOnce) {
     vtscope::BlockAggregate agg;
     // Carrier 1 blocked 0-100, carrier 2 blocked 50-120 and 130-200: both at once 50-100.
