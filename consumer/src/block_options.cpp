@@ -31,11 +31,16 @@ Intervals shorter than the threshold are counted in the kernel and appear in the
                           jdk.VirtualThreadPinned); 0 reports every interval
   --all-threads           also threads with no virtual thread mounted (platform threads, idle
                           carriers): vthread null
-  --jfr                   also record jdk.VirtualThreadPinned in the target (jcmd JFR.start, at
-                          the same threshold, read back with the JDK's jfr tool) and join each
-                          event to its interval: jfr_pinned_reason, jfr_blocking_operation,
-                          jfr_stack; events JFR saw and vtscope did not are lines with
-                          "jfr_only":true. The lines are then written at the end, in time order
+  --jfr                   also record jdk.VirtualThreadPinned in the target (JFR.start through
+                          the attach socket, at the same threshold, read back with jfr print)
+                          and join each event to its interval: jfr_pinned_reason,
+                          jfr_blocking_operation, jfr_stack; events JFR saw and vtscope did not
+                          are lines with "jfr_only":true. The lines are then written at the
+                          end, in time order
+  --jfr-jdk DIR           the JDK whose jfr reads the recording back (default: the JDK vtscope
+                          was built with); DIR, the directories above it, DIR/bin and
+                          DIR/bin/jfr must be owned by root and writable by root alone. jfr runs
+                          with the target's uid and gid; the target's own tools are never run
   --stacks                also the kernel and user stacks of the carrier at switch-out, leaf
                           first and symbolised: kernel_stack, user_stack (native frames from ELF
                           symbols, JIT-compiled Java frames from the JVM's perf map, which block
@@ -76,7 +81,8 @@ Expected<double> parse_number(const std::string& text, const std::string& what, 
 
 bool block_takes_value(const std::string& name) {
     for (const char* n :
-         {"--pid", "--threshold", "--duration", "--output", "--ready-file", "--summary-json", "--identity", "--top"})
+         {"--pid", "--threshold", "--duration", "--output", "--ready-file", "--summary-json", "--identity", "--top",
+          "--jfr-jdk"})
         if (name == n) return true;
     return false;
 }
@@ -86,6 +92,7 @@ bool block_takes_value(const std::string& name) {
 Expected<BlockOptions> parse_block_options(const std::vector<std::string>& args) {
     BlockOptions b;
     b.identity = IdentityChannel::kVmStructs;
+    b.jfr_jdk = VTSCOPE_DEFAULT_JFR_JDK;
     bool have_pid = false;
     for (size_t i = 0; i < args.size(); i++) {
         const std::string& arg = args[i];
@@ -140,6 +147,8 @@ Expected<BlockOptions> parse_block_options(const std::vector<std::string>& args)
             b.ready_file = value;
         } else if (name == "--summary-json") {
             b.summary_json = value;
+        } else if (name == "--jfr-jdk") {
+            b.jfr_jdk = value;
         } else {
             return make_error("unknown option for block: '" + name + "'");
         }

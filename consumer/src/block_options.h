@@ -21,6 +21,7 @@ struct BlockOptions {
     double threshold_ms = 20;    // intervals at least this long are JSON lines; shorter are counted
     bool all_threads = false;    // also threads with no virtual thread mounted (vthread null)
     bool jfr = false;            // join the target's own jdk.VirtualThreadPinned events (JFR)
+    std::string jfr_jdk;         // --jfr-jdk: the root-owned JDK whose jfr prints the recording
     bool stacks = false;         // the kernel and user stacks at switch-out, symbolised
     std::optional<double> duration_seconds;
     std::string output = "-";

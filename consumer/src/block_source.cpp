@@ -360,7 +360,7 @@ public:
         if (!link) return attach_error("tracepoint sched:sched_process_exit");
         links.emplace_back(link);
         if (options_.jfr) {
-            auto recording = JfrRecording::start(target_.pid, threshold_ns_);
+            auto recording = JfrRecording::start(target_.pid, threshold_ns_, options_.jfr_jdk);
             if (!recording) return recording.error();
             jfr_.emplace(std::move(*recording));
         }
@@ -622,25 +622,18 @@ private:
         std::sort(pending_.begin(), pending_.end(),
                   [](const Pending& a, const Pending& b) { return a.event.ts_ns < b.event.ts_ns; });
         constexpr uint64_t kSlackNs = 2000000;  // JFR's clock and the kernel's, and the span it times
+        std::vector<JfrJoinInterval> intervals;
+        intervals.reserve(pending_.size());
+        for (const Pending& p : pending_)
+            intervals.push_back({p.event.attribution.java_id, p.event.attribution.mounted_virtual != 0, p.event.ts_ns,
+                                 p.event.ts_ns + p.event.duration_ns});
+        std::vector<long> joined = join_pinned_events(intervals, jfr_events_, kSlackNs);
         std::vector<const JfrPinnedEvent*> unjoined;
-        for (const JfrPinnedEvent& j : jfr_events_) {
-            Pending* best = nullptr;
-            uint64_t best_overlap = 0;
-            for (Pending& p : pending_) {
-                const vtscope_attribution& a = p.event.attribution;
-                if (p.jfr || !a.mounted_virtual || a.java_id != j.vthread) continue;
-                uint64_t lo = std::max<uint64_t>(p.event.ts_ns, j.start_ns > kSlackNs ? j.start_ns - kSlackNs : 0);
-                uint64_t hi =
-                    std::min<uint64_t>(p.event.ts_ns + p.event.duration_ns, j.start_ns + j.duration_ns + kSlackNs);
-                if (hi > lo && hi - lo > best_overlap) {
-                    best_overlap = hi - lo;
-                    best = &p;
-                }
-            }
-            if (best) {
-                best->jfr = &j;
+        for (size_t e = 0; e < jfr_events_.size(); e++) {
+            if (joined[e] >= 0) {
+                pending_[static_cast<size_t>(joined[e])].jfr = &jfr_events_[e];
             } else {
-                unjoined.push_back(&j);
+                unjoined.push_back(&jfr_events_[e]);
             }
         }
         aggregate_.jfr = true;

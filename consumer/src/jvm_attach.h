@@ -1,6 +1,10 @@
 // HotSpot's dynamic attach (what jcmd does, without starting a JVM): the .attach_pid file and
 // SIGQUIT make the target open /tmp/.java_pidPID, and one request on that socket runs one
-// diagnostic command. vtscope profile uses it for Compiler.perfmap and VM.flags.
+// diagnostic command. vtscope profile and block use it for Compiler.perfmap, VM.flags and
+// JFR.start/JFR.stop. The target may be hostile: both names are found inside its root and use
+// the pid it sees itself, the trigger file is created O_EXCL with no symlink followed, the socket
+// must be a socket listened on by the target itself (SO_PEERCRED), the reply is capped at 1 MiB,
+// and the process is held by a pidfd throughout.
 #pragma once
 
 #include <sys/types.h>

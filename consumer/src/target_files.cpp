@@ -102,6 +102,13 @@ Expected<UniqueFd> TargetRoot::open_directory(const std::string& path) const {
     return dir;
 }
 
+Expected<UniqueFd> TargetRoot::open_node(const std::string& path) const {
+    // Without O_NOFOLLOW, RESOLVE_NO_SYMLINKS refuses a symlink as the last name too (openat2(2)).
+    UniqueFd node(openat2_in_root(dir_.get(), path, O_PATH, Symlinks::kRefuse));
+    if (!node) return make_error("cannot open " + path + " of " + label_ + ": " + errno_text(errno));
+    return node;
+}
+
 Expected<TargetFile> open_mapped_file(pid_t pid, uint64_t start, uint64_t end, uint64_t max_bytes) {
     char path[96];
     std::snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", static_cast<int>(pid),

@@ -68,6 +68,9 @@ public:
                                       Symlinks symlinks = Symlinks::kRefuse) const;
     // Opens a directory of the target (O_PATH), for creating or removing names in it.
     Expected<UniqueFd> open_directory(const std::string& path) const;
+    // Opens any node of the target (O_PATH, no symlink anywhere on the way, the last name
+    // included), for a socket that is then checked by fstat and reached through /proc/self/fd.
+    Expected<UniqueFd> open_node(const std::string& path) const;
     // How errors name this root: "process 1234", or the label given to from_fd.
     const std::string& label() const { return label_; }
     int fd() const { return dir_.get(); }

@@ -64,9 +64,11 @@ std::vector<Json> parse_lines(const std::vector<std::string>& lines, std::string
 // Starts PinningCases on 2 carriers with its files in dir (expected.jsonl, java.ready, go,
 // java.err); it waits for the go file once ready.
 Child start_pinning_cases(const TempDir& dir, const std::vector<std::string>& jvm_options,
-                          const std::vector<std::string>& workload_options) {
-    std::vector<std::string> java = {java_bin(), "--enable-native-access=ALL-UNNAMED",
-                                     "-Djdk.virtualThreadScheduler.parallelism=2"};
+                          const std::vector<std::string>& workload_options,
+                          const std::vector<std::string>& java_command = {java_bin()}) {
+    std::vector<std::string> java = java_command;
+    for (const char* option : {"--enable-native-access=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2"})
+        java.push_back(option);
     java.insert(java.end(), jvm_options.begin(), jvm_options.end());
     for (const std::string& a : std::vector<std::string>{"-cp", class_path(), "io.vtscope.workloads.PinningCases",
                                                          "--expected", dir.path("expected.jsonl"), "--ready-file",
@@ -541,6 +543,102 @@ TEST(Block, JfrPinnedEventsJoinTheirIntervals) {
         EXPECT_EQ(joined[kase], 0) << kase;
         EXPECT_GE(vtscope_only[kase], kRepetitions) << kase;  // and further stalls, if any
     }
+}
+
+// A JDK its user can write: a copy of java beside the real JDK's lib and conf (HotSpot finds them
+// from the launcher's own path), and jcmd and jfr that would leave a marker. vtscope block --jfr
+// against a JVM run from it must run neither: JFR goes through vtscope's attach client and the
+// recording is printed by the root-owned --jfr-jdk.
+TEST(Block, JfrNeverRunsTheTargetsOwnTools) {
+    REQUIRE_BPF();
+    TempDir dir;
+    std::string jdk = dir.path("user-jdk"), marker = dir.path("target-tool-ran");
+    std::string real_jdk = java_bin().substr(0, java_bin().size() - std::string("/bin/java").size());
+    std::string setup = "mkdir -p " + jdk + "/bin && cp " + java_bin() + " " + jdk + "/bin/java && ln -s " + real_jdk +
+                        "/lib " + jdk + "/lib && ln -s " + real_jdk + "/conf " + jdk + "/conf";
+    for (const char* tool : {"jcmd", "jfr"})
+        setup += " && printf '#!/bin/sh\\ntouch " + marker + "\\n' > " + jdk + "/bin/" + tool + " && chmod 755 " + jdk +
+                 "/bin/" + tool;
+    setup += " && chown -R nobody " + jdk;
+    ASSERT_EQ(std::system(setup.c_str()), 0) << setup;
+    Child jvm = start_pinning_cases(dir, {}, {"--repetitions", "1"}, {jdk + "/bin/java"});
+    ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 60s)) << read_file(dir.path("java.err"));
+    Child tracer = Child::start({kVtscope, "block", "--pid", std::to_string(jvm.pid()), "--threshold", "5", "--jfr",
+                                 "--output", dir.path("block.jsonl"), "--ready-file", dir.path("vtscope.ready"),
+                                 "--summary-json", dir.path("summary.json")},
+                                "", dir.path("vtscope.err"));
+    bool ready = wait_for_file(dir.path("vtscope.ready"), 30s);
+    EXPECT_NE(access(marker.c_str(), F_OK), 0) << "vtscope ran the target JDK's jcmd or jfr";
+    ASSERT_TRUE(ready) << read_file(dir.path("vtscope.err"));
+    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
+    EXPECT_EQ(jvm.wait(120s).value_or(-1), 0) << read_file(dir.path("java.err"));
+    EXPECT_EQ(tracer.wait(60s).value_or(-1), 0) << read_file(dir.path("vtscope.err"));
+    EXPECT_NE(access(marker.c_str(), F_OK), 0) << "vtscope ran the target JDK's jcmd or jfr";
+    Json summary;
+    std::string error;
+    ASSERT_TRUE(vtscope::parse_json(read_file(dir.path("summary.json")), &summary, &error)) << error;
+    EXPECT_GT(summary["block"]["jfr"]["events"].number, 0) << read_file(dir.path("vtscope.err"));
+}
+
+// A target of another user (nobody): the recording it writes in its /tmp is read back, printed by
+// jfr running as that user from a copy in root's 0700 directory, and nothing is left in /tmp.
+TEST(Block, JfrOfATargetOfAnotherUser) {
+    REQUIRE_BPF();
+    TempDir dir;
+    ASSERT_EQ(chown(dir.path("").c_str(), 65534, 65534), 0);  // PinningCases writes its files there
+    // What vtscope --jfr makes in /tmp: its 0700 work directories and the target's recordings.
+    auto leftovers = [] {
+        std::string err;
+        std::string list = "/tmp/vtscope-jfr-listing-" + std::to_string(getpid());
+        vtscope::testing::run_command(
+            {"/bin/sh", "-c",
+             "find /tmp -maxdepth 1 \\( -name 'vtscope-jfr-*.jfr' -o -name 'vtscope-jfr-*' -perm 0700 \\) > " + list},
+            &err, 10s);
+        std::string text = read_file(list);
+        unlink(list.c_str());
+        return text;
+    };
+    std::string before = leftovers();
+    Child jvm =
+        start_pinning_cases(dir, {}, {"--repetitions", "1"},
+                            {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", java_bin()});
+    ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 60s)) << read_file(dir.path("java.err"));
+    Child tracer = Child::start({kVtscope, "block", "--pid", std::to_string(jvm.pid()), "--threshold", "5", "--jfr",
+                                 "--output", dir.path("block.jsonl"), "--ready-file", dir.path("vtscope.ready"),
+                                 "--summary-json", dir.path("summary.json")},
+                                "", dir.path("vtscope.err"));
+    ASSERT_TRUE(wait_for_file(dir.path("vtscope.ready"), 30s)) << read_file(dir.path("vtscope.err"));
+    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
+    EXPECT_EQ(jvm.wait(120s).value_or(-1), 0) << read_file(dir.path("java.err"));
+    EXPECT_EQ(tracer.wait(60s).value_or(-1), 0) << read_file(dir.path("vtscope.err"));
+    Json summary;
+    std::string error;
+    ASSERT_TRUE(vtscope::parse_json(read_file(dir.path("summary.json")), &summary, &error)) << error;
+    EXPECT_GT(summary["block"]["jfr"]["events"].number, 0) << read_file(dir.path("vtscope.err"));
+    EXPECT_EQ(summary["block"]["jfr"]["joined"].number, summary["block"]["jfr"]["events"].number);
+    EXPECT_EQ(leftovers(), before) << "vtscope left its work directory or the recording in /tmp";
+}
+
+// --jfr-jdk naming a JDK that is not root's alone: refused at start with one line, nothing run.
+TEST(Block, JfrJdkNotOwnedByRootIsRefused) {
+    REQUIRE_BPF();
+    TempDir dir;
+    Child jvm = start_pinning_cases(dir, {}, {"--repetitions", "1"});
+    ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 60s)) << read_file(dir.path("java.err"));
+    std::string jdk = dir.path("user-jdk"), marker = dir.path("jfr-ran");
+    std::string setup = "mkdir -p " + jdk + "/bin && printf '#!/bin/sh\\ntouch " + marker + "\\n' > " + jdk +
+                        "/bin/jfr && chmod 755 " + jdk + "/bin/jfr && chown -R nobody " + jdk;
+    ASSERT_EQ(std::system(setup.c_str()), 0) << setup;
+    std::string err;
+    int exit_code = vtscope::testing::run_command(
+        {kVtscope, "block", "--pid", std::to_string(jvm.pid()), "--jfr", "--jfr-jdk", jdk, "--duration", "1"}, &err,
+        60s);
+    kill(jvm.pid(), SIGKILL);
+    jvm.wait(10s);
+    EXPECT_NE(exit_code, 0);
+    EXPECT_NE(err.find("--jfr-jdk: "), std::string::npos) << err;
+    EXPECT_NE(err.find("(refused)"), std::string::npos) << err;
+    EXPECT_NE(access(marker.c_str(), F_OK), 0) << "a refused jfr ran";
 }
 
 // The session ends (--duration) while a carrier is blocked: the interval is closed then and

@@ -1,9 +1,17 @@
 // vtscope block's pieces that need neither privilege nor a JVM: the JSON line, the syscall
 // names, the options and the summary section.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <random>
 #include <set>
 
 #include "block_jfr.h"
@@ -230,6 +238,18 @@ TEST(BlockJfr, TimesAndEventsOfJfrPrintJson) {
     EXPECT_EQ(e.stack[0], "java.lang.VirtualThread.park:12");
 }
 
+// A recording's times are the target's text: an error that shows them shows them escaped.
+TEST(BlockJfr, AnUnexpectedTimeIsShownEscaped) {
+    auto events = vtscope::parse_jfr_pinned_json(
+        R"({"recording":{"events":[{"type":"jdk.VirtualThreadPinned","values":{"startTime":"\u001b[2Jnow\n",)"
+        R"("duration":"PT0.06S","eventThread":{"javaThreadId":45}}}]}})",
+        0);
+    ASSERT_FALSE(events);
+    EXPECT_EQ(events.error().message.find('\x1b'), std::string::npos) << events.error().message;
+    EXPECT_EQ(events.error().message.find('\n'), std::string::npos) << events.error().message;
+    EXPECT_NE(events.error().message.find("\\x1b[2Jnow\\n"), std::string::npos) << events.error().message;
+}
+
 TEST(BlockSummary, CarriersBlockedAtOnce) {
     vtscope::BlockAggregate agg;
     // Carrier 1 blocked 0-100, carrier 2 blocked 50-120 and 130-200: both at once 50-100.
@@ -239,4 +259,187 @@ TEST(BlockSummary, CarriersBlockedAtOnce) {
     agg.compute_carriers({{0, 100, 1}, {100, 150, 1}});
     EXPECT_EQ(agg.carriers, 1u);
     EXPECT_EQ(agg.all_carriers_blocked_ns, 150u);
+}
+
+namespace {
+
+// The join as it was first written (every event against every interval): the reference the
+// indexed join must agree with.
+std::vector<long> exhaustive_join(const std::vector<vtscope::JfrJoinInterval>& intervals,
+                                  const std::vector<vtscope::JfrPinnedEvent>& events, uint64_t slack) {
+    std::vector<char> taken(intervals.size(), 0);
+    std::vector<long> joined;
+    for (const auto& j : events) {
+        long best = -1;
+        uint64_t best_overlap = 0;
+        for (size_t i = 0; i < intervals.size(); i++) {
+            const auto& p = intervals[i];
+            if (taken[i] || !p.eligible || p.vthread != j.vthread) continue;
+            uint64_t lo = std::max<uint64_t>(p.start_ns, j.start_ns > slack ? j.start_ns - slack : 0);
+            uint64_t hi = std::min<uint64_t>(p.end_ns, j.start_ns + j.duration_ns + slack);
+            if (hi > lo && hi - lo > best_overlap) {
+                best_overlap = hi - lo;
+                best = static_cast<long>(i);
+            }
+        }
+        if (best >= 0) taken[static_cast<size_t>(best)] = 1;
+        joined.push_back(best);
+    }
+    return joined;
+}
+
+vtscope::JfrPinnedEvent pinned(int64_t vthread, uint64_t start, uint64_t duration) {
+    vtscope::JfrPinnedEvent e;
+    e.vthread = vthread;
+    e.start_ns = start;
+    e.duration_ns = duration;
+    return e;
+}
+
+}  // namespace
+
+// Overlapping intervals of a few threads, ineligible ones, equal overlaps, events at 0: the
+// indexed join picks what the exhaustive one picks.
+TEST(BlockJfr, JoinAgreesWithTheExhaustiveSearch) {
+    std::mt19937_64 random(42);
+    for (int round = 0; round < 200; round++) {
+        std::vector<vtscope::JfrJoinInterval> intervals;
+        for (int i = 0; i < 60; i++) {
+            uint64_t start = random() % 1000, length = random() % 200;
+            intervals.push_back({static_cast<int64_t>(random() % 4), random() % 8 != 0, start, start + length});
+        }
+        std::sort(intervals.begin(), intervals.end(),
+                  [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; });
+        std::vector<vtscope::JfrPinnedEvent> events;
+        for (int e = 0; e < 50; e++)
+            events.push_back(pinned(static_cast<int64_t>(random() % 5), random() % 1100, random() % 150));
+        uint64_t slack = random() % 3 == 0 ? 0 : 20;
+        ASSERT_EQ(vtscope::join_pinned_events(intervals, events, slack), exhaustive_join(intervals, events, slack))
+            << "round " << round;
+    }
+}
+
+// 100000 intervals and events of one virtual thread: the exhaustive join takes 1e10 steps.
+TEST(BlockJfr, JoinIsNotQuadratic) {
+    constexpr size_t kCount = 100000;
+    std::vector<vtscope::JfrJoinInterval> intervals;
+    std::vector<vtscope::JfrPinnedEvent> events;
+    for (size_t i = 0; i < kCount; i++) {
+        intervals.push_back({7, true, i * 100, i * 100 + 60});
+        events.push_back(pinned(7, (kCount - 1 - i) * 100 + 10, 40));
+    }
+    auto started = std::chrono::steady_clock::now();
+    auto joined = vtscope::join_pinned_events(intervals, events, 5);
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+    ASSERT_EQ(joined.size(), kCount);
+    for (size_t i = 0; i < kCount; i++) ASSERT_EQ(joined[i], static_cast<long>(kCount - 1 - i));
+    // A target that makes all of them overlap at once still gets a bounded join.
+    for (auto& interval : intervals) interval = {7, true, 0, 1ull << 40};
+    started = std::chrono::steady_clock::now();
+    joined = vtscope::join_pinned_events(intervals, events, 5);
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+}
+
+namespace {
+
+// A directory below which only root may write (a fake JDK must be refused for its own sake, not
+// for a world-writable /tmp above it).
+std::string root_only_scratch() {
+    char dir[] = "/run/vtscope-jfr-jdk-test-XXXXXX";
+    return mkdtemp(dir) ? dir : "";
+}
+
+void write_script(const std::string& path, const std::string& marker) {
+    FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fprintf(f, "#!/bin/sh\ntouch %s\n", marker.c_str());
+    std::fclose(f);
+    ASSERT_EQ(chmod(path.c_str(), 0755), 0);
+}
+
+}  // namespace
+
+// --jfr-jdk must name a JDK root alone can change: each refusal names the path, and the refused
+// jfr never runs (it would leave a marker).
+TEST(BlockJfr, AJfrJdkOthersCanChangeIsRefusedAndNotRun) {
+    if (geteuid() != 0) GTEST_SKIP() << "SKIPPED: needs root (chown of a fake JDK)";
+    struct stat st {};
+    if (stat("/run", &st) != 0 || st.st_uid != 0 || (st.st_mode & 022)) GTEST_SKIP() << "SKIPPED: no root-only /run";
+    std::string scratch = root_only_scratch();
+    ASSERT_FALSE(scratch.empty());
+    std::string jdk = scratch + "/jdk", marker = scratch + "/ran";
+    ASSERT_EQ(mkdir(jdk.c_str(), 0755), 0);
+    ASSERT_EQ(mkdir((jdk + "/bin").c_str(), 0755), 0);
+    write_script(jdk + "/bin/jfr", marker);
+    auto refusal = [&] {
+        auto started = vtscope::JfrRecording::start(getpid(), 20000000, jdk);
+        EXPECT_FALSE(started);
+        return started ? std::string() : started.error().message;
+    };
+    ASSERT_EQ(chown(jdk.c_str(), 65534, 65534), 0);
+    EXPECT_EQ(refusal(), "--jfr-jdk: " + jdk + " is not owned by root (refused)");
+    ASSERT_EQ(chown(jdk.c_str(), 0, 0), 0);
+    ASSERT_EQ(chmod(jdk.c_str(), 0775), 0);
+    EXPECT_EQ(refusal(), "--jfr-jdk: " + jdk + " is group- or other-writable (refused)");
+    ASSERT_EQ(chmod(jdk.c_str(), 0755), 0);
+    ASSERT_EQ(chmod((jdk + "/bin").c_str(), 0757), 0);
+    EXPECT_EQ(refusal(), "--jfr-jdk: " + jdk + "/bin is group- or other-writable (refused)");
+    ASSERT_EQ(chmod((jdk + "/bin").c_str(), 0755), 0);
+    ASSERT_EQ(chown((jdk + "/bin/jfr").c_str(), 65534, 65534), 0);
+    EXPECT_EQ(refusal(), "--jfr-jdk: " + jdk + "/bin/jfr is not owned by root (refused)");
+    ASSERT_EQ(chown((jdk + "/bin/jfr").c_str(), 0, 0), 0);
+    auto trusted = vtscope::trusted_jfr_tool(jdk);
+    ASSERT_TRUE(trusted) << trusted.error().message;
+    EXPECT_EQ(*trusted, jdk + "/bin/jfr");
+    // Below the world-writable /tmp, the JDK is refused for /tmp.
+    auto under_tmp = vtscope::trusted_jfr_tool("/tmp");
+    ASSERT_FALSE(under_tmp);
+    EXPECT_EQ(under_tmp.error().message, "--jfr-jdk: /tmp is group- or other-writable (refused)");
+    EXPECT_NE(access(marker.c_str(), F_OK), 0) << "a refused jfr ran";
+    std::system(("rm -rf " + scratch).c_str());
+}
+
+TEST(BlockJfr, TheDefaultJfrJdkIsTrusted) {
+    auto options = vtscope::parse_options({"block", "--pid", "1", "--jfr"});
+    ASSERT_TRUE(options);
+    auto trusted = vtscope::trusted_jfr_tool(options->block.jfr_jdk);
+    EXPECT_TRUE(trusted) << trusted.error().message;
+    EXPECT_EQ(vtscope::parse_options({"block", "--pid", "1", "--jfr-jdk", "/x"})->block.jfr_jdk, "/x");
+}
+
+// jfr print's runner: the given uid and gid and no other group, PATH and LANG only, output capped,
+// time bounded.
+TEST(BlockJfr, ToolsRunUnprivilegedInACleanEnvironment) {
+    if (geteuid() != 0) GTEST_SKIP() << "SKIPPED: needs root (setuid)";
+    setenv("JAVA_TOOL_OPTIONS", "-Dinjected=1", 1);
+    setenv("LD_PRELOAD", "", 1);
+    vtscope::UnprivilegedRun run;
+    run.uid = 65534;
+    run.gid = 65534;
+    run.max_stdout = 1 << 20;
+    run.max_stderr = 1 << 10;
+    run.timeout = std::chrono::seconds(10);
+    int root_dir = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    run.cwd_fd = root_dir;
+    run.argv = {"/bin/sh", "-c", "id -u; id -G; env | sort"};
+    auto result = vtscope::run_unprivileged(run);
+    close(root_dir);
+    run.cwd_fd = -1;
+    unsetenv("JAVA_TOOL_OPTIONS");
+    unsetenv("LD_PRELOAD");
+    ASSERT_TRUE(result) << result.error().message;
+    EXPECT_EQ(result->exit_code, 0);
+    EXPECT_EQ(result->out, "65534\n65534\nLANG=C.UTF-8\nPATH=/usr/bin:/bin\nPWD=/\n") << result->err;
+    run.argv = {"/bin/sh", "-c", "while :; do echo yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy; done"};
+    auto flood = vtscope::run_unprivileged(run);
+    ASSERT_FALSE(flood);
+    EXPECT_NE(flood.error().message.find("wrote more than 1024 KiB (killed)"), std::string::npos)
+        << flood.error().message;
+    run.argv = {"/bin/sleep", "30"};
+    run.timeout = std::chrono::milliseconds(300);
+    auto started = std::chrono::steady_clock::now();
+    auto slow = vtscope::run_unprivileged(run);
+    ASSERT_FALSE(slow);
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+    EXPECT_NE(slow.error().message.find("did not finish"), std::string::npos) << slow.error().message;
 }
