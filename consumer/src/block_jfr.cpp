@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -96,14 +97,22 @@ std::string random_hex() {
     return hex;
 }
 
+// A JSON number that is a whole int64 (a recording's numbers are the target's: 1e300 or NaN
+// cast to an integer is undefined behaviour).
+bool json_integer(const Json& value, int64_t* out) {
+    double v = value.number;
+    if (!value.is_number() || !std::isfinite(v) || v != std::trunc(v) || v < -9.2e18 || v > 9.2e18) return false;
+    *out = static_cast<int64_t>(v);
+    return true;
+}
+
 std::string frame_text(const Json& frame) {
     const Json& method = frame["method"];
     std::string type = method["type"]["name"].string;
     for (char& c : type)
         if (c == '/') c = '.';
     std::string text = type + "." + method["name"].string;
-    if (frame["lineNumber"].is_number() && frame["lineNumber"].number >= 0)
-        text += ":" + std::to_string(static_cast<long>(frame["lineNumber"].number));
+    if (int64_t line = 0; json_integer(frame["lineNumber"], &line) && line >= 0) text += ":" + std::to_string(line);
     return text;
 }
 
@@ -112,6 +121,10 @@ std::string frame_text(const Json& frame) {
 bool parse_jfr_instant(const std::string& text, int64_t* epoch_ns) {
     int y, mo, d, h, mi, s, used = 0;
     if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s, &used) != 6) return false;
+    // Within what an int64 of nanoseconds since the epoch holds (to 2262), and a real date.
+    if (y < 1970 || y > 2200 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 ||
+        s > 60)
+        return false;
     int64_t frac = 0;
     size_t pos = static_cast<size_t>(used);
     if (pos < text.size() && text[pos] == '.') {
@@ -144,7 +157,7 @@ bool parse_jfr_duration(const std::string& text, uint64_t* ns) {
         char* end = nullptr;
         double v = std::strtod(text.c_str() + pos, &end);
         size_t unit = static_cast<size_t>(end - text.c_str());
-        if (end == text.c_str() + pos || unit >= text.size()) return false;
+        if (end == text.c_str() + pos || unit >= text.size() || !std::isfinite(v) || v < 0) return false;
         switch (text[unit]) {
             case 'H': total += v * 3600; break;
             case 'M': total += v * 60; break;
@@ -154,7 +167,9 @@ bool parse_jfr_duration(const std::string& text, uint64_t* ns) {
         any = true;
         pos = unit + 1;
     }
-    if (!any || total < 0) return false;
+    // At most a year (a pinned interval of a session); beyond it, or NaN, is not a duration.
+    constexpr double kMaxSeconds = 366.0 * 24 * 3600;
+    if (!any || !(total >= 0 && total <= kMaxSeconds)) return false;
     *ns = static_cast<uint64_t>(total * 1e9 + 0.5);
     return true;
 }
@@ -175,8 +190,12 @@ Expected<std::vector<JfrPinnedEvent>> parse_jfr_pinned_json(const std::string& j
             // The recording is the target's: its text is escaped and shortened in the message.
             return make_error("unexpected time in a JFR event: '" + terminal_safe(v["startTime"].string.substr(0, 64)) +
                               "', '" + terminal_safe(v["duration"].string.substr(0, 64)) + "'");
+        if (epoch < offset_ns)  // before this machine booted: not an event of this session
+            return make_error("unexpected time in a JFR event: '" + terminal_safe(v["startTime"].string.substr(0, 64)) +
+                              "' is before boot");
         p.start_ns = static_cast<uint64_t>(epoch - offset_ns);
-        p.vthread = static_cast<int64_t>(v["eventThread"]["javaThreadId"].number);
+        if (!json_integer(v["eventThread"]["javaThreadId"], &p.vthread))
+            return make_error("unexpected thread id in a JFR event");
         p.pinned_reason = v["pinnedReason"].string;
         p.blocking_operation = v["blockingOperation"].string;
         for (const Json& frame : v["stackTrace"]["frames"].array) p.stack.push_back(frame_text(frame));

@@ -239,6 +239,34 @@ TEST(BlockJfr, TimesAndEventsOfJfrPrintJson) {
 }
 
 // A recording's times are the target's text: an error that shows them shows them escaped.
+// Found by the jfr fuzz target (consumer/fuzz/regressions/jfr): a recording's numbers and times
+// out of range were cast to integers (undefined behaviour) or wrapped.
+TEST(BlockJfr, OutOfRangeTimesAndNumbersAreRefusedNotCast) {
+    int64_t epoch = 0;
+    uint64_t ns = 0;
+    EXPECT_FALSE(vtscope::parse_jfr_instant("9999-12-07T13:43:04.9Z", &epoch));
+    EXPECT_FALSE(vtscope::parse_jfr_instant("  26-2-7T3:3:0Z", &epoch));
+    EXPECT_FALSE(vtscope::parse_jfr_instant("2026-13-07T13:43:04Z", &epoch));
+    EXPECT_FALSE(vtscope::parse_jfr_duration("PT1e300S", &ns));
+    EXPECT_FALSE(vtscope::parse_jfr_duration("PTnanS", &ns));
+    EXPECT_FALSE(vtscope::parse_jfr_duration("PT-1S", &ns));
+    auto event = [](const std::string& start, const std::string& thread_id, const std::string& line) {
+        return "{\"recording\":{\"events\":[{\"type\":\"jdk.VirtualThreadPinned\",\"values\":{\"startTime\":\"" +
+               start + "\",\"duration\":\"PT0.08S\",\"eventThread\":{\"javaThreadId\":" + thread_id +
+               "},\"stackTrace\":{\"frames\":[{\"method\":{\"type\":{\"name\":\"a/B\"},\"name\":\"c\"},"
+               "\"lineNumber\":" +
+               line + "}]}}}]}}";
+    };
+    auto ok = vtscope::parse_jfr_pinned_json(event("2026-12-07T13:43:04Z", "27", "1e300"), 0);
+    ASSERT_TRUE(ok) << ok.error().message;
+    ASSERT_EQ(ok->size(), 1u);
+    EXPECT_EQ((*ok)[0].vthread, 27);
+    EXPECT_EQ((*ok)[0].stack, std::vector<std::string>{"a.B.c"});  // no line number rather than a cast
+    EXPECT_FALSE(vtscope::parse_jfr_pinned_json(event("2026-12-07T13:43:04Z", "1e300", "3"), 0));
+    int64_t later = 2000000000LL * 1000000000LL;  // the clock offset of a machine booted in 2033
+    EXPECT_FALSE(vtscope::parse_jfr_pinned_json(event("2026-12-07T13:43:04Z", "27", "3"), later));
+}
+
 TEST(BlockJfr, AnUnexpectedTimeIsShownEscaped) {
     auto events = vtscope::parse_jfr_pinned_json(
         R"({"recording":{"events":[{"type":"jdk.VirtualThreadPinned","values":{"startTime":"\u001b[2Jnow\n",)"
