@@ -43,7 +43,11 @@ public:
                                              {"on_vt_end", "vtscope", "vthread__end"},
                                              {"on_vt_mount", "vtscope", "vthread__mount"},
                                              {"on_vt_unmount", "vtscope", "vthread__unmount"}};
-        std::string binary = "/proc/" + std::to_string(target_.pid) + "/root" + *module;
+        // Through map_files: the kernel (and libbpf's ELF reader) get the inode the target maps,
+        // not a path in its root that it could point elsewhere between our look and the attach.
+        const Mapping* mapped = find_module_mapping(*current, *module);
+        if (!mapped) return make_error(*module + " is no longer mapped in process " + std::to_string(target_.pid));
+        std::string binary = mapped_file_path(target_.pid, *mapped);
         // libvtscope's event state before our probes exist: see check_probe_events.
         std::optional<ProbeEventsState> before;
         if (!hotspot_) {

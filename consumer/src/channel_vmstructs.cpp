@@ -53,7 +53,7 @@ public:
             if (!program) return program.error();
             LIBBPF_OPTS(bpf_uprobe_opts, opts);
             bpf_link* link = bpf_program__attach_uprobe_opts(*program, target_.pid,
-                                                             target_.jvm.libjvm_host_path.c_str(), u.offset, &opts);
+                                                             target_.jvm.libjvm_attach_path.c_str(), u.offset, &opts);
             if (!link) return attach_error(u.what);
             links.emplace_back(link);
         }

@@ -113,7 +113,8 @@ bool JvmStacks::write_perf_map() {
     uint64_t after = attach_listener_cpu_ns(target_.pid, &attach_listener_);
     uint64_t cost = after > before ? after - before : static_cast<uint64_t>(wall.count());
     schedule_.refreshed(cost, process_cpu_ns(target_.pid).value_or(0));
-    bool loaded = done && symbolizer_.load_perf_map();
+    Status read = done ? symbolizer_.load_perf_map() : ok_status();
+    bool loaded = done && read;
     // What this map does not name was sampled before it was written: its code was gone by then,
     // or it is no code (the return address of a frame the map does not list). Another refresh
     // cannot name it, so seeing it again asks for none.
@@ -122,8 +123,7 @@ bool JvmStacks::write_perf_map() {
     noted_.clear();
     if (done && !loaded && !perf_map_warned_ && target_.alive()) {
         perf_map_warned_ = true;
-        warn("the JVM wrote its perf map, but " + symbolizer_.perf_map_path() +
-             " cannot be read or names no code: JIT frames show as [unknown]");
+        warn("the JVM wrote its perf map, but " + read.error().message + ": JIT frames show as [unknown]");
     }
     if (done) return loaded;
     if (!perf_map_warned_ && target_.alive()) {
@@ -180,7 +180,13 @@ void JvmStacks::finish() {
         snapshot_maps();
         if (schedule_.pending() > 0) write_perf_map();
     }
-    if (!symbolizer_.have_perf_map()) symbolizer_.load_perf_map();
+    if (!symbolizer_.have_perf_map()) {
+        // -XX:+DumpPerfMapAtExit: the map the JVM left, through its /tmp opened at the start.
+        if (auto read = symbolizer_.load_perf_map(); !read && !perf_map_warned_ && !target_.alive()) {
+            perf_map_warned_ = true;
+            warn("no perf map of the exited JVM was read (" + read.error().message + "): JIT frames show as [unknown]");
+        }
+    }
 }
 
 std::vector<std::string> JvmStacks::user_frames(std::span<const uint64_t> ips) {
