@@ -101,11 +101,26 @@ void JvmStacks::prepare() {
     write_perf_map();
 }
 
+bool JvmStacks::perf_map_request_refused() {
+    // HotSpot opens its map by name with O_CREAT|O_TRUNC and follows a symlink there (PerfMap
+    // writing in src/hotspot/share/code/codeCache.cpp, through fopen): whatever someone planted at
+    // that name would be written by the JVM with its privileges. Then it is not asked.
+    Status safe = symbolizer_.check_perf_map_before_write();
+    if (safe) return false;
+    if (!perf_map_warned_) {
+        perf_map_warned_ = true;
+        warn("not asking the JVM for its perf map: " + safe.error().message + "; JIT frames show as [unknown]");
+    }
+    schedule_.refreshed(0, process_cpu_ns(target_.pid).value_or(0));  // the stacks that wanted it: done
+    return true;
+}
+
 bool JvmStacks::write_perf_map() {
     // Its cost to the target is the Attach Listener's CPU over the command (HotSpot writes the
     // map there, under the CodeCache_lock: CodeCache::write_perf_map in
     // src/hotspot/share/code/codeCache.cpp); the command's wall time bounds it where that thread
     // cannot be read.
+    if (perf_map_request_refused()) return false;
     uint64_t before = attach_listener_cpu_ns(target_.pid, &attach_listener_);
     auto started = std::chrono::steady_clock::now();
     auto done = jvm_diagnostic_command(target_.pid, "Compiler.perfmap", kJcmdTimeout);

@@ -660,6 +660,23 @@ TEST(StackSymbolizer, ADeletedLibraryIsReadThroughItsMappingNotItsPath) {
     rmdir(dir.c_str());
 }
 
+// HotSpot opens /tmp/perf-PID.map with O_CREAT|O_TRUNC and follows a symlink: the JVM is asked to
+// write it only where no name is planted, or over a regular file of its own user with one link.
+TEST(StackSymbolizer, TheJvmIsAskedForItsMapOnlyWhereNothingIsPlanted) {
+    if (!have_root("a mount namespace with its own /tmp")) GTEST_SKIP() << "SKIPPED: needs root";
+    auto asked = [](const std::function<bool(const std::string&)>& plant) {
+        FakeTarget target(plant);
+        return target.ready() && static_cast<bool>(StackSymbolizer(target.pid()).check_perf_map_before_write());
+    };
+    EXPECT_TRUE(asked([](const std::string&) { return true; })) << "no map yet";
+    EXPECT_TRUE(asked([](const std::string& map) { return static_cast<bool>(std::ofstream(map) << "1 1 a\n"); }));
+    EXPECT_FALSE(asked([](const std::string& map) { return symlink("/etc/passwd", map.c_str()) == 0; }));
+    EXPECT_FALSE(asked([](const std::string& map) {
+        std::ofstream("/tmp/victim") << "x";
+        return link("/tmp/victim", map.c_str()) == 0;  // a hard link to a file HotSpot would truncate
+    }));
+}
+
 // In its own pid namespace the JVM names its map with the pid it sees there (NSpid's last field).
 TEST(StackSymbolizer, APerfMapIsNamedWithThePidTheTargetSees) {
     if (!have_root("pid and mount namespaces")) GTEST_SKIP() << "SKIPPED: needs root";
