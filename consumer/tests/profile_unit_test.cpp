@@ -16,6 +16,7 @@
 #include <functional>
 #include <future>
 #include <iterator>
+#include <optional>
 
 #include "../bpf/attribution.h"
 #include "flamegraph.h"
@@ -716,6 +717,27 @@ TEST(StackSymbolizer, APerfMapIsNamedWithThePidTheTargetSees) {
     ASSERT_TRUE(reported);
     EXPECT_EQ(name, "/tmp/perf-1.map");
     EXPECT_EQ(frame, "Ns.pid");
+}
+
+// After the JVM's exit, finish() reads the map it left; one of another user is skipped with one
+// warning line that says so.
+TEST(JvmStacks, AnExitedJvmsMapOfAnotherUserIsSkippedWithOneWarning) {
+    if (!have_root("a mount namespace with its own /tmp")) GTEST_SKIP() << "SKIPPED: needs root";
+    std::optional<FakeTarget> jvm;
+    jvm.emplace([](const std::string& map) {
+        std::ofstream(map) << "7f0000007000 40 Planted.frame\n";
+        return chown(map.c_str(), 12345, 12345) == 0;
+    });
+    ASSERT_TRUE(jvm->ready());
+    Target target(jvm->pid());
+    JvmStacks stacks(target);  // its symbolizer opens the target's /tmp now
+    jvm.reset();               // the JVM exits
+    stacks.finish();
+    stacks.finish();
+    ASSERT_EQ(stacks.warnings().size(), 1u);
+    EXPECT_NE(stacks.warnings()[0].find("owned by uid 12345, neither the JVM's user nor root"), std::string::npos)
+        << stacks.warnings()[0];
+    EXPECT_NE(stacks.symbolizer().user_frame(0x7f0000007010), "Planted.frame");
 }
 
 TEST(PerfMapSchedule, ARefreshIsDueWhenNeededAndWithinItsBudget) {
