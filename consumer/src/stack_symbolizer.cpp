@@ -81,10 +81,10 @@ bool SymbolTable::overlaps(uint64_t start, uint64_t end) const {
     return false;
 }
 
-void SymbolTable::keep_older(const SymbolTable& older) {
+void SymbolTable::keep_older(const SymbolTable& older, size_t max_entries) {
     std::vector<Entry> kept;  // apart until the end: overlaps() searches the sorted newer entries
     for (const Entry& e : older.entries_) {
-        if (entries_.size() + kept.size() >= kMaxPerfMapEntries) break;  // bounded across refreshes too
+        if (entries_.size() + kept.size() >= max_entries) break;  // bounded across refreshes too
         if (!overlaps(e.start, e.start + std::max<uint64_t>(e.size, 1))) kept.push_back(e);
     }
     if (kept.empty()) return;
@@ -92,9 +92,9 @@ void SymbolTable::keep_older(const SymbolTable& older) {
     seal();
 }
 
-void parse_perf_map(std::string_view text, SymbolTable& table) {
+void parse_perf_map(std::string_view text, SymbolTable& table, size_t max_entries) {
     size_t pos = 0;
-    while (pos < text.size() && table.size() < kMaxPerfMapEntries) {
+    while (pos < text.size() && table.size() < max_entries) {
         size_t end = text.find('\n', pos);
         if (end == std::string_view::npos) end = text.size();
         std::string line(text.substr(pos, end - pos));

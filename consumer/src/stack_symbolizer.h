@@ -39,7 +39,8 @@ public:
     // is the newer perf map, where code the JVM has freed since the older one is gone. The older
     // names still describe samples taken while that code lived; where new code took the place,
     // the newer name wins.
-    void keep_older(const SymbolTable& older);
+    // At most max_entries in all (a perf map's cap; tests pass a smaller one).
+    void keep_older(const SymbolTable& older, size_t max_entries = kMaxPerfMapEntries);
     size_t size() const { return entries_.size(); }
 
 private:
@@ -61,8 +62,8 @@ enum class JitAddress {
 };
 
 // The lines "START SIZE NAME" (hex, as HotSpot's Compiler.perfmap and perf-map-agent write them),
-// at most kMaxPerfMapEntries of them, in one pass: a pure function of the text (fuzzed).
-void parse_perf_map(std::string_view text, SymbolTable& table);
+// at most max_entries of them, in one pass: a pure function of the text (fuzzed).
+void parse_perf_map(std::string_view text, SymbolTable& table, size_t max_entries = kMaxPerfMapEntries);
 // Function symbols of an ELF file, at their link-time addresses, demangled; plus its PT_LOAD
 // segments to turn a file offset into a link-time address.
 struct ElfSymbols {

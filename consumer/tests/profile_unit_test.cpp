@@ -369,6 +369,25 @@ TEST(StackSymbolizer, PerfMapAndSymbolTable) {
     EXPECT_EQ(table.find(0x10), nullptr);
 }
 
+// A hostile map of many tiny lines: at most max_entries (kMaxPerfMapEntries by default) are kept,
+// across refreshes too, and a name is cut at kMaxFrameNameBytes: memory is bounded whatever the map.
+TEST(StackSymbolizer, APerfMapKeepsAtMostItsCapOfEntriesAndOfNameBytes) {
+    std::string text = "ffff0000 10 " + std::string(kMaxFrameNameBytes * 2, 'n') + "\n";
+    for (int i = 0; i < 5000; i++) text += "1 1 a\n";
+    SymbolTable table;
+    parse_perf_map(text, table, 1000);
+    EXPECT_EQ(table.size(), 1000u);
+    ASSERT_NE(table.find(0xffff0001), nullptr);
+    EXPECT_EQ(table.find(0xffff0001)->size(), kMaxFrameNameBytes);
+    SymbolTable newer;
+    parse_perf_map("2000 1 b\n", newer, 1000);
+    newer.keep_older(table, 1000);
+    EXPECT_EQ(newer.size(), 1000u);
+    SymbolTable whole;
+    parse_perf_map(text, whole);  // the default cap is far above 5,001 lines
+    EXPECT_EQ(whole.size(), 5001u);
+}
+
 TEST(StackSymbolizer, ANewerPerfMapKeepsTheOlderNamesItDoesNotReplace) {
     SymbolTable older, newer;
     parse_perf_map("1000 100 old.A\n2000 100 old.B\n", older);
