@@ -116,11 +116,11 @@ bool JvmStacks::perf_map_request_refused() {
 }
 
 bool JvmStacks::write_perf_map() {
+    if (perf_map_request_refused()) return false;
     // Its cost to the target is the Attach Listener's CPU over the command (HotSpot writes the
     // map there, under the CodeCache_lock: CodeCache::write_perf_map in
     // src/hotspot/share/code/codeCache.cpp); the command's wall time bounds it where that thread
     // cannot be read.
-    if (perf_map_request_refused()) return false;
     uint64_t before = attach_listener_cpu_ns(target_.pid, &attach_listener_);
     auto started = std::chrono::steady_clock::now();
     auto done = jvm_diagnostic_command(target_.pid, "Compiler.perfmap", kJcmdTimeout);
