@@ -43,11 +43,8 @@ public:
                                              {"on_vt_end", "vtscope", "vthread__end"},
                                              {"on_vt_mount", "vtscope", "vthread__mount"},
                                              {"on_vt_unmount", "vtscope", "vthread__unmount"}};
-        // Through map_files: the kernel (and libbpf's ELF reader) get the inode the target maps,
-        // not a path in its root that it could point elsewhere between our look and the attach.
-        const Mapping* mapped = find_module_mapping(*current, *module);
-        if (!mapped) return make_error(*module + " is no longer mapped in process " + std::to_string(target_.pid));
-        std::string binary = mapped_file_path(target_.pid, *mapped);
+        auto binary = mapped_module_path(target_.pid, *current, *module);  // the mapped inode itself
+        if (!binary) return binary.error();
         // libvtscope's event state before our probes exist: see check_probe_events.
         std::optional<ProbeEventsState> before;
         if (!hotspot_) {
@@ -58,7 +55,7 @@ public:
             auto program = find_program(object, p.program);
             if (!program) return program.error();
             bpf_link* link =
-                bpf_program__attach_usdt(*program, target_.pid, binary.c_str(), p.provider, p.name, nullptr);
+                bpf_program__attach_usdt(*program, target_.pid, binary->c_str(), p.provider, p.name, nullptr);
             if (!link) return attach_error(std::string("USDT probe ") + p.provider + ":" + p.name + " in " + *module);
             links.emplace_back(link);
         }

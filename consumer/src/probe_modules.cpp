@@ -35,6 +35,12 @@ std::string mapped_file_path(pid_t pid, const Mapping& m) {
     return path;
 }
 
+Expected<std::string> mapped_module_path(pid_t pid, const std::vector<Mapping>& maps, const std::string& path) {
+    const Mapping* m = find_module_mapping(maps, path);
+    if (!m) return make_error(path + " is no longer mapped in process " + std::to_string(pid));
+    return mapped_file_path(pid, *m);
+}
+
 bool has_usdt_probe(int fd, const std::string& provider, const std::string& name) {
     auto elf = ElfHandle::read(fd, "a probe module");
     if (!elf) return false;

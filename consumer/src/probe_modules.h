@@ -58,5 +58,8 @@ const Mapping* find_module_mapping(const std::vector<Mapping>& maps, const std::
 // itself (proc_map_files_get_link, fs/proc/base.c), which the target cannot redirect as it can a
 // path inside its root. Probes are attached through it.
 std::string mapped_file_path(pid_t pid, const Mapping& m);
+// mapped_file_path of the module mapped from `path`: the kernel (and libbpf's ELF reader) get the
+// inode the target maps, not a path in its root that it could point elsewhere before the attach.
+Expected<std::string> mapped_module_path(pid_t pid, const std::vector<Mapping>& maps, const std::string& path);
 
 }  // namespace vtscope
