@@ -43,7 +43,8 @@ public:
                                              {"on_vt_end", "vtscope", "vthread__end"},
                                              {"on_vt_mount", "vtscope", "vthread__mount"},
                                              {"on_vt_unmount", "vtscope", "vthread__unmount"}};
-        std::string binary = "/proc/" + std::to_string(target_.pid) + "/root" + *module;
+        auto binary = mapped_module_path(target_.pid, *current, *module);  // the mapped inode itself
+        if (!binary) return binary.error();
         // libvtscope's event state before our probes exist: see check_probe_events.
         std::optional<ProbeEventsState> before;
         if (!hotspot_) {
@@ -54,7 +55,7 @@ public:
             auto program = find_program(object, p.program);
             if (!program) return program.error();
             bpf_link* link =
-                bpf_program__attach_usdt(*program, target_.pid, binary.c_str(), p.provider, p.name, nullptr);
+                bpf_program__attach_usdt(*program, target_.pid, binary->c_str(), p.provider, p.name, nullptr);
             if (!link) return attach_error(std::string("USDT probe ") + p.provider + ":" + p.name + " in " + *module);
             links.emplace_back(link);
         }

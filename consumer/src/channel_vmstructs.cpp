@@ -58,7 +58,7 @@ public:
         for (const auto& u : uprobes) {
             auto program = find_program(object, u.program);
             if (!program) return program.error();
-            auto link = attach_uprobe(*program, target_.pid, target_.jvm.libjvm_host_path, u.offset, u.what);
+            auto link = attach_uprobe(*program, target_.pid, target_.jvm.libjvm_attach_path, u.offset, u.what);
             if (!link) return link.error();
             links.push_back(std::move(*link));
         }

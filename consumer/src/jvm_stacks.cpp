@@ -101,7 +101,22 @@ void JvmStacks::prepare() {
     write_perf_map();
 }
 
+bool JvmStacks::perf_map_request_refused() {
+    // HotSpot opens its map by name with O_CREAT|O_TRUNC and follows a symlink there (PerfMap
+    // writing in src/hotspot/share/code/codeCache.cpp, through fopen): whatever someone planted at
+    // that name would be written by the JVM with its privileges. Then it is not asked.
+    Status safe = symbolizer_.check_perf_map_before_write();
+    if (safe) return false;
+    if (!perf_map_warned_) {
+        perf_map_warned_ = true;
+        warn("not asking the JVM for its perf map: " + safe.error().message + "; JIT frames show as [unknown]");
+    }
+    schedule_.refreshed(0, process_cpu_ns(target_.pid).value_or(0));  // the stacks that wanted it: done
+    return true;
+}
+
 bool JvmStacks::write_perf_map() {
+    if (perf_map_request_refused()) return false;
     // Its cost to the target is the Attach Listener's CPU over the command (HotSpot writes the
     // map there, under the CodeCache_lock: CodeCache::write_perf_map in
     // src/hotspot/share/code/codeCache.cpp); the command's wall time bounds it where that thread
@@ -113,7 +128,8 @@ bool JvmStacks::write_perf_map() {
     uint64_t after = attach_listener_cpu_ns(target_.pid, &attach_listener_);
     uint64_t cost = after > before ? after - before : static_cast<uint64_t>(wall.count());
     schedule_.refreshed(cost, process_cpu_ns(target_.pid).value_or(0));
-    bool loaded = done && symbolizer_.load_perf_map();
+    Status read = done ? symbolizer_.load_perf_map() : ok_status();
+    bool loaded = done && read;
     // What this map does not name was sampled before it was written: its code was gone by then,
     // or it is no code (the return address of a frame the map does not list). Another refresh
     // cannot name it, so seeing it again asks for none.
@@ -122,8 +138,7 @@ bool JvmStacks::write_perf_map() {
     noted_.clear();
     if (done && !loaded && !perf_map_warned_ && target_.alive()) {
         perf_map_warned_ = true;
-        warn("the JVM wrote its perf map, but " + symbolizer_.perf_map_path() +
-             " cannot be read or names no code: JIT frames show as [unknown]");
+        warn("the JVM wrote its perf map, but " + read.error().message + ": JIT frames show as [unknown]");
     }
     if (done) return loaded;
     if (!perf_map_warned_ && target_.alive()) {
@@ -180,7 +195,13 @@ void JvmStacks::finish() {
         snapshot_maps();
         if (schedule_.pending() > 0) write_perf_map();
     }
-    if (!symbolizer_.have_perf_map()) symbolizer_.load_perf_map();
+    if (!symbolizer_.have_perf_map()) {
+        // -XX:+DumpPerfMapAtExit: the map the JVM left, through its /tmp opened at the start.
+        if (auto read = symbolizer_.load_perf_map(); !read && !perf_map_warned_ && !target_.alive()) {
+            perf_map_warned_ = true;
+            warn("no perf map of the exited JVM was read (" + read.error().message + "): JIT frames show as [unknown]");
+        }
+    }
 }
 
 std::vector<std::string> JvmStacks::user_frames(std::span<const uint64_t> ips) {

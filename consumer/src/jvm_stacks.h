@@ -95,8 +95,11 @@ public:
 
 private:
     void warn(const std::string& text);
-    bool write_perf_map();  // unconditionally
-    void snapshot_maps();   // and places the addresses that were in no mapping before
+    bool write_perf_map();  // unconditionally, unless perf_map_request_refused()
+    // True (with a warning, once) when the target's /tmp holds something at the map's name that
+    // the JVM must not be made to write through.
+    bool perf_map_request_refused();
+    void snapshot_maps();  // and places the addresses that were in no mapping before
     void note_unnamed(uint64_t ip);
 
     const Target& target_;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "elf_symbols.h"
+#include "probe_modules.h"
 #include "proc_maps.h"
 
 namespace vtscope {
@@ -49,11 +50,13 @@ Expected<JvmTarget> inspect_jvm(pid_t pid, const MemoryReader& memory) {
     JvmTarget target;
     target.pid = pid;
     target.libjvm_path = jvm->path;
-    target.libjvm_host_path = "/proc/" + std::to_string(pid) + "/root" + jvm->path;
+    target.libjvm_attach_path = mapped_file_path(pid, *jvm);
     std::vector<std::string> names = vmstructs_symbol_names();
     names.push_back(kJavaThreadRun);
     names.push_back(kThreadsRemove);
-    auto elf = ElfFile::load(target.libjvm_host_path, names);
+    auto file = open_module(pid, *jvm);
+    if (!file) return file.error();
+    auto elf = ElfFile::load(file->fd.get(), names, jvm->path);
     if (!elf) return elf.error();
     target.load_bias = jvm->start - elf->first_load_vaddr();
 

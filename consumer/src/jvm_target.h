@@ -15,8 +15,10 @@ namespace vtscope {
 
 struct JvmTarget {
     pid_t pid = 0;
-    std::string libjvm_path;       // as the target sees it (from its maps)
-    std::string libjvm_host_path;  // the same file through /proc/PID/root, for this process
+    std::string libjvm_path;  // as the target sees it (from its maps)
+    // The same file as /proc/PID/map_files/START-END: uprobes are attached through it, so the
+    // kernel resolves the inode the JVM maps (not a path its container could redirect).
+    std::string libjvm_attach_path;
     uint64_t load_bias = 0;
     uint64_t java_thread_run_offset = 0;  // file offset of JavaThread::run()
     uint64_t threads_remove_offset = 0;   // file offset of Threads::remove(JavaThread*, bool)

@@ -1,11 +1,11 @@
 #include "probe_modules.h"
 
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <unistd.h>
 
 #include <climits>
+#include <cstdio>
 #include <cstring>
 #include <set>
 #include <thread>
@@ -15,19 +15,42 @@
 namespace vtscope {
 
 namespace {
-std::string host_path(pid_t pid, const std::string& path) { return "/proc/" + std::to_string(pid) + "/root" + path; }
+// Whether the module mapped at m (its offset-0 mapping) has the probe; false when it cannot be read.
+bool module_has_usdt_probe(pid_t pid, const Mapping& m, const std::string& provider, const std::string& name) {
+    auto file = open_module(pid, m);
+    return file && has_usdt_probe(file->fd.get(), provider, name);
+}
 }  // namespace
 
-bool has_usdt_probe(const std::string& path, const std::string& provider, const std::string& name) {
-    if (elf_version(EV_CURRENT) == EV_NONE) return false;
-    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return false;
-    Elf* elf = elf_begin(fd, ELF_C_READ, nullptr);
+const Mapping* find_module_mapping(const std::vector<Mapping>& maps, const std::string& path) {
+    for (const Mapping& m : maps)
+        if (m.path == path && m.offset == 0) return &m;
+    return nullptr;
+}
+
+std::string mapped_file_path(pid_t pid, const Mapping& m) {
+    char path[96];
+    std::snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", static_cast<int>(pid),
+                  static_cast<unsigned long long>(m.start), static_cast<unsigned long long>(m.end));
+    return path;
+}
+
+Expected<std::string> mapped_module_path(pid_t pid, const std::vector<Mapping>& maps, const std::string& path) {
+    const Mapping* m = find_module_mapping(maps, path);
+    if (!m) return make_error(path + " is no longer mapped in process " + std::to_string(pid));
+    return mapped_file_path(pid, *m);
+}
+
+bool has_usdt_probe(int fd, const std::string& provider, const std::string& name) {
+    auto elf = ElfHandle::read(fd, "a probe module");
+    if (!elf) return false;
     bool found = false;
     Elf_Scn* scn = nullptr;
-    while (elf && !found && (scn = elf_nextscn(elf, scn)) != nullptr) {
+    while (!found && (scn = elf_nextscn(elf->get(), scn)) != nullptr) {
         GElf_Shdr shdr;
-        if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE) continue;
+        if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE ||
+            !section_in_file(*elf, shdr.sh_type, shdr.sh_offset, shdr.sh_size))
+            continue;
         Elf_Data* data = elf_getdata(scn, nullptr);
         size_t offset = 0, name_offset = 0, desc_offset = 0;
         GElf_Nhdr note;
@@ -37,7 +60,7 @@ bool has_usdt_probe(const std::string& path, const std::string& provider, const 
             const char* owner = static_cast<const char*>(data->d_buf) + name_offset;
             if (note.n_type != 3 || note.n_namesz != 8 || std::strncmp(owner, "stapsdt", 8) != 0) continue;
             const char* desc = static_cast<const char*>(data->d_buf) + desc_offset;
-            size_t words = 3 * (gelf_getclass(elf) == ELFCLASS32 ? 4 : 8);
+            size_t words = 3 * (gelf_getclass(elf->get()) == ELFCLASS32 ? 4 : 8);
             if (note.n_descsz <= words) continue;
             const char* p = desc + words;
             const char* end = desc + note.n_descsz;
@@ -51,8 +74,6 @@ bool has_usdt_probe(const std::string& path, const std::string& provider, const 
             }
         }
     }
-    if (elf) elf_end(elf);
-    close(fd);
     return found;
 }
 
@@ -62,7 +83,9 @@ Expected<std::string> find_vtscope_library(pid_t pid, const std::vector<Mapping>
         if (m.offset != 0 || m.path.empty() || m.path[0] != '/' || m.path.find(".so") == std::string::npos ||
             !tried.insert(m.path).second)
             continue;
-        auto elf = ElfFile::load(host_path(pid, m.path), {"vtscope_native_init"});
+        auto file = open_module(pid, m);
+        if (!file) continue;
+        auto elf = ElfFile::load(file->fd.get(), {"vtscope_native_init"}, m.path);
         if (elf && elf->find("vtscope_native_init")) return m.path;
     }
     return make_error("libvtscope.so is not loaded in process " + std::to_string(pid) +
@@ -73,14 +96,11 @@ std::optional<ProbeEventsLocation> find_probe_events_state(pid_t pid, const std:
                                                            const std::string& library) {
     constexpr const char* kActive = "vtscope_probe_events_active";
     constexpr const char* kEpoch = "vtscope_probe_events_epoch";
-    const Mapping* base = nullptr;
-    for (const Mapping& m : maps)
-        if (m.path == library && m.offset == 0) {
-            base = &m;
-            break;
-        }
+    const Mapping* base = find_module_mapping(maps, library);
     if (!base) return std::nullopt;
-    auto elf = ElfFile::load(host_path(pid, library), {kActive, kEpoch});
+    auto file = open_module(pid, *base);
+    if (!file) return std::nullopt;
+    auto elf = ElfFile::load(file->fd.get(), {kActive, kEpoch}, library);
     if (!elf) return std::nullopt;
     const ElfSymbol* active = elf->find(kActive);
     const ElfSymbol* epoch = elf->find(kEpoch);
@@ -115,7 +135,7 @@ bool wait_for_probe_events(pid_t pid, const std::vector<Mapping>& maps, const st
 
 Expected<std::string> find_hotspot_probe_module(pid_t pid, const std::vector<Mapping>& maps) {
     if (const Mapping* jvm = find_libjvm(maps)) {
-        if (has_usdt_probe(host_path(pid, jvm->path), "hotspot", "vthread__thaw")) return jvm->path;
+        if (module_has_usdt_probe(pid, *jvm, "hotspot", "vthread__thaw")) return jvm->path;
         return make_error(
             "this JVM has no hotspot:vthread__thaw probe (the hotspot-probes channel needs the paper's "
             "patched JDK)");
@@ -124,7 +144,8 @@ Expected<std::string> find_hotspot_probe_module(pid_t pid, const std::vector<Map
     ssize_t n = readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), exe, sizeof(exe) - 1);
     if (n > 0) {
         std::string path(exe, static_cast<size_t>(n));
-        if (has_usdt_probe(host_path(pid, path), "hotspot", "vthread__thaw")) return path;
+        const Mapping* m = find_module_mapping(maps, path);
+        if (m && module_has_usdt_probe(pid, *m, "hotspot", "vthread__thaw")) return path;
     }
     return make_error("process " + std::to_string(pid) + " has no hotspot:vthread__* probes");
 }

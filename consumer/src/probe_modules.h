@@ -49,7 +49,17 @@ bool wait_for_probe_events(pid_t pid, const std::vector<Mapping>& maps, const st
 // target's executable (the probe-ABI test program).
 Expected<std::string> find_hotspot_probe_module(pid_t pid, const std::vector<Mapping>& maps);
 
-// True if the ELF file has a .note.stapsdt entry for provider:name.
-bool has_usdt_probe(const std::string& path, const std::string& provider, const std::string& name);
+// True if the opened ELF file has a .note.stapsdt entry for provider:name.
+bool has_usdt_probe(int fd, const std::string& provider, const std::string& name);
+
+// The offset-0 mapping of the module the target maps from `path` (as its maps say); null if none.
+const Mapping* find_module_mapping(const std::vector<Mapping>& maps, const std::string& path);
+// /proc/PID/map_files/START-END of a mapping: a path that the kernel resolves to the mapped inode
+// itself (proc_map_files_get_link, fs/proc/base.c), which the target cannot redirect as it can a
+// path inside its root. Probes are attached through it.
+std::string mapped_file_path(pid_t pid, const Mapping& m);
+// mapped_file_path of the module mapped from `path`: the kernel (and libbpf's ELF reader) get the
+// inode the target maps, not a path in its root that it could point elsewhere before the attach.
+Expected<std::string> mapped_module_path(pid_t pid, const std::vector<Mapping>& maps, const std::string& path);
 
 }  // namespace vtscope

@@ -3,28 +3,32 @@
 #include "elf_symbols.h"
 
 #include <cxxabi.h>
+#include <elf.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
-#include <sstream>
+
+#include "jvm_target.h"
 
 namespace vtscope {
 namespace {
 
+// Names reach here at most kMaxSymbolNameBytes long (for_each_symbol skips longer ones): the
+// demangler's work grows with its input, and crafted names make it grow fast.
 std::string demangle(const char* name) {
     if (name[0] != '_' || name[1] != 'Z') return name;
     int status = 0;
     char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
     if (status != 0 || !out) return name;
-    std::string result(out);
+    std::string result(out, strnlen(out, kMaxFrameNameBytes));
     std::free(out);
     // Drop the argument list: frames read better as "JavaThread::run" than with the types.
     if (auto paren = result.find('('); paren != std::string::npos && paren > 0) result.resize(paren);
@@ -77,18 +81,20 @@ bool SymbolTable::overlaps(uint64_t start, uint64_t end) const {
     return false;
 }
 
-void SymbolTable::keep_older(const SymbolTable& older) {
+void SymbolTable::keep_older(const SymbolTable& older, size_t max_entries) {
     std::vector<Entry> kept;  // apart until the end: overlaps() searches the sorted newer entries
-    for (const Entry& e : older.entries_)
+    for (const Entry& e : older.entries_) {
+        if (entries_.size() + kept.size() >= max_entries) break;  // bounded across refreshes too
         if (!overlaps(e.start, e.start + std::max<uint64_t>(e.size, 1))) kept.push_back(e);
+    }
     if (kept.empty()) return;
     entries_.insert(entries_.end(), std::make_move_iterator(kept.begin()), std::make_move_iterator(kept.end()));
     seal();
 }
 
-void parse_perf_map(std::string_view text, SymbolTable& table) {
+void parse_perf_map(std::string_view text, SymbolTable& table, size_t max_entries) {
     size_t pos = 0;
-    while (pos < text.size()) {
+    while (pos < text.size() && table.size() < max_entries) {
         size_t end = text.find('\n', pos);
         if (end == std::string_view::npos) end = text.size();
         std::string line(text.substr(pos, end - pos));
@@ -104,46 +110,61 @@ void parse_perf_map(std::string_view text, SymbolTable& table) {
             name.resize(paren);
             if (auto space = name.rfind(' '); space != std::string::npos) name.erase(0, space + 1);
         }
+        if (name.size() > kMaxFrameNameBytes) name.resize(kMaxFrameNameBytes);
         table.add(start, size, std::move(name));
     }
     table.seal();
 }
 
-ElfSymbols load_elf_symbols(const std::string& path) {
+ElfSymbols load_elf_symbols(int fd, const std::string& what) {
     ElfSymbols out;
-    if (elf_version(EV_CURRENT) == EV_NONE) return out;
-    ElfHandle h;
-    h.fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (h.fd < 0) return out;
-    h.elf = elf_begin(h.fd, ELF_C_READ, nullptr);
-    if (!h.elf || elf_kind(h.elf) != ELF_K_ELF) return out;
-    size_t phnum = 0;
-    if (elf_getphdrnum(h.elf, &phnum) == 0)
-        for (size_t i = 0; i < phnum; i++) {
-            GElf_Phdr phdr;
-            if (gelf_getphdr(h.elf, static_cast<int>(i), &phdr) && phdr.p_type == PT_LOAD)
-                out.segments.push_back({phdr.p_vaddr, phdr.p_offset, phdr.p_filesz});
-        }
-    Elf_Scn* scn = nullptr;
-    while ((scn = elf_nextscn(h.elf, scn)) != nullptr) {
-        GElf_Shdr shdr;
-        if (!gelf_getshdr(scn, &shdr) || (shdr.sh_type != SHT_SYMTAB && shdr.sh_type != SHT_DYNSYM)) continue;
-        Elf_Data* data = elf_getdata(scn, nullptr);
-        if (!data || shdr.sh_entsize == 0) continue;
-        size_t count = shdr.sh_size / shdr.sh_entsize;
-        for (size_t i = 0; i < count; i++) {
-            GElf_Sym sym;
-            if (!gelf_getsym(data, static_cast<int>(i), &sym) || sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
-                continue;
-            if (GELF_ST_TYPE(sym.st_info) != STT_FUNC) continue;
-            const char* name = elf_strptr(h.elf, shdr.sh_link, sym.st_name);
-            if (!name || !*name) continue;
-            out.symbols.add(sym.st_value, sym.st_size, demangle(name));
-        }
-    }
+    auto elf = ElfHandle::read(fd, what);
+    if (!elf) return out;
+    for (const ElfSegment& s : load_segments(*elf)) out.segments.push_back({s.vaddr, s.offset, s.filesz});
+    for_each_symbol(*elf, [&](const ElfSymbolEntry& sym) {
+        if (sym.type == STT_FUNC && sym.value != 0) out.symbols.add(sym.value, sym.size, demangle(sym.name));
+    });
     out.symbols.seal();
     out.loaded = true;
     return out;
+}
+
+TargetIds parse_target_ids(std::string_view status, pid_t pid) {
+    TargetIds ids;
+    ids.ns_pid = pid;  // a kernel before 4.1 has no NSpid line: no pid namespaces to tell apart
+    bool have_uid = false;
+    size_t pos = 0;
+    while (pos < status.size()) {
+        size_t end = std::min(status.find('\n', pos), status.size());
+        std::string line(status.substr(pos, end - pos));
+        pos = end + 1;
+        unsigned long real = 0, effective = 0;
+        if (std::sscanf(line.c_str(), "Uid: %lu %lu", &real, &effective) == 2) {
+            ids.uid = static_cast<uid_t>(effective);
+            have_uid = true;
+        } else if (line.starts_with("NSpid:")) {
+            // "NSpid:\t<pid here>\t...\t<pid in its own namespace>" (proc_pid_status, fs/proc/array.c).
+            auto last = line.find_last_of(" \t");
+            long ns_pid = std::strtol(line.c_str() + last + 1, nullptr, 10);
+            if (ns_pid > 0) ids.ns_pid = static_cast<pid_t>(ns_pid);
+        }
+    }
+    ids.known = have_uid;
+    return ids;
+}
+
+TargetIds read_target_ids(pid_t pid) {
+    std::ifstream file("/proc/" + std::to_string(pid) + "/status");
+    std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    return parse_target_ids(text, pid);
+}
+
+StackSymbolizer::StackSymbolizer(pid_t pid) : pid_(pid), ids_(read_target_ids(pid)) {
+    auto root = TargetRoot::open(pid);
+    if (!root) return;
+    if (auto tmp = root->open_directory("/tmp"))
+        tmp_.emplace(TargetRoot::from_fd(std::move(*tmp), "the /tmp of process " + std::to_string(pid)));
+    root_.emplace(std::move(*root));
 }
 
 void StackSymbolizer::snapshot_maps() {
@@ -158,30 +179,45 @@ void StackSymbolizer::snapshot_maps() {
     std::sort(maps_.begin(), maps_.end(), [](const Mapping& a, const Mapping& b) { return a.start < b.start; });
 }
 
-std::string StackSymbolizer::perf_map_path() const {
-    return "/proc/" + std::to_string(pid_) + "/root/tmp/perf-" + std::to_string(pid_) + ".map";
+std::string StackSymbolizer::perf_map_file() const { return "perf-" + std::to_string(ids_.ns_pid) + ".map"; }
+
+std::string StackSymbolizer::perf_map_name() const { return "/tmp/" + perf_map_file(); }
+
+Status StackSymbolizer::check_perf_map_before_write() const {
+    std::string of = " of process " + std::to_string(pid_);
+    if (!tmp_ || !ids_.known) return make_error("cannot open /tmp" + of + " without a symbolic link on the way");
+    struct stat st;
+    if (fstatat(tmp_->fd(), perf_map_file().c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return errno == ENOENT ? ok_status()
+                               : make_error("cannot stat " + perf_map_name() + of + ": " + std::strerror(errno));
+    // A symlink or a hard link planted there would have the JVM write through it.
+    if (!S_ISREG(st.st_mode) || st.st_uid != ids_.uid || st.st_nlink != 1)
+        return make_error(perf_map_name() + of + " is not a regular file of the JVM's user (uid " +
+                          std::to_string(ids_.uid) + ") with one link (refused)");
+    return ok_status();
 }
 
-bool StackSymbolizer::load_perf_map() {
-    std::ifstream file(perf_map_path());
-    if (!file) {
-        // Once the JVM has exited its root is gone; a map it left in a /tmp it shares with this
-        // process (-XX:+DumpPerfMapAtExit) is still in ours. One older than this symbolizer is
-        // another process's, which had the pid before (hosts keep them: nothing removes them).
-        std::string shared = "/tmp/perf-" + std::to_string(pid_) + ".map";
-        struct stat st;
-        if (stat(shared.c_str(), &st) != 0 || st.st_mtime < created_) return false;
-        file.open(shared);
-    }
-    if (!file) return false;
-    std::stringstream buffer;
-    buffer << file.rdbuf();
+Status StackSymbolizer::load_perf_map() {
+    if (!tmp_ || !ids_.known)
+        return make_error("cannot open /tmp of process " + std::to_string(pid_) +
+                          " without a symbolic link on the way");
+    auto file = tmp_->open_regular(perf_map_file(), kMaxPerfMapBytes, Symlinks::kRefuse);
+    if (!file) return file.error();
+    std::string what = perf_map_name() + " of process " + std::to_string(pid_);
+    if (file->st.st_uid != 0 && file->st.st_uid != ids_.uid)
+        return make_error(what + " is owned by uid " + std::to_string(file->st.st_uid) +
+                          ", neither the JVM's user nor root (ignored)");
+    // Once the JVM has exited, a map older than this symbolizer is another process's, which had
+    // the pid before (hosts keep them: nothing removes them).
+    if (file->st.st_mtime < created_ && !process_alive(pid_)) return make_error(what + " predates this session");
+    auto text = read_capped(file->fd.get(), kMaxPerfMapBytes, what);
+    if (!text) return text.error();
     SymbolTable table;
-    parse_perf_map(buffer.str(), table);
-    if (table.size() == 0) return false;
+    parse_perf_map(*text, table);
+    if (table.size() == 0) return make_error(what + " names no code");
     table.keep_older(perf_map_);
     perf_map_ = std::move(table);
-    return true;
+    return ok_status();
 }
 
 const Mapping* StackSymbolizer::mapping_of(uint64_t ip) const {
@@ -210,8 +246,12 @@ std::string StackSymbolizer::user_frame(uint64_t ip) {
         return "[unknown]";
     }
     auto& elf = elves_[m->path];
-    if (!elf) elf = std::make_unique<ElfSymbols>(load_elf_symbols("/proc/" + std::to_string(pid_) + "/root" + m->path));
-    if (!elf->loaded) *elf = load_elf_symbols(m->path);
+    if (!elf) {
+        // Without the root opened at construction the pid was gone then: whatever has it now is
+        // another process.
+        auto file = root_ ? open_module(pid_, *m, &*root_) : Expected<TargetFile>(make_error("no target"));
+        elf = std::make_unique<ElfSymbols>(file ? load_elf_symbols(file->fd.get(), m->path) : ElfSymbols{});
+    }
     uint64_t offset = ip - m->start + m->offset;
     for (const auto& seg : elf->segments) {
         if (offset < seg.offset || offset >= seg.offset + seg.filesz) continue;

@@ -10,13 +10,22 @@
 #include <ctime>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "expected.h"
 #include "proc_maps.h"
+#include "target_files.h"
 
 namespace vtscope {
+
+// At most this many perf map entries are kept (a large application's map: some 500,000 lines);
+// the lines past it are ignored, so a hostile map's memory is bounded whatever its line count.
+inline constexpr size_t kMaxPerfMapEntries = size_t{1} << 21;
+// Frame names (a perf map's, a demangled symbol's) are cut to this many bytes.
+inline constexpr size_t kMaxFrameNameBytes = 4096;
 
 // A sorted table of function symbols: address -> name.
 class SymbolTable {
@@ -30,7 +39,8 @@ public:
     // is the newer perf map, where code the JVM has freed since the older one is gone. The older
     // names still describe samples taken while that code lived; where new code took the place,
     // the newer name wins.
-    void keep_older(const SymbolTable& older);
+    // At most max_entries in all (a perf map's cap; tests pass a smaller one).
+    void keep_older(const SymbolTable& older, size_t max_entries = kMaxPerfMapEntries);
     size_t size() const { return entries_.size(); }
 
 private:
@@ -51,8 +61,9 @@ enum class JitAddress {
     kUnmapped,  // in no executable mapping of the last snapshot
 };
 
-// The lines "START SIZE NAME" (hex, as HotSpot's Compiler.perfmap and perf-map-agent write them).
-void parse_perf_map(std::string_view text, SymbolTable& table);
+// The lines "START SIZE NAME" (hex, as HotSpot's Compiler.perfmap and perf-map-agent write them),
+// at most max_entries of them, in one pass: a pure function of the text (fuzzed).
+void parse_perf_map(std::string_view text, SymbolTable& table, size_t max_entries = kMaxPerfMapEntries);
 // Function symbols of an ELF file, at their link-time addresses, demangled; plus its PT_LOAD
 // segments to turn a file offset into a link-time address.
 struct ElfSymbols {
@@ -63,21 +74,40 @@ struct ElfSymbols {
     std::vector<Segment> segments;
     bool loaded = false;
 };
-ElfSymbols load_elf_symbols(const std::string& path);
+// From an opened file (any descriptor: the fuzzer passes a memfd); `what` names it in errors.
+// Symbol names longer than kMaxSymbolNameBytes are skipped before the demangler sees them.
+ElfSymbols load_elf_symbols(int fd, const std::string& what);
+
+// What /proc/PID/status says of a process: its pid in its own pid namespace (the last field of
+// NSpid, which is the pid HotSpot sees and names its perf map with) and its effective uid.
+struct TargetIds {
+    pid_t ns_pid = 0;
+    uid_t uid = 0;
+    bool known = false;  // both were read
+};
+TargetIds parse_target_ids(std::string_view status, pid_t pid);
+TargetIds read_target_ids(pid_t pid);
 
 class StackSymbolizer {
 public:
-    explicit StackSymbolizer(pid_t pid) : pid_(pid) {}
+    // Opens the target's root and its /tmp now: they stay reachable through these descriptors
+    // after the target has exited (a -XX:+DumpPerfMapAtExit map is read then).
+    explicit StackSymbolizer(pid_t pid);
     // While the target lives: its current mappings are added (the latest wins on overlap).
     void snapshot_maps();
-    // Reads perf_map_path() if present (else, for a JVM that has exited, /tmp/perf-PID.map if it was
-    // written since this symbolizer was made), keeping what earlier reads named and it does not
-    // (SymbolTable::keep_older): true if read.
-    bool load_perf_map();
-    // The target's /tmp/perf-PID.map, through its root: HotSpot writes it into the /tmp it sees
-    // (Compiler.perfmap's default file, "/tmp/perf-%p.map"), which is not the host's under
-    // systemd's PrivateTmp= or in another mount namespace.
-    std::string perf_map_path() const;
+    // Reads the target's perf map, keeping what earlier reads named and it does not
+    // (SymbolTable::keep_older). It must be a regular file, no symlink, at most kMaxPerfMapBytes,
+    // owned by the target's uid or root (perf's rule: dso__load in tools/perf/util/symbol.c
+    // ignores a map "not owned by current user or root"); an error says why it was not read.
+    Status load_perf_map();
+    // Whether the JVM may be asked to write its map (Compiler.perfmap opens the name with
+    // O_CREAT|O_TRUNC and follows a symlink: PerfMapWriter / os::fopen in HotSpot): there is no
+    // such name yet, or it is a regular file of the target's uid with one link.
+    Status check_perf_map_before_write() const;
+    // "/tmp/perf-NSPID.map", as the target sees it: HotSpot writes it into the /tmp it sees
+    // (Compiler.perfmap's default file, "/tmp/perf-%p.map", %p its own pid), which is not the
+    // host's under systemd's PrivateTmp= or in another mount or pid namespace.
+    std::string perf_map_name() const;
     JitAddress classify(uint64_t ip) const;
     // A user frame: "symbol" (ELF or perf map) or "[module+0xoff]" / "[unknown]".
     std::string user_frame(uint64_t ip);
@@ -87,9 +117,13 @@ public:
 
 private:
     const Mapping* mapping_of(uint64_t ip) const;  // null when in none
+    std::string perf_map_file() const;             // "perf-NSPID.map"
 
     pid_t pid_;
-    time_t created_ = time(nullptr);  // a /tmp/perf-PID.map older than this is not the target's
+    TargetIds ids_;
+    std::optional<TargetRoot> root_;  // the target's root, opened at construction
+    std::optional<TargetRoot> tmp_;   // its /tmp (no symlink on the way), as a root of its own
+    time_t created_ = time(nullptr);  // after the target's exit, a map older than this is not its
     std::vector<Mapping> maps_;       // sorted by start
     SymbolTable perf_map_;
     std::map<std::string, std::unique_ptr<ElfSymbols>> elves_;

@@ -24,7 +24,9 @@ Expected<ThreadContextTls> find_thread_context_tls(pid_t pid, const std::vector<
             m.path.find(" (deleted)") != std::string::npos || !tried.insert(m.path).second ||
             (without_symbol && without_symbol->count(m.path)))
             continue;
-        auto elf = ElfFile::load("/proc/" + std::to_string(pid) + "/root" + m.path, {kThreadContextSymbol});
+        auto file = open_module(pid, m);
+        if (!file) continue;
+        auto elf = ElfFile::load(file->fd.get(), {kThreadContextSymbol}, m.path);
         if (!elf) continue;
         const ElfSymbol* sym = elf->find(kThreadContextSymbol);
         if (!sym || !sym->is_tls) {

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/mount.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -11,7 +13,10 @@
 
 #include <cstdio>
 #include <fstream>
+#include <functional>
+#include <future>
 #include <iterator>
+#include <optional>
 
 #include "../bpf/attribution.h"
 #include "flamegraph.h"
@@ -364,6 +369,25 @@ TEST(StackSymbolizer, PerfMapAndSymbolTable) {
     EXPECT_EQ(table.find(0x10), nullptr);
 }
 
+// A hostile map of many tiny lines: at most max_entries (kMaxPerfMapEntries by default) are kept,
+// across refreshes too, and a name is cut at kMaxFrameNameBytes: memory is bounded whatever the map.
+TEST(StackSymbolizer, APerfMapKeepsAtMostItsCapOfEntriesAndOfNameBytes) {
+    std::string text = "ffff0000 10 " + std::string(kMaxFrameNameBytes * 2, 'n') + "\n";
+    for (int i = 0; i < 5000; i++) text += "1 1 a\n";
+    SymbolTable table;
+    parse_perf_map(text, table, 1000);
+    EXPECT_EQ(table.size(), 1000u);
+    ASSERT_NE(table.find(0xffff0001), nullptr);
+    EXPECT_EQ(table.find(0xffff0001)->size(), kMaxFrameNameBytes);
+    SymbolTable newer;
+    parse_perf_map("2000 1 b\n", newer, 1000);
+    newer.keep_older(table, 1000);
+    EXPECT_EQ(newer.size(), 1000u);
+    SymbolTable whole;
+    parse_perf_map(text, whole);  // the default cap is far above 5,001 lines
+    EXPECT_EQ(whole.size(), 5001u);
+}
+
 TEST(StackSymbolizer, ANewerPerfMapKeepsTheOlderNamesItDoesNotReplace) {
     SymbolTable older, newer;
     parse_perf_map("1000 100 old.A\n2000 100 old.B\n", older);
@@ -412,36 +436,327 @@ TEST(StackSymbolizer, APerfMapInTheTargetsOwnTmpIsRead) {
     std::string host_text((std::istreambuf_iterator<char>(host_map)), std::istreambuf_iterator<char>());
     bool on_the_host = host_text.find("LPrivateTmp") != std::string::npos;
     StackSymbolizer symbolizer(child);
-    bool loaded = child_ready && symbolizer.load_perf_map();
+    Status loaded = child_ready ? symbolizer.load_perf_map() : make_error("no child");
     std::string frame = symbolizer.user_frame(0x7f0000001010);
     kill(child, SIGKILL);
     waitpid(child, nullptr, 0);
     ASSERT_TRUE(child_ready) << "the child could not make its own /tmp";
     EXPECT_FALSE(on_the_host);
-    EXPECT_TRUE(loaded) << symbolizer.perf_map_path();
+    EXPECT_TRUE(loaded) << loaded.error().message;
     EXPECT_EQ(frame, "LPrivateTmp;::handle");
 }
 
-// After the JVM has exited, a map in the /tmp it shared with vtscope is still read, unless it is
-// older than the session: then it is another process's that had the pid before.
-TEST(StackSymbolizer, AnExitedJvmsMapIsReadOnlyIfWrittenDuringTheSession) {
+// After the JVM has exited, the map it wrote (-XX:+DumpPerfMapAtExit) is read from its own /tmp,
+// kept reachable by the descriptor opened at the start, even once its mount namespace is gone;
+// never from the host's /tmp, where anyone may have put a file of that name.
+TEST(StackSymbolizer, AnExitedTargetsMapIsReadFromItsOwnTmpNeverTheHosts) {
+    if (geteuid() != 0) GTEST_SKIP() << "SKIPPED: needs root (a mount namespace with its own /tmp)";
+    int ready[2], go[2];
+    ASSERT_EQ(pipe(ready), 0);
+    ASSERT_EQ(pipe(go), 0);
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        close(ready[0]);
+        close(go[1]);
+        if (unshare(CLONE_NEWNS) != 0 || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+            mount("tmpfs", "/tmp", "tmpfs", 0, nullptr) != 0 || write(ready[1], "r", 1) != 1)
+            _exit(1);
+        char byte;
+        if (read(go[0], &byte, 1) != 1) _exit(1);
+        std::ofstream("/tmp/perf-" + std::to_string(getpid()) + ".map") << "7f0000005000 40 Exited.inItsTmp\n";
+        _exit(0);
+    }
+    close(ready[1]);
+    close(go[0]);
+    char byte = 0;
+    bool child_ready = read(ready[0], &byte, 1) == 1;
+    close(ready[0]);
+    StackSymbolizer symbolizer(child);  // opens the child's root and /tmp
+    std::string host_map = "/tmp/perf-" + std::to_string(child) + ".map";
+    std::ofstream(host_map) << "7f0000005000 40 Host.fallback\n";
+    EXPECT_EQ(write(go[1], "g", 1), 1);
+    close(go[1]);
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(child_ready && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    Status loaded = symbolizer.load_perf_map();
+    EXPECT_TRUE(loaded) << loaded.error().message;
+    EXPECT_EQ(symbolizer.user_frame(0x7f0000005010), "Exited.inItsTmp");
+    std::remove(host_map.c_str());
+}
+
+// A process that was gone before the symbolizer was made has no root to read: a map of its pid
+// in the host's /tmp is not read (it may be anyone's).
+TEST(StackSymbolizer, AGoneTargetsMapIsNotReadFromTheHostsTmp) {
     pid_t gone = fork();
     ASSERT_GE(gone, 0);
     if (gone == 0) _exit(0);
     ASSERT_EQ(waitpid(gone, nullptr, 0), gone);
     StackSymbolizer symbolizer(gone);
     std::string path = "/tmp/perf-" + std::to_string(gone) + ".map";
-    {
-        std::ofstream map(path);
-        map << "7f0000002000 40 Exited.method\n";
-    }
-    timeval an_hour_ago[2] = {{time(nullptr) - 3600, 0}, {time(nullptr) - 3600, 0}};
-    ASSERT_EQ(utimes(path.c_str(), an_hour_ago), 0);
-    EXPECT_FALSE(symbolizer.load_perf_map()) << "a map from before the session";
-    ASSERT_EQ(utimes(path.c_str(), nullptr), 0);
-    EXPECT_TRUE(symbolizer.load_perf_map());
-    EXPECT_EQ(symbolizer.user_frame(0x7f0000002010), "Exited.method");
+    std::ofstream(path) << "7f0000002000 40 Exited.method\n";
+    EXPECT_FALSE(symbolizer.load_perf_map());
+    EXPECT_NE(symbolizer.user_frame(0x7f0000002010), "Exited.method");
     std::remove(path.c_str());
+}
+
+namespace {
+
+bool have_root(const char* why) {
+    if (geteuid() == 0) return true;
+    std::fprintf(stderr, "\n*** SKIPPED: needs root (%s) ***\n\n", why);
+    return false;
+}
+
+// A fake hostile target: a child in its own mount namespace with a private tmpfs on /tmp, where
+// `plant` puts whatever it likes at /tmp/perf-PID.map (PID: the child's own). Killed on destruction.
+class FakeTarget {
+public:
+    explicit FakeTarget(const std::function<bool(const std::string& perf_map)>& plant) {
+        int ready[2];
+        if (pipe(ready) != 0) return;
+        pid_ = fork();
+        if (pid_ == 0) {
+            close(ready[0]);
+            if (unshare(CLONE_NEWNS) != 0 || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+                mount("tmpfs", "/tmp", "tmpfs", 0, nullptr) != 0)
+                _exit(1);
+            if (!plant("/tmp/perf-" + std::to_string(getpid()) + ".map") || write(ready[1], "r", 1) != 1) _exit(1);
+            pause();
+            _exit(0);
+        }
+        close(ready[1]);
+        char byte = 0;
+        ready_ = pid_ > 0 && read(ready[0], &byte, 1) == 1;
+        close(ready[0]);
+    }
+    ~FakeTarget() {
+        if (pid_ <= 0) return;
+        kill(pid_, SIGKILL);
+        waitpid(pid_, nullptr, 0);
+    }
+    FakeTarget(const FakeTarget&) = delete;
+    FakeTarget& operator=(const FakeTarget&) = delete;
+    pid_t pid() const { return pid_; }
+    bool ready() const { return ready_; }
+    // Its perf map as this process reaches it (to release a reader blocked on a FIFO there).
+    std::string perf_map_from_here() const {
+        return "/proc/" + std::to_string(pid_) + "/root/tmp/perf-" + std::to_string(pid_) + ".map";
+    }
+
+private:
+    pid_t pid_ = -1;
+    bool ready_ = false;
+};
+
+// Runs work on another thread; true if it ends within the limit. A reader blocked on the FIFO
+// `fifo` is released (a writer opens and closes it) until it ends, so a hang fails the test
+// instead of stalling it.
+bool ends_in_time(const std::function<void()>& work, const std::string& fifo, std::chrono::seconds limit) {
+    auto done = std::async(std::launch::async, work);
+    if (done.wait_for(limit) == std::future_status::ready) return true;
+    while (done.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
+        int fd = open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd >= 0) close(fd);
+    }
+    return false;
+}
+
+bool why_not(const Status& status, std::string& problem) {
+    if (!status) problem = status.error().message;
+    return static_cast<bool>(status);
+}
+
+// A root-only host file with recognisable perf map lines, outside /tmp (the fake target has its own).
+std::string make_host_secret(std::string& dir) {
+    char tmpl[] = "/var/tmp/vtscope-secret-XXXXXX";
+    if (!mkdtemp(tmpl)) return "";
+    dir = tmpl;
+    std::string path = dir + "/secret";
+    std::ofstream(path) << "7f0000003000 40 HostSecret.line\n";
+    chmod(path.c_str(), 0600);
+    return path;
+}
+
+}  // namespace
+
+// An absolute symlink in the target's /tmp must not lead vtscope (root) to a host file: its lines
+// never become frame names.
+TEST(StackSymbolizer, APerfMapSymlinkedToAHostFileIsRefused) {
+    if (!have_root("a mount namespace with its own /tmp")) GTEST_SKIP() << "SKIPPED: needs root";
+    std::string dir;
+    std::string secret = make_host_secret(dir);
+    ASSERT_FALSE(secret.empty());
+    {
+        FakeTarget target([&](const std::string& map) { return symlink(secret.c_str(), map.c_str()) == 0; });
+        ASSERT_TRUE(target.ready());
+        StackSymbolizer symbolizer(target.pid());
+        bool loaded = true;
+        std::string problem;
+        EXPECT_TRUE(ends_in_time([&] { loaded = why_not(symbolizer.load_perf_map(), problem); },
+                                 target.perf_map_from_here(), std::chrono::seconds(10)));
+        EXPECT_FALSE(loaded);
+        EXPECT_NE(problem.find("a symbolic link on the way (refused)"), std::string::npos) << problem;
+        EXPECT_NE(symbolizer.user_frame(0x7f0000003010), "HostSecret.line");
+    }
+    std::remove(secret.c_str());
+    rmdir(dir.c_str());
+}
+
+// A perf map that never ends (a symlink to /dev/zero) is refused before a byte is read.
+TEST(StackSymbolizer, APerfMapSymlinkedToDevZeroIsRefused) {
+    if (!have_root("a mount namespace with its own /tmp")) GTEST_SKIP() << "SKIPPED: needs root";
+    FakeTarget target([](const std::string& map) { return symlink("/dev/zero", map.c_str()) == 0; });
+    ASSERT_TRUE(target.ready());
+    StackSymbolizer symbolizer(target.pid());
+    bool loaded = true;
+    std::string problem;
+    EXPECT_TRUE(ends_in_time([&] { loaded = why_not(symbolizer.load_perf_map(), problem); },
+                             target.perf_map_from_here(), std::chrono::seconds(10)));
+    EXPECT_FALSE(loaded);
+    EXPECT_NE(problem.find("(refused)"), std::string::npos) << problem;
+}
+
+// A FIFO at the perf map's name would block the read (and the end of `profile`) forever.
+TEST(StackSymbolizer, APerfMapFifoDoesNotHang) {
+    if (!have_root("a mount namespace with its own /tmp")) GTEST_SKIP() << "SKIPPED: needs root";
+    FakeTarget target([](const std::string& map) { return mkfifo(map.c_str(), 0666) == 0; });
+    ASSERT_TRUE(target.ready());
+    StackSymbolizer symbolizer(target.pid());
+    bool loaded = true;
+    std::string problem;
+    EXPECT_TRUE(ends_in_time([&] { loaded = why_not(symbolizer.load_perf_map(), problem); },
+                             target.perf_map_from_here(), std::chrono::seconds(10)));
+    EXPECT_FALSE(loaded);
+    EXPECT_NE(problem.find("is not a regular file (refused)"), std::string::npos) << problem;
+    // Nor is the JVM asked to write its map through it.
+    EXPECT_FALSE(symbolizer.check_perf_map_before_write());
+}
+
+// perf's rule (dso__load, tools/perf/util/symbol.c: "not owned by current user or root, ignoring
+// it"), with the target's uid for the current user: another user's file is not the JVM's map.
+TEST(StackSymbolizer, APerfMapOwnedByAnotherUserIsSkipped) {
+    if (!have_root("a mount namespace with its own /tmp")) GTEST_SKIP() << "SKIPPED: needs root";
+    FakeTarget target([](const std::string& map) {
+        std::ofstream(map) << "7f0000004000 40 Other.owner\n";
+        return chown(map.c_str(), 12345, 12345) == 0;
+    });
+    ASSERT_TRUE(target.ready());
+    StackSymbolizer symbolizer(target.pid());
+    bool loaded = true;
+    std::string problem;
+    EXPECT_TRUE(ends_in_time([&] { loaded = why_not(symbolizer.load_perf_map(), problem); },
+                             target.perf_map_from_here(), std::chrono::seconds(10)));
+    EXPECT_FALSE(loaded);
+    EXPECT_NE(problem.find("owned by uid 12345, neither the JVM's user nor root"), std::string::npos) << problem;
+    EXPECT_NE(symbolizer.user_frame(0x7f0000004010), "Other.owner");
+    EXPECT_FALSE(symbolizer.check_perf_map_before_write());
+}
+
+// A mapped library whose file was deleted: its maps path ends in " (deleted)", and whatever now
+// has that name on the host (here a FIFO) is not it. The mapped inode is read through map_files.
+TEST(StackSymbolizer, ADeletedLibraryIsReadThroughItsMappingNotItsPath) {
+    if (!have_root("/proc/PID/map_files")) GTEST_SKIP() << "SKIPPED: needs root";
+    char tmpl[] = "/var/tmp/vtscope-deleted-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    std::string dir = tmpl, library = dir + "/x.so", fifo = library + " (deleted)";
+    std::ofstream(library) << std::string(8192, 'x');
+    int fd = open(library.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    void* mapped = mmap(nullptr, 8192, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+    close(fd);
+    ASSERT_NE(mapped, MAP_FAILED);
+    ASSERT_EQ(unlink(library.c_str()), 0);
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0666), 0);
+    StackSymbolizer symbolizer(getpid());
+    symbolizer.snapshot_maps();
+    std::string frame;
+    EXPECT_TRUE(ends_in_time([&] { frame = symbolizer.user_frame(reinterpret_cast<uint64_t>(mapped) + 0x10); }, fifo,
+                             std::chrono::seconds(10)));
+    EXPECT_EQ(frame, "[x.so (deleted)+0x10]");
+    munmap(mapped, 8192);
+    unlink(fifo.c_str());
+    rmdir(dir.c_str());
+}
+
+// HotSpot opens /tmp/perf-PID.map with O_CREAT|O_TRUNC and follows a symlink: the JVM is asked to
+// write it only where no name is planted, or over a regular file of its own user with one link.
+TEST(StackSymbolizer, TheJvmIsAskedForItsMapOnlyWhereNothingIsPlanted) {
+    if (!have_root("a mount namespace with its own /tmp")) GTEST_SKIP() << "SKIPPED: needs root";
+    auto asked = [](const std::function<bool(const std::string&)>& plant) {
+        FakeTarget target(plant);
+        return target.ready() && static_cast<bool>(StackSymbolizer(target.pid()).check_perf_map_before_write());
+    };
+    EXPECT_TRUE(asked([](const std::string&) { return true; })) << "no map yet";
+    EXPECT_TRUE(asked([](const std::string& map) { return static_cast<bool>(std::ofstream(map) << "1 1 a\n"); }));
+    EXPECT_FALSE(asked([](const std::string& map) { return symlink("/etc/passwd", map.c_str()) == 0; }));
+    EXPECT_FALSE(asked([](const std::string& map) {
+        std::ofstream("/tmp/victim") << "x";
+        return link("/tmp/victim", map.c_str()) == 0;  // a hard link to a file HotSpot would truncate
+    }));
+}
+
+// In its own pid namespace the JVM names its map with the pid it sees there (NSpid's last field).
+TEST(StackSymbolizer, APerfMapIsNamedWithThePidTheTargetSees) {
+    if (!have_root("pid and mount namespaces")) GTEST_SKIP() << "SKIPPED: needs root";
+    int report[2];
+    ASSERT_EQ(pipe(report), 0);
+    pid_t outer = fork();
+    ASSERT_GE(outer, 0);
+    if (outer == 0) {
+        if (unshare(CLONE_NEWNS | CLONE_NEWPID) != 0 ||
+            mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+            mount("tmpfs", "/tmp", "tmpfs", 0, nullptr) != 0)
+            _exit(1);
+        pid_t inner = fork();  // pid 1 of the new namespace
+        if (inner == 0) {
+            std::ofstream("/tmp/perf-" + std::to_string(getpid()) + ".map") << "7f0000006000 40 Ns.pid\n";
+            pause();
+            _exit(0);
+        }
+        usleep(200000);  // the map is written
+        if (inner < 0 || write(report[1], &inner, sizeof(inner)) != sizeof(inner)) _exit(1);
+        waitpid(inner, nullptr, 0);
+        _exit(0);
+    }
+    close(report[1]);
+    pid_t inner = -1;
+    bool reported = read(report[0], &inner, sizeof(inner)) == sizeof(inner);
+    close(report[0]);
+    std::string name, frame;
+    if (reported) {
+        StackSymbolizer symbolizer(inner);
+        name = symbolizer.perf_map_name();
+        (void)symbolizer.load_perf_map();
+        frame = symbolizer.user_frame(0x7f0000006010);
+        kill(inner, SIGKILL);
+    }
+    waitpid(outer, nullptr, 0);
+    ASSERT_TRUE(reported);
+    EXPECT_EQ(name, "/tmp/perf-1.map");
+    EXPECT_EQ(frame, "Ns.pid");
+}
+
+// After the JVM's exit, finish() reads the map it left; one of another user is skipped with one
+// warning line that says so.
+TEST(JvmStacks, AnExitedJvmsMapOfAnotherUserIsSkippedWithOneWarning) {
+    if (!have_root("a mount namespace with its own /tmp")) GTEST_SKIP() << "SKIPPED: needs root";
+    std::optional<FakeTarget> jvm;
+    jvm.emplace([](const std::string& map) {
+        std::ofstream(map) << "7f0000007000 40 Planted.frame\n";
+        return chown(map.c_str(), 12345, 12345) == 0;
+    });
+    ASSERT_TRUE(jvm->ready());
+    Target target(jvm->pid());
+    JvmStacks stacks(target);  // its symbolizer opens the target's /tmp now
+    jvm.reset();               // the JVM exits
+    stacks.finish();
+    stacks.finish();
+    ASSERT_EQ(stacks.warnings().size(), 1u);
+    EXPECT_NE(stacks.warnings()[0].find("owned by uid 12345, neither the JVM's user nor root"), std::string::npos)
+        << stacks.warnings()[0];
+    EXPECT_NE(stacks.symbolizer().user_frame(0x7f0000007010), "Planted.frame");
 }
 
 TEST(PerfMapSchedule, ARefreshIsDueWhenNeededAndWithinItsBudget) {

@@ -1,13 +1,18 @@
 // VMStructs, thread-list and record-region readers against a fake target address space.
+#include <elf.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstring>
+
 #include "../../common/vtscope_record.h"
+#include "elf_symbols.h"
 #include "fake_memory.h"
 #include "java_threads.h"
 #include "proc_maps.h"
 #include "record_region.h"
+#include "stack_symbolizer.h"
 #include "thread_context_tls.h"
 #include "vmstructs.h"
 
@@ -343,4 +348,117 @@ TEST(ThreadContextTls, OnlyStaticTlsDescriptorsAreAccepted) {
     EXPECT_FALSE(vtscope::static_tls_offset(0x7f12345678a0).ok()) << "a heap pointer: dynamic TLS";
     EXPECT_FALSE(vtscope::static_tls_offset(16).ok());
     EXPECT_FALSE(vtscope::static_tls_offset(static_cast<uint64_t>(-3)).ok()) << "misaligned";
+}
+
+namespace {
+
+// A small ELF64 file: function symbols in .symtab (with .strtab and .shstrtab) and one PT_LOAD
+// at offset 0. symtab_size, when given, is what the .symtab header claims instead of its size.
+std::string tiny_elf(const std::vector<std::pair<std::string, uint64_t>>& functions, uint64_t symtab_size = 0) {
+    std::string strtab(1, '\0'), shstrtab = std::string("\0.strtab\0.symtab\0.shstrtab\0", 27);
+    std::vector<Elf64_Sym> syms(1);
+    for (const auto& [name, value] : functions) {
+        Elf64_Sym sym{};
+        sym.st_name = static_cast<uint32_t>(strtab.size());
+        sym.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
+        sym.st_shndx = 1;
+        sym.st_value = value;
+        sym.st_size = 0x10;
+        syms.push_back(sym);
+        strtab += name + '\0';
+    }
+    while (strtab.size() % 8) strtab += '\0';
+    size_t strtab_at = sizeof(Elf64_Ehdr) + sizeof(Elf64_Phdr), symtab_at = strtab_at + strtab.size();
+    size_t shstrtab_at = symtab_at + syms.size() * sizeof(Elf64_Sym), shdrs_at = (shstrtab_at + 27 + 7) / 8 * 8;
+    Elf64_Ehdr eh{};
+    std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
+    eh.e_ident[EI_CLASS] = ELFCLASS64;
+    eh.e_ident[EI_DATA] = ELFDATA2LSB;
+    eh.e_ident[EI_VERSION] = EV_CURRENT;
+    eh.e_type = ET_DYN;
+    eh.e_machine = EM_X86_64;
+    eh.e_version = EV_CURRENT;
+    eh.e_phoff = sizeof(Elf64_Ehdr);
+    eh.e_shoff = shdrs_at;
+    eh.e_ehsize = sizeof(Elf64_Ehdr);
+    eh.e_phentsize = sizeof(Elf64_Phdr);
+    eh.e_phnum = 1;
+    eh.e_shentsize = sizeof(Elf64_Shdr);
+    eh.e_shnum = 4;
+    eh.e_shstrndx = 3;
+    Elf64_Phdr ph{};
+    ph.p_type = PT_LOAD;
+    ph.p_filesz = ph.p_memsz = 0x10000;
+    Elf64_Shdr sh[4] = {};
+    sh[1] = {1, SHT_STRTAB, 0, 0, strtab_at, strtab.size(), 0, 0, 1, 0};
+    sh[2] = {9, SHT_SYMTAB,       0, 0, symtab_at, symtab_size ? symtab_size : syms.size() * sizeof(Elf64_Sym), 1, 1,
+             8, sizeof(Elf64_Sym)};
+    sh[3] = {17, SHT_STRTAB, 0, 0, shstrtab_at, 27, 0, 0, 1, 0};
+    std::string file(reinterpret_cast<const char*>(&eh), sizeof(eh));
+    file.append(reinterpret_cast<const char*>(&ph), sizeof(ph));
+    file += strtab;
+    file.append(reinterpret_cast<const char*>(syms.data()), syms.size() * sizeof(Elf64_Sym));
+    file += shstrtab;
+    file.resize(shdrs_at, '\0');
+    file.append(reinterpret_cast<const char*>(sh), sizeof(sh));
+    return file;
+}
+
+// The bytes in a memfd (as the fuzzer hands them over): any descriptor will do.
+vtscope::UniqueFd memfd_with(const std::string& bytes) {
+    vtscope::UniqueFd fd(memfd_create("elf", MFD_CLOEXEC));
+    if (fd && write(fd.get(), bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size())) return {};
+    return fd;
+}
+
+}  // namespace
+
+TEST(ElfFile, LoadsSymbolsAndSegmentsFromAnyDescriptor) {
+    auto fd = memfd_with(tiny_elf({{"wanted_function", 0x1000}, {"other_function", 0x2000}}));
+    ASSERT_TRUE(fd);
+    auto elf = vtscope::ElfFile::load(fd.get(), {"wanted_function"}, "a memfd");
+    ASSERT_TRUE(elf) << elf.error().message;
+    ASSERT_NE(elf->find("wanted_function"), nullptr);
+    EXPECT_EQ(elf->find("wanted_function")->value, 0x1000u);
+    EXPECT_EQ(elf->find("other_function"), nullptr);  // not asked for
+    EXPECT_EQ(elf->file_offset(0x1000), 0x1000u);
+    EXPECT_EQ(elf->file_offset(0x10000), 0u);
+    auto not_elf = memfd_with("#!/bin/sh\n");
+    EXPECT_FALSE(vtscope::ElfFile::load(not_elf.get(), {"x"}, "a script"));
+}
+
+// A .symtab header claiming a terabyte: libelf would allocate what it claims; the section is
+// skipped because it does not lie inside the file.
+TEST(ElfFile, ASectionBeyondTheFileIsSkipped) {
+    auto fd = memfd_with(tiny_elf({{"wanted_function", 0x1000}}, uint64_t{1} << 40));
+    ASSERT_TRUE(fd);
+    auto elf = vtscope::ElfFile::load(fd.get(), {"wanted_function"}, "a memfd");
+    ASSERT_TRUE(elf) << elf.error().message;
+    EXPECT_EQ(elf->find("wanted_function"), nullptr);
+    EXPECT_FALSE(
+        vtscope::section_in_file(*vtscope::ElfHandle::read(fd.get(), "a memfd"), SHT_SYMTAB, 64, uint64_t{1} << 40));
+}
+
+// Names past kMaxSymbolNameBytes never reach the demangler (crafted mangled names make it take
+// exponential time and stack) nor a frame; demangled names are cut at kMaxFrameNameBytes.
+TEST(ElfSymbols, AnOverlongSymbolNameIsSkippedBeforeDemangling) {
+    std::string overlong = "_ZN" + std::string(vtscope::kMaxSymbolNameBytes, 'a');
+    auto fd = memfd_with(tiny_elf({{"_ZN10JavaThread3runEv", 0x1000}, {overlong, 0x2000}}));
+    ASSERT_TRUE(fd);
+    vtscope::ElfSymbols symbols = vtscope::load_elf_symbols(fd.get(), "a memfd");
+    ASSERT_TRUE(symbols.loaded);
+    ASSERT_NE(symbols.symbols.find(0x1004), nullptr);
+    EXPECT_EQ(*symbols.symbols.find(0x1004), "JavaThread::run");
+    EXPECT_EQ(symbols.symbols.find(0x2004), nullptr);
+    EXPECT_EQ(symbols.symbols.size(), 1u);
+}
+
+TEST(TargetIds, TheNamespacePidIsTheLastOfNSpidAndTheUidTheEffectiveOne) {
+    auto ids = vtscope::parse_target_ids("Name:\tUid: 7 7\nUid:\t1000\t1001\t1001\t1001\nNSpid:\t4242\t17\t1\n", 4242);
+    EXPECT_TRUE(ids.known);
+    EXPECT_EQ(ids.ns_pid, 1);
+    EXPECT_EQ(ids.uid, 1001u);
+    auto old_kernel = vtscope::parse_target_ids("Uid:\t0\t0\t0\t0\n", 99);
+    EXPECT_EQ(old_kernel.ns_pid, 99);
+    EXPECT_FALSE(vtscope::parse_target_ids("Name:\tx\n", 5).known);
 }
