@@ -347,6 +347,44 @@ TEST(Flamegraph, NamesAreWellFormedUtf8AndLabelsAreCutBetweenCharacters) {
     EXPECT_NE(svg.find(">" + cut + "..</text>"), std::string::npos);
 }
 
+// A hostile target names its threads and symbols: U+FFFE or a control character once made the
+// SVG a document no XML parser reads (XML 1.0 section 2.2 forbids them).
+TEST(Flamegraph, CharactersXmlForbidsAreReplaced) {
+    std::string hostile = "evil\xEF\xBF\xBE\xEF\xBF\xBF\x01\x1b[31m";
+    std::string svg = render_flamegraph_svg({{{"[non-virtual] " + hostile, hostile + "frame"}, 1}}, hostile);
+    EXPECT_EQ(svg.find("\xEF\xBF\xBE"), std::string::npos) << "U+FFFE in the SVG";
+    EXPECT_EQ(svg.find("\xEF\xBF\xBF"), std::string::npos) << "U+FFFF in the SVG";
+    for (char c : svg) EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 || c == '\n') << int(c);
+    EXPECT_NE(svg.find("evil\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD[31mframe"), std::string::npos);
+}
+
+// A newline in an ELF symbol or a thread name once forged a line of the folded output
+// ("f\nforged;stack 1000000" added a million samples); ';' inside a name split its frame.
+TEST(ProfileReport, FoldedFramesCannotForgeLinesOrSplitFrames) {
+    ProfileInfo info = sample_info();
+    info.thread_names[20] = "gc\nforged;root 999";
+    std::vector<ProfileRow> rows = sample_rows();
+    rows[0].frames = {"thread_native_entry", "sym\nforged;stack 1000000", "a;b"};
+    std::string text = render_folded(fold_stacks(rows, info));
+    size_t lines = 0;
+    for (char c : text) lines += c == '\n';
+    EXPECT_EQ(lines, fold_stacks(rows, info).size()) << text;
+    EXPECT_NE(text.find(";sym\\nforged:stack 1000000;a:b 200\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("[non-virtual] gc\\nforged:root 999;[no stack] 7\n"), std::string::npos) << text;
+}
+
+// Thread names (the target's comm) and warnings reach the user's terminal: escapes are shown,
+// never run.
+TEST(ProfileReport, TextShowsTerminalEscapesOfTheTargetAsText) {
+    ProfileInfo info = sample_info();
+    info.thread_names[20] = "gc\x1b]0;pwned\x07";
+    info.warnings = {"perf map /tmp/perf-1.map: \x1b[2J"};
+    std::string text = render_profile_text(sample_rows(), info);
+    EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+    EXPECT_NE(text.find("gc\\x1b]0;pwned\\x07 (20)"), std::string::npos) << text;
+    EXPECT_NE(text.find("warning: perf map /tmp/perf-1.map: \\x1b[2J\n"), std::string::npos) << text;
+}
+
 TEST(StackSymbolizer, PerfMapAndSymbolTable) {
     SymbolTable table;
     parse_perf_map(

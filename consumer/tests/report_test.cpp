@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include "summary.h"
+
 TEST(Report, AggregatesPerTrace) {
     std::istringstream in(
         R"({"ts_ns":1,"pid":1,"tid":2,"vthread":30,"java_thread":30,"trace_id":"aa","span_id":"01","trace_flags":1,"status":"ok","syscall":"write","fd":4,"count":100}
@@ -56,4 +58,35 @@ TEST(Report, JsonFields) {
     EXPECT_FALSE(vtscope::json_int_field(line, "c").has_value());
     EXPECT_EQ(vtscope::json_int_field(line, "d"), -3);
     EXPECT_FALSE(vtscope::json_raw_field(line, "e").has_value());
+}
+
+// vtscope report reads a file of any origin: its trace ids and syscall names are shown as text.
+TEST(Report, TerminalEscapesInTheInputAreShownNotRun) {
+    std::istringstream in(
+        "{\"pid\":1,\"tid\":2,\"trace_id\":\"\x1b]0;pwned\x07\",\"status\":\"ok\","
+        "\"syscall\":\"wr\x1b[2Jite\",\"count\":5}\n");
+    vtscope::ReportData data = vtscope::collect_report(in);
+    ASSERT_EQ(data.traces.size(), 1u);
+    std::string text = vtscope::render_report(data, 10);
+    EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+    EXPECT_NE(text.find("\\x1b]0;pwned\\x07"), std::string::npos) << text;
+    EXPECT_NE(text.find("wr\\x1b[2Jite 1"), std::string::npos) << text;
+}
+
+// The end-of-session summary names the target's service (its process context) and replies of
+// the network: a terminal escape in them is shown, not run, and each stays on its line.
+TEST(Summary, TargetStringsInTheTextSummaryAreTerminalSafe) {
+    vtscope::Summary s;
+    s.otlp_service_name = "svc\x1b]0;pwned\x07\nvtscope: forged line";
+    s.otlp_service_name_source = "process_context";
+    s.region_found = false;
+    s.missing_region = "no record region in /memfd:\x1b[2J";
+    s.thread_context_tls_error = std::string("bad symbol \x1b[31m");
+    std::string text = vtscope::render_summary_text(s);
+    EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+    EXPECT_NE(text.find("service.name svc\\x1b]0;pwned\\x07\\nvtscope: forged line (from process_context)\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("no record region in /memfd:\\x1b[2J\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("never found: bad symbol \\x1b[31m\n"), std::string::npos) << text;
 }
