@@ -1,9 +1,15 @@
 #include "report.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
+#include "output_file.h"
 #include "summary.h"
 
 TEST(Report, AggregatesPerTrace) {
@@ -89,4 +95,67 @@ TEST(Summary, TargetStringsInTheTextSummaryAreTerminalSafe) {
         << text;
     EXPECT_NE(text.find("no record region in /memfd:\\x1b[2J\n"), std::string::npos) << text;
     EXPECT_NE(text.find("never found: bad symbol \\x1b[31m\n"), std::string::npos) << text;
+}
+
+namespace {
+// A fresh directory, removed with what is in it at the end.
+struct ScratchDir {
+    std::string path;
+    ScratchDir() {
+        char name[] = "/tmp/vtscope-output-test-XXXXXX";
+        path = mkdtemp(name) ? name : "";
+    }
+    ~ScratchDir() { std::filesystem::remove_all(path); }
+};
+std::string contents(const std::string& path) {
+    std::ifstream f(path);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+}
+}  // namespace
+
+// The target's user can plant a name where root's output will go (a shared /tmp): a symbolic
+// link there once made vtscope truncate and write the file it points at.
+TEST(OutputFile, ASymlinkAtThePathIsRefusedAndItsTargetUnchanged) {
+    ScratchDir dir;
+    ASSERT_FALSE(dir.path.empty());
+    std::string victim = dir.path + "/victim", link = dir.path + "/report.txt";
+    { std::ofstream(victim) << "root's file\n"; }
+    ASSERT_EQ(symlink(victim.c_str(), link.c_str()), 0);
+    auto opened = vtscope::OutputFile::open(link);
+    ASSERT_FALSE(opened.ok()) << "a symbolic link was followed";
+    EXPECT_NE(opened.error().message.find("symbolic link"), std::string::npos) << opened.error().message;
+    EXPECT_EQ(opened.error().message.find('\n'), std::string::npos);
+    EXPECT_EQ(contents(victim), "root's file\n");
+
+    std::string hard = dir.path + "/hard.txt";
+    ASSERT_EQ(::link(victim.c_str(), hard.c_str()), 0);
+    EXPECT_FALSE(vtscope::OutputFile::open(hard).ok()) << "a second hard link of another file was truncated";
+    EXPECT_EQ(contents(victim), "root's file\n");
+}
+
+TEST(OutputFile, ANewFileIsCreated0600AndAnOldOneTruncated) {
+    ScratchDir dir;
+    std::string path = dir.path + "/out.txt";
+    mode_t old_mask = umask(0);  // the mode is vtscope's, not the caller's umask
+    auto opened = vtscope::OutputFile::open(path);
+    umask(old_mask);
+    ASSERT_TRUE(opened.ok()) << opened.error().message;
+    (*opened)->write("first, longer\n");
+    opened->reset();
+    struct stat st {};
+    ASSERT_EQ(stat(path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+    auto again = vtscope::OutputFile::open(path);
+    ASSERT_TRUE(again.ok()) << again.error().message;
+    (*again)->write("second\n");
+    again->reset();
+    EXPECT_EQ(contents(path), "second\n");
+}
+
+TEST(OutputFile, AFifoWithoutAReaderFailsInsteadOfHanging) {
+    ScratchDir dir;
+    std::string fifo = dir.path + "/fifo";
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    auto opened = vtscope::OutputFile::open(fifo);
+    EXPECT_FALSE(opened.ok());
 }
