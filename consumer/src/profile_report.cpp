@@ -144,6 +144,11 @@ std::string render_profile_text(const std::vector<ProfileRow>& rows, const Profi
         "%.1f ms (%.1f%%) on virtual threads\n",
         info.event.c_str(), info.sampling.c_str(), info.hz, info.seconds, u(all.samples), ms(all.cpu_ns),
         ms(virtual_all.cpu_ns), share(virtual_all.samples, all.samples));
+    if (info.samples_not_kept)
+        out += format(
+            "warning: %llu samples not kept: over the bound of %zu distinct thread/trace/span/stack rows or "
+            "%zu distinct stacks (not in the counts below)\n",
+            u(info.samples_not_kept), kMaxProfileRows, kMaxProfileStacks);
     // Warnings and thread names carry the target's strings (its comm, its perf map's path).
     for (const std::string& w : info.warnings) out += "warning: " + terminal_safe(w) + "\n";
     if (info.steal_share && *info.steal_share >= kStealWorthSaying)
@@ -356,6 +361,8 @@ std::string render_profile_json(const std::vector<ProfileRow>& rows, const Profi
            << ",\"stack_errors\":" << info.stack_errors << "}";
     else
         js << "null";
+    js << ",\"samples_not_kept\":" << info.samples_not_kept << ",\"rows_bound\":" << kMaxProfileRows
+       << ",\"stacks_bound\":" << kMaxProfileStacks;
     js << ",\"warnings\":[";
     first = true;
     for (const std::string& w : info.warnings) js << (first ? "" : ",") << json_quote(w), first = false;

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <map>
 
 #include "../bpf/attribution.h"
 #include "flamegraph.h"
@@ -383,6 +384,43 @@ TEST(ProfileReport, TextShowsTerminalEscapesOfTheTargetAsText) {
     EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
     EXPECT_NE(text.find("gc\\x1b]0;pwned\\x07 (20)"), std::string::npos) << text;
     EXPECT_NE(text.find("warning: perf map /tmp/perf-1.map: \\x1b[2J\n"), std::string::npos) << text;
+}
+
+// A target that makes a new trace, span or stack for every sample would grow profile's tables
+// for as long as the session runs: past the bound a new key is refused (the caller counts its
+// samples), a known key still counts.
+TEST(ProfileBounds, ATableTakesNewKeysOnlyBelowItsBound) {
+    std::map<int, uint64_t> table;
+    uint64_t not_kept = 0;
+    for (int key : {1, 2, 3, 1, 4, 2}) {
+        uint64_t* slot = bounded_slot(table, key, 2);
+        if (slot)
+            *slot += 10;
+        else
+            not_kept += 10;
+    }
+    EXPECT_EQ(table.size(), 2u);
+    EXPECT_EQ(table[1], 20u);
+    EXPECT_EQ(table[2], 20u);
+    EXPECT_EQ(not_kept, 20u);
+}
+
+TEST(ProfileBounds, SamplesNotKeptAreSaidInTheReportAndTheJson) {
+    ProfileInfo info = sample_info();
+    std::string quiet = render_profile_text(sample_rows(), info);
+    EXPECT_EQ(quiet.find("not kept"), std::string::npos) << quiet;
+    EXPECT_NE(render_profile_json(sample_rows(), info).find("\"samples_not_kept\":0,"), std::string::npos);
+    info.samples_not_kept = 1234;
+    std::string text = render_profile_text(sample_rows(), info);
+    std::string line = "warning: 1234 samples not kept: over the bound of " + std::to_string(kMaxProfileRows) +
+                       " distinct thread/trace/span/stack rows or " + std::to_string(kMaxProfileStacks) +
+                       " distinct stacks (not in the counts below)\n";
+    EXPECT_NE(text.find(line), std::string::npos) << text;
+    Json json;
+    std::string error;
+    ASSERT_TRUE(parse_json(render_profile_json(sample_rows(), info), &json, &error)) << error;
+    EXPECT_EQ(json["samples_not_kept"].number, 1234);
+    EXPECT_EQ(json["rows_bound"].number, static_cast<double>(kMaxProfileRows));
 }
 
 TEST(StackSymbolizer, PerfMapAndSymbolTable) {
