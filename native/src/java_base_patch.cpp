@@ -196,8 +196,11 @@ JavaBasePatch check_java_base_patch(const std::vector<std::string>& jvm_args, co
             return result;
         }
         result.error = compare_builds(*stamp_text, dir + "/" + kPatchStamp, dir, java_home);
-        if (result.error.empty()) result.error = check_patch_classes(dir_fd.fd, dir, expected);
-        if (result.error.empty()) result.kind = JavaBasePatch::Kind::kOurs;
+        if (!result.error.empty()) return result;
+        if (std::string why = check_patch_classes(dir_fd.fd, dir, expected); !why.empty())
+            result.error = "refused the patched java.base: " + why;
+        else
+            result.kind = JavaBasePatch::Kind::kOurs;
         return result;
     }
     return result;
