@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "output_file.h"
+#include "safe_text.h"
 
 namespace vtscope {
 namespace {
@@ -23,7 +24,10 @@ int libbpf_print(enum libbpf_print_level level, const char* format, va_list args
     return 0;
 }
 
-void error_line(const std::string& message) { std::fprintf(stderr, "vtscope: error: %s\n", message.c_str()); }
+// One line whatever the message names (a target's reply, path or symbol): terminal_safe.
+void error_line(const std::string& message) {
+    std::fprintf(stderr, "vtscope: error: %s\n", terminal_safe(message).c_str());
+}
 
 Status write_ready_file(const std::string& path) {
     std::string tmp = path + ".tmp";

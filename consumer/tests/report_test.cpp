@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "output_file.h"
+#include "session.h"
 #include "summary.h"
 
 TEST(Report, AggregatesPerTrace) {
@@ -158,4 +159,20 @@ TEST(OutputFile, AFifoWithoutAReaderFailsInsteadOfHanging) {
     ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
     auto opened = vtscope::OutputFile::open(fifo);
     EXPECT_FALSE(opened.ok());
+}
+
+// A session's error names what failed, often a string of the target's: one line on the
+// terminal, its escapes shown, and the summary JSON written through OutputFile (0600).
+TEST(Session, AnErrorIsOneTerminalSafeLineAndItsSummaryFileIs0600) {
+    ScratchDir dir;
+    vtscope::SessionOptions options{"profile", std::nullopt, "", dir.path + "/summary.json"};
+    ::testing::internal::CaptureStderr();
+    EXPECT_EQ(vtscope::fail(options, "attach reply \x1b]0;pwned\x07\nvtscope: forged"), 1);
+    std::string printed = ::testing::internal::GetCapturedStderr();
+    EXPECT_EQ(printed, "vtscope: error: attach reply \\x1b]0;pwned\\x07\\nvtscope: forged\n");
+    struct stat st {};
+    ASSERT_EQ(stat(options.summary_json.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+    EXPECT_NE(contents(options.summary_json).find("\"error\":\"attach reply \\u001b]0;pwned"), std::string::npos)
+        << contents(options.summary_json);
 }
