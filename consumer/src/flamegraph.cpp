@@ -4,7 +4,7 @@
 #include <map>
 #include <memory>
 
-#include "json.h"
+#include "safe_text.h"
 
 namespace vtscope {
 namespace {
@@ -20,24 +20,6 @@ struct Node {
     uint64_t value = 0;
     std::map<std::string, std::unique_ptr<Node>> children;
 };
-
-std::string xml_escape(const std::string& text) {
-    std::string out;
-    for (char c : valid_utf8(text)) {
-        switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20)
-                    out += ' ';
-                else
-                    out += c;
-        }
-    }
-    return out;
-}
 
 uint32_t hash(const std::string& s) {
     uint32_t h = 2166136261u;
@@ -88,7 +70,7 @@ void emit(const Node& node, uint64_t start, int depth, int max_depth, uint64_t t
     double w = static_cast<double>(node.value) * (kWidth - 2 * kPad) / static_cast<double>(total);
     int y = kTop + (max_depth - 1 - depth) * kFrameHeight;
     char buffer[256];
-    std::string name = xml_escape(node.name);
+    std::string name = xml_safe(node.name);
     std::snprintf(buffer, sizeof(buffer), "<g class=\"f\" data-s=\"%llu\" data-n=\"%llu\" data-d=\"%d\"><title>",
                   static_cast<unsigned long long>(start), static_cast<unsigned long long>(node.value), depth);
     out += buffer;
@@ -101,7 +83,7 @@ void emit(const Node& node, uint64_t start, int depth, int max_depth, uint64_t t
                   kFrameHeight - 1, color(node.name, depth).c_str());
     out += buffer;
     std::snprintf(buffer, sizeof(buffer), "<text x=\"%.2f\" y=\"%d\">", x + 3, y + kFrameHeight - 4);
-    out += buffer + xml_escape(label(node.name, w)) + "</text></g>\n";
+    out += buffer + xml_safe(label(node.name, w)) + "</text></g>\n";
     uint64_t offset = start;
     for (const auto& [child_name, child] : node.children) {
         emit(*child, offset, depth + 1, max_depth, total, out);
@@ -226,7 +208,7 @@ std::string render_flamegraph_svg(const std::vector<FoldedStack>& stacks, const 
         "#title { font-size: 16px; text-anchor: middle; }</style>\n";
     out += "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#f8f8f0\"/>\n";
     std::snprintf(buffer, sizeof(buffer), "<text id=\"title\" x=\"%d\" y=\"20\">", kWidth / 2);
-    out += buffer + xml_escape(title) + "</text>\n";
+    out += buffer + xml_safe(title) + "</text>\n";
     std::snprintf(buffer, sizeof(buffer),
                   "<text id=\"reset\" class=\"button\" x=\"%d\" y=\"40\">Reset zoom</text>\n"
                   "<text id=\"search\" class=\"button\" x=\"%d\" y=\"40\">Search</text>\n"

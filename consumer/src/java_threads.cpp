@@ -21,9 +21,14 @@ struct FieldSpan {
     size_t length = 0;   // 0: no span, separate reads
 };
 
+// resolve_layout bounds both offsets (64 KiB); the span is still computed so that no offset can
+// wrap it (a layout made by hand, or a bound raised later): an offset too close to 2^64 for its
+// field to end before it gets separate reads, whose addresses then merely fail to read.
 FieldSpan field_span(const HotSpotLayout& layout) {
     if (!layout.java_thread_terminated) return {};
     uint64_t a = layout.thread_osthread, b = *layout.java_thread_terminated;
+    constexpr uint64_t kLimit = UINT64_MAX - sizeof(uint64_t);
+    if (a > kLimit || b > kLimit) return {};
     uint64_t first = std::min(a, b), end = std::max(a + sizeof(uint64_t), b + sizeof(uint32_t));
     return end - first <= 1024 ? FieldSpan{first, static_cast<size_t>(end - first)} : FieldSpan{};
 }

@@ -13,7 +13,9 @@ namespace vtscope {
 
 class OutputFile {
 public:
-    // "-" is standard output. An error names the file and the reason.
+    // "-" is standard output. A file is opened without following a symbolic link (refused); a
+    // regular file with another hard link or another owner is refused; a new one is created
+    // 0600. An error names the file and the reason.
     static Expected<std::unique_ptr<OutputFile>> open(const std::string& path);
     ~OutputFile();
 

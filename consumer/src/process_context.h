@@ -25,6 +25,14 @@
 
 namespace vtscope {
 
+// What a ProcessContext resource keeps of a target's payload (up to 1 MiB, of the target's
+// choosing): the first 128 distinct keys (OpenTelemetry's default attribute count limit), keys of
+// at most 256 bytes (longer ones are skipped), string values cut to 4 KiB; every string made
+// well-formed UTF-8 (else U+FFFD).
+constexpr size_t kMaxProcessContextAttributes = 128;
+constexpr size_t kMaxProcessContextKeyBytes = 256;
+constexpr size_t kMaxProcessContextValueBytes = 4096;
+
 // The resource attributes of a ProcessContext payload: Resource (field 1) -> KeyValue (field 1)
 // -> key (1) and AnyValue (2) of kind string (1), bool (2), int64 (3) or double (4, as a string
 // attribute, its shortest decimal form); other kinds (arrays, maps, bytes) are skipped, as are

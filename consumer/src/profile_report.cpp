@@ -9,6 +9,7 @@
 #include "../bpf/attribution.h"
 #include "event_format.h"
 #include "json.h"
+#include "safe_text.h"
 
 namespace vtscope {
 namespace {
@@ -143,7 +144,13 @@ std::string render_profile_text(const std::vector<ProfileRow>& rows, const Profi
         "%.1f ms (%.1f%%) on virtual threads\n",
         info.event.c_str(), info.sampling.c_str(), info.hz, info.seconds, u(all.samples), ms(all.cpu_ns),
         ms(virtual_all.cpu_ns), share(virtual_all.samples, all.samples));
-    for (const std::string& w : info.warnings) out += "warning: " + w + "\n";
+    if (info.samples_not_kept)
+        out += format(
+            "warning: %llu samples not kept: over the bound of %zu distinct thread/trace/span/stack rows or "
+            "%zu distinct stacks (not in the counts below)\n",
+            u(info.samples_not_kept), kMaxProfileRows, kMaxProfileStacks);
+    // Warnings and thread names carry the target's strings (its comm, its perf map's path).
+    for (const std::string& w : info.warnings) out += "warning: " + terminal_safe(w) + "\n";
     if (info.steal_share && *info.steal_share >= kStealWorthSaying)
         out += format(
             "warning: the hypervisor stole %.1f%% of this machine's busy CPU time during the session "
@@ -190,7 +197,7 @@ std::string render_profile_text(const std::vector<ProfileRow>& rows, const Profi
             out += format("  ... %zu more\n", ranked_threads.size() - static_cast<size_t>(info.top));
             break;
         }
-        std::string name = thread_name(info, tid) + " (" + std::to_string(tid) + ")";
+        std::string name = terminal_safe(thread_name(info, tid)) + " (" + std::to_string(tid) + ")";
         out += format("  %-40s %8llu %10.1f %6.1f%%\n", name.c_str(), u(t.samples), ms(t.cpu_ns),
                       share(t.samples, all.samples));
     }
@@ -354,6 +361,8 @@ std::string render_profile_json(const std::vector<ProfileRow>& rows, const Profi
            << ",\"stack_errors\":" << info.stack_errors << "}";
     else
         js << "null";
+    js << ",\"samples_not_kept\":" << info.samples_not_kept << ",\"rows_bound\":" << kMaxProfileRows
+       << ",\"stacks_bound\":" << kMaxProfileStacks;
     js << ",\"warnings\":[";
     first = true;
     for (const std::string& w : info.warnings) js << (first ? "" : ",") << json_quote(w), first = false;
@@ -395,13 +404,10 @@ std::string render_folded(const std::vector<FoldedStack>& stacks) {
     std::string out;
     for (const FoldedStack& s : stacks) {
         std::string line;
-        for (const std::string& f : s.frames) {
-            std::string frame = f;
-            // ";" separates frames, so it may not appear inside one; the count follows the last space,
-            // so spaces inside frames ("trace ID", "[non-virtual] NAME") are read as flamegraph.pl reads them.
-            std::replace(frame.begin(), frame.end(), ';', ':');
-            line += (line.empty() ? "" : ";") + frame;
-        }
+        // Frames are the target's symbols and thread names: no newline may forge a line, no ";"
+        // split a frame. The count follows the last space, so spaces inside frames ("trace ID",
+        // "[non-virtual] NAME") are read as flamegraph.pl reads them.
+        for (const std::string& f : s.frames) line += (line.empty() ? "" : ";") + folded_frame_safe(f);
         out += line + " " + std::to_string(s.count) + "\n";
     }
     return out;

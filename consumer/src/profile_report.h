@@ -30,6 +30,24 @@ struct ProfileRow {
     uint64_t cpu_ns = 0;  // estimated CPU time of these samples
 };
 
+// What `vtscope profile` keeps in memory, whatever the target does: it chooses its threads, trace
+// and span ids (its own records) and stacks, and a row of each distinct combination holds its
+// symbolised frames (up to 127 of them). At most kMaxProfileRows distinct thread/trace/span/stack
+// rows and kMaxProfileStacks distinct stacks are kept; a sample that would need one more is not
+// kept, and counted (ProfileInfo::samples_not_kept), said in the report and the summary JSON.
+constexpr size_t kMaxProfileRows = 100000;
+constexpr size_t kMaxProfileStacks = 65536;
+constexpr size_t kMaxProfileThreadNames = 65536;  // comm read per thread; later threads show "?"
+
+// The value of key in table, added when the table holds fewer than bound keys; null when the key
+// is new and the table full (the caller counts what it could not keep).
+template <typename Table>
+typename Table::mapped_type* bounded_slot(Table& table, const typename Table::key_type& key, size_t bound) {
+    if (auto it = table.find(key); it != table.end()) return &it->second;
+    if (table.size() >= bound) return nullptr;
+    return &table[key];
+}
+
 struct ProfileInfo {
     std::string event;                    // "cpu-clock" or "cycles"
     std::string sampling = "per-thread";  // or "per-cpu"
@@ -41,6 +59,7 @@ struct ProfileInfo {
     std::map<uint32_t, std::string> thread_names;  // kernel tid -> comm
     std::vector<std::string> warnings;             // printed at the top of the report
     uint64_t stack_errors = 0;                     // samples with stack_lost
+    uint64_t samples_not_kept = 0;                 // over kMaxProfileRows or kMaxProfileStacks
     // The share of the machine's busy CPU time the hypervisor stole during the session (cpu-clock
     // only: its samples count stolen time, the threads' CPU clocks do not); nullopt when unknown.
     std::optional<double> steal_share;

@@ -38,6 +38,7 @@ struct SkeletonDeleter {
 };
 
 constexpr uint32_t kStackEntries = 16384;
+constexpr uint32_t kStackNotKept = UINT32_MAX;  // a new stack past kMaxProfileStacks
 
 int perf_event_open(perf_event_attr* attr, pid_t pid, int cpu) {
     return static_cast<int>(syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
@@ -232,6 +233,22 @@ public:
     }
 
 private:
+    // What the samples are summed under in user space: the attribution and the interned stacks.
+    struct SampleKey {
+        uint32_t tid = 0;
+        int64_t java_id = 0;
+        uint8_t status = 0, reason = 0;
+        bool mounted_virtual = false, user_stack_lost = false, kernel_stack_lost = false;
+        std::array<uint8_t, 16> trace_id{};
+        std::array<uint8_t, 8> span_id{};
+        uint32_t user_stack = 0, kernel_stack = 0;
+        auto tie() const {
+            return std::tie(tid, java_id, status, reason, mounted_virtual, user_stack_lost, kernel_stack_lost, trace_id,
+                            span_id, user_stack, kernel_stack);
+        }
+        bool operator<(const SampleKey& other) const { return tie() < other.tie(); }
+    };
+
     // profile --otlp-profiles: every row (attribution and symbolised stack) as one sample.
     void publish_profile() {
         const uint64_t period_ns = static_cast<uint64_t>(1e9 / options_.hz);
@@ -284,7 +301,8 @@ private:
     }
 
     // One drained count: added to the totals of its attribution and stacks. The stacks are read
-    // now, from the stack map of the count's generation, which is emptied right after.
+    // now, from the stack map of the count's generation, which is emptied right after. A count
+    // that needs a row or a stack over the bounds (profile_report.h) is counted as not kept.
     void count(std::span<const uint8_t> key_bytes, std::span<const uint8_t> value_bytes) {
         vtscope_profile_key key;
         vtscope_profile_value value;
@@ -294,7 +312,20 @@ private:
         if (value.samples == 0) return;
         unsigned status = key.status < VTSCOPE_STATUS_COUNT ? key.status : unsigned{VTSCOPE_STATUS_INVALID};
         delivered_[status] += value.samples;
-        if (!names_.count(key.tid)) names_[key.tid] = read_comm(target_.pid, key.tid);
+        if (!names_.count(key.tid) && names_.size() < kMaxProfileThreadNames)
+            names_[key.tid] = read_comm(target_.pid, key.tid);
+        if (otlp_) count_for_otlp(key, value, status);
+        SampleKey k = attribution_key(key, status);
+        vtscope_profile_value* total = intern_stacks(key, k) ? bounded_slot(totals_, k, kMaxProfileRows) : nullptr;
+        if (!total) {
+            samples_not_kept_ += value.samples;
+            return;
+        }
+        total->samples += value.samples;
+        total->period_sum += value.period_sum;
+    }
+
+    SampleKey attribution_key(const vtscope_profile_key& key, unsigned status) const {
         SampleKey k;
         k.tid = key.tid;
         k.java_id = key.java_id;
@@ -308,28 +339,34 @@ private:
         auto lost = [&](int32_t id) { return options_.stacks && id < 0 && id != -EFAULT; };
         k.user_stack_lost = lost(key.user_stack_id);
         k.kernel_stack_lost = lost(key.kernel_stack_id);
+        return k;
+    }
+
+    // Fills k's interned stacks; false when one of them is new and the stack table full.
+    bool intern_stacks(const vtscope_profile_key& key, SampleKey& k) {
         size_t interned = interned_.size();
         k.user_stack = read_stack(key.generation, key.user_stack_id);
+        if (k.user_stack == kStackNotKept) return false;
         // A new stack's JIT frames may need a fresher perf map; its names are read at the end.
         if (interned_.size() > interned) stacks_.note_user_stack(interned_[k.user_stack]);
         k.kernel_stack = read_stack(key.generation, key.kernel_stack_id);
-        auto& total = totals_[k];
-        total.samples += value.samples;
-        total.period_sum += value.period_sum;
-        if (otlp_) {
-            cpu_by_status_[status].samples += value.samples;
-            cpu_by_status_[status].period_sum += value.period_sum;
-            if (status == VTSCOPE_STATUS_OK) {
-                SpanId span;
-                std::memcpy(span.data(), key.span_id, span.size());
-                cpu_exemplars_[status].add(k.trace_id, span,
-                                           static_cast<double>(cpu_ns(value.samples, value.period_sum)) / 1e9,
-                                           unix_now_ns());
-            }
-        }
+        return k.kernel_stack != kStackNotKept;
     }
 
-    // The interned stack (index into interned_, 0: none) of a stack id of the given map.
+    void count_for_otlp(const vtscope_profile_key& key, const vtscope_profile_value& value, unsigned status) {
+        cpu_by_status_[status].samples += value.samples;
+        cpu_by_status_[status].period_sum += value.period_sum;
+        if (status != VTSCOPE_STATUS_OK) return;
+        TraceId trace;
+        SpanId span;
+        std::memcpy(trace.data(), key.trace_id, trace.size());
+        std::memcpy(span.data(), key.span_id, span.size());
+        cpu_exemplars_[status].add(trace, span, static_cast<double>(cpu_ns(value.samples, value.period_sum)) / 1e9,
+                                   unix_now_ns());
+    }
+
+    // The interned stack (index into interned_, 0: none) of a stack id of the given map;
+    // kStackNotKept for a new stack when kMaxProfileStacks are interned.
     uint32_t read_stack(unsigned generation, int32_t id) {
         if (id < 0 || !options_.stacks) return 0;
         bpf_map* map = generation ? skel_->maps.stacks1 : skel_->maps.stacks0;
@@ -337,9 +374,12 @@ private:
         if (bpf_map_lookup_elem(bpf_map__fd(map), &id, ips.data()) != 0) return 0;
         while (!ips.empty() && ips.back() == 0) ips.pop_back();
         if (ips.empty()) return 0;
-        auto [it, fresh] = stack_index_.try_emplace(ips, static_cast<uint32_t>(interned_.size()));
-        if (fresh) interned_.push_back(std::move(ips));
-        return it->second;
+        if (auto it = stack_index_.find(ips); it != stack_index_.end()) return it->second;
+        if (interned_.size() > kMaxProfileStacks) return kStackNotKept;  // index 0 is "no stack"
+        uint32_t index = static_cast<uint32_t>(interned_.size());
+        stack_index_.emplace(ips, index);
+        interned_.push_back(std::move(ips));
+        return index;
     }
 
     void clear_stack_map(unsigned generation) {
@@ -407,6 +447,7 @@ private:
         i.thread_names = names_;
         i.warnings = stacks_.warnings();
         i.stack_errors = stack_errors_;
+        i.samples_not_kept = samples_not_kept_;
         if (event_ == "cpu-clock" && cpu_at_start_ && cpu_at_stop_)
             i.steal_share = steal_share(*cpu_at_start_, *cpu_at_stop_);
         return i;
@@ -419,22 +460,6 @@ private:
         if (!file_error_) file_error_ = file.error();
         std::fprintf(stderr, "vtscope: error: cannot write %s: %s\n", path.c_str(), std::strerror(file.error()));
     }
-
-    // What the samples are summed under in user space: the attribution and the interned stacks.
-    struct SampleKey {
-        uint32_t tid = 0;
-        int64_t java_id = 0;
-        uint8_t status = 0, reason = 0;
-        bool mounted_virtual = false, user_stack_lost = false, kernel_stack_lost = false;
-        std::array<uint8_t, 16> trace_id{};
-        std::array<uint8_t, 8> span_id{};
-        uint32_t user_stack = 0, kernel_stack = 0;
-        auto tie() const {
-            return std::tie(tid, java_id, status, reason, mounted_virtual, user_stack_lost, kernel_stack_lost, trace_id,
-                            span_id, user_stack, kernel_stack);
-        }
-        bool operator<(const SampleKey& other) const { return tie() < other.tie(); }
-    };
 
     const ProfileOptions& options_;
     const Target& target_;
@@ -456,6 +481,7 @@ private:
     std::optional<CpuTimes> cpu_at_start_, cpu_at_stop_;  // /proc/stat: the steal during the session
     uint64_t delivered_[VTSCOPE_STATUS_COUNT] = {};
     uint64_t stack_errors_ = 0;
+    uint64_t samples_not_kept_ = 0;  // over kMaxProfileRows or kMaxProfileStacks
     int round_ = 0;
     int file_error_ = 0;
 };

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <vector>
 
+#include "safe_text.h"
+
 namespace vtscope {
 
 std::optional<std::string_view> json_raw_field(std::string_view line, std::string_view key) {
@@ -136,9 +138,10 @@ std::string render_report(const ReportData& data, int top) {
         const auto& [id, t] = *order[i];
         std::string names;
         for (const auto& [name, n] : t.by_syscall)
-            names += (names.empty() ? "" : ", ") + name + ' ' + std::to_string(n);
+            names += (names.empty() ? "" : ", ") + terminal_safe(name) + ' ' + std::to_string(n);
         char row[200];
-        std::snprintf(row, sizeof(row), "  %-32s %9llu %11llu %9zu  ", id.c_str(),
+        // The trace file is input: its ids and names are written as text a terminal cannot act on.
+        std::snprintf(row, sizeof(row), "  %-32s %9llu %11llu %9zu  ", terminal_safe(id).c_str(),
                       static_cast<unsigned long long>(t.syscalls), static_cast<unsigned long long>(t.bytes),
                       t.vthreads.size());
         out << row << names << '\n';

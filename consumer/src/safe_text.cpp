@@ -56,4 +56,38 @@ std::string terminal_safe(std::string_view text) {
     return out;
 }
 
+std::string folded_frame_safe(std::string_view text) {
+    std::string out = terminal_safe(text);
+    for (char& c : out)
+        if (c == ';') c = ':';
+    return out;
+}
+
+std::string xml_safe(std::string_view text) {
+    std::string valid = valid_utf8(text);
+    std::string out;
+    out.reserve(valid.size());
+    for (size_t i = 0; i < valid.size();) {
+        size_t length = 1;
+        char32_t c = decode(valid, i, &length);
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&apos;"; break;
+            case '\t':
+            case '\n':
+            case '\r': out += ' '; break;
+            default:
+                if (c < 0x20 || c == 0xFFFE || c == 0xFFFF)
+                    out += "\xEF\xBF\xBD";  // U+FFFD
+                else
+                    out.append(valid, i, length);
+        }
+        i += length;
+    }
+    return out;
+}
+
 }  // namespace vtscope

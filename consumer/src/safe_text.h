@@ -14,4 +14,15 @@ namespace vtscope {
 // escape: \n, \t, \r, \xNN or \u{NNNN}.
 std::string terminal_safe(std::string_view text);
 
+// One frame of a folded stack ("root;frame;...;leaf count", one stack a line, as flamegraph.pl
+// and speedscope read it): terminal_safe (so no newline forges a line and no control reaches a
+// tool that prints it), and ';', which would split the frame in two, written as ':'.
+std::string folded_frame_safe(std::string_view text);
+
+// Character data or an attribute value of an XML 1.0 document (an SVG): well-formed UTF-8, the
+// five markup characters as entities, and every character XML 1.0 does not allow (section 2.2,
+// Char: C0 controls, U+FFFE, U+FFFF), which makes a parser refuse the whole document, replaced:
+// tab, newline and carriage return by a space (a label is one line), the others by U+FFFD.
+std::string xml_safe(std::string_view text);
+
 }  // namespace vtscope

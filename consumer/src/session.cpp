@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+
+#include "output_file.h"
+#include "safe_text.h"
 
 namespace vtscope {
 namespace {
@@ -22,24 +24,33 @@ int libbpf_print(enum libbpf_print_level level, const char* format, va_list args
     return 0;
 }
 
-void error_line(const std::string& message) { std::fprintf(stderr, "vtscope: error: %s\n", message.c_str()); }
+// One line whatever the message names (a target's reply, path or symbol): terminal_safe.
+void error_line(const std::string& message) {
+    std::fprintf(stderr, "vtscope: error: %s\n", terminal_safe(message).c_str());
+}
 
 Status write_ready_file(const std::string& path) {
     std::string tmp = path + ".tmp";
     {
-        std::ofstream f(tmp);
-        if (!f || !(f << getpid() << '\n') || !f.flush())
-            return make_error("cannot write ready file " + path + ": " + std::strerror(errno ? errno : EIO));
+        auto file = OutputFile::open(tmp);  // no symbolic link followed, created 0600
+        if (!file) return make_error("cannot write ready file: " + file.error().message);
+        (*file)->write(std::to_string(getpid()) + "\n");
+        (*file)->flush();
+        if ((*file)->error())
+            return make_error("cannot write ready file " + path + ": " + std::strerror((*file)->error()));
     }
     if (std::rename(tmp.c_str(), path.c_str()) != 0)
         return make_error("cannot write ready file " + path + ": " + std::strerror(errno));
     return ok_status();
 }
 
+// Opened as every output is (output_file.h: no symbolic link followed, created 0600).
 Status write_summary_json(const std::string& path, const Summary& summary) {
-    std::ofstream f(path);
-    if (!f || !(f << render_summary_json(summary) << '\n') || !f.flush())
-        return make_error("cannot write summary " + path + ": " + std::strerror(errno));
+    auto file = OutputFile::open(path);
+    if (!file) return make_error("cannot write summary: " + file.error().message);
+    (*file)->write(render_summary_json(summary) + "\n");
+    (*file)->flush();
+    if ((*file)->error()) return make_error("cannot write summary " + path + ": " + std::strerror((*file)->error()));
     return ok_status();
 }
 

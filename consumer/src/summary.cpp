@@ -5,6 +5,7 @@
 
 #include "event_format.h"
 #include "json.h"
+#include "safe_text.h"
 
 namespace vtscope {
 
@@ -50,9 +51,9 @@ std::string render_summary_text(const Summary& s) {
                 u(s.mappings->resets));
     }
     if (s.thread_context_tls_error)
-        text += "vtscope: otel_thread_ctx_v1 never found: " + *s.thread_context_tls_error + "\n";
+        text += "vtscope: otel_thread_ctx_v1 never found: " + terminal_safe(*s.thread_context_tls_error) + "\n";
     if (!s.region_found) {
-        text += "vtscope: " + s.missing_region + "\n";
+        text += "vtscope: " + terminal_safe(s.missing_region) + "\n";
     } else if (s.writer) {
         text +=
             format("vtscope: writer records: %llu claimed, %llu released, %llu unavailable; context writers: %s%s%s\n",
@@ -60,12 +61,14 @@ std::string render_summary_text(const Summary& s) {
                    describe_context_writers(s.writer->context_writers).c_str(),
                    s.writer->unavailable ? " (record table full: raise -Dvtscope.records.capacity)" : "",
                    s.writer_final ? "" : " (at the last look, up to 250 ms before the target exited)");
-        if (!s.writer->context_writers && !s.missing_writer.empty()) text += "vtscope: " + s.missing_writer + "\n";
+        if (!s.writer->context_writers && !s.missing_writer.empty())
+            text += "vtscope: " + terminal_safe(s.missing_writer) + "\n";
     }
     text += s.section_text;
+    // The service name is the target's own (its process context); an error names a reply.
     if (!s.otlp_service_name.empty())
-        text += "vtscope: otlp resource: service.name " + s.otlp_service_name + " (from " + s.otlp_service_name_source +
-                ")\n";
+        text += "vtscope: otlp resource: service.name " + terminal_safe(s.otlp_service_name) + " (from " +
+                terminal_safe(s.otlp_service_name_source) + ")\n";
     for (const ExportCounts& e : s.otlp) {
         const char* what = e.signal == "logs" ? "log records" : "metric exports";
         text += format(
@@ -74,7 +77,7 @@ std::string render_summary_text(const Summary& s) {
             e.signal.c_str(), e.endpoint.c_str(), u(e.records), what, u(e.delivered), u(e.requests), u(e.dropped()),
             u(e.dropped_queue_full), u(e.dropped_failed), u(e.rejected), u(e.retries));
         if (!e.last_error.empty() && e.dropped() > 0)
-            text += "vtscope: otlp " + e.signal + ": last failed attempt: " + e.last_error + "\n";
+            text += "vtscope: otlp " + e.signal + ": last failed attempt: " + terminal_safe(e.last_error) + "\n";
     }
     return text;
 }

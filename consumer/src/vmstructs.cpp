@@ -70,11 +70,35 @@ std::optional<VMStructField> VMStructs::find(const std::string& qualified) const
     return it->second;
 }
 
+namespace {
+// The target writes its own VMStructs table, so every offset in it is untrusted: an offset near
+// 2^64 would make `base + offset` wrap and the arithmetic on spans of fields index outside the
+// buffers it was sized for. Every field vtscope reads lies within a few KiB of its object's start
+// (JDK 25: JavaThread::_terminated at 1344), so one bound checked here, once, makes every later
+// `offset + sizeof(field)` small and exact.
+constexpr uint64_t kMaxFieldOffset = 64 * 1024;
+
+std::optional<Error> check_offset(const char* name, uint64_t offset) {
+    if (offset < kMaxFieldOffset) return std::nullopt;
+    return make_error(std::string("implausible VMStructs offset of ") + name + ": " + std::to_string(offset) +
+                      " (at most " + std::to_string(kMaxFieldOffset - 1) + ")");
+}
+}  // namespace
+
 Expected<HotSpotLayout> resolve_layout(const VMStructs& structs, const MemoryReader& memory) {
     HotSpotLayout layout;
     auto instance = [&](const char* name, uint64_t& out) -> std::optional<Error> {
         auto f = structs.find(name);
         if (!f || f->is_static) return make_error(std::string("VMStructs has no field ") + name);
+        if (auto err = check_offset(name, f->offset)) return err;
+        out = f->offset;
+        return std::nullopt;
+    };
+    // An optional field: absent is fine, present with an implausible offset refuses the layout.
+    auto optional_instance = [&](const char* name, std::optional<uint64_t>& out) -> std::optional<Error> {
+        auto f = structs.find(name);
+        if (!f || f->is_static) return std::nullopt;
+        if (auto err = check_offset(name, f->offset)) return err;
         out = f->offset;
         return std::nullopt;
     };
@@ -96,8 +120,10 @@ Expected<HotSpotLayout> resolve_layout(const VMStructs& structs, const MemoryRea
          }) {
         if (auto err = instance(name, *out)) return make_error("unsupported JVM: " + err->message);
     }
-    if (auto f = structs.find("JavaThread::_terminated"); f && !f->is_static) layout.java_thread_terminated = f->offset;
-    if (auto f = structs.find("JavaThread::_cont_entry"); f && !f->is_static) layout.java_thread_cont_entry = f->offset;
+    if (auto err = optional_instance("JavaThread::_terminated", layout.java_thread_terminated))
+        return make_error("unsupported JVM: " + err->message);
+    if (auto err = optional_instance("JavaThread::_cont_entry", layout.java_thread_cont_entry))
+        return make_error("unsupported JVM: " + err->message);
     if (auto f = structs.find("Abstract_VM_Version::_s_vm_release"); f && f->is_static) {
         uint64_t ptr = 0;
         if (memory.read_value(f->address, ptr)) (void)memory.read_string(ptr, layout.vm_release, 64);

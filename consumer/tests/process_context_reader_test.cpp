@@ -3,6 +3,8 @@
 // header protocol on a fake address space (unpublished, torn, oversized, unreadable).
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <ctime>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -134,6 +136,64 @@ TEST(ProcessContextDecoder, MalformedPayloadsAreErrors) {
     put_len(resource, 1, kv);
     put_len(bad_inner, 1, resource);
     EXPECT_FALSE(decode_process_context_resource(bad_inner));
+}
+
+// A payload of distinct integer attributes "k0", "k1", ... of about `bytes` bytes.
+Bytes distinct_keys(size_t bytes) {
+    std::vector<Bytes> kvs;
+    size_t size = 0;
+    for (int i = 0; size < bytes - 64; i++) {
+        kvs.push_back(key_value("k" + std::to_string(i), any_int(i)));
+        size += kvs.back().size() + 2;
+    }
+    return process_context(kvs);
+}
+
+// CPU seconds of one decode (CPU, not wall time: the machine may be shared).
+double decode_cpu_seconds(const Bytes& payload, size_t* kept) {
+    std::clock_t started = std::clock();
+    auto attributes = decode_process_context_resource(payload);
+    double seconds = static_cast<double>(std::clock() - started) / CLOCKS_PER_SEC;
+    *kept = attributes ? attributes->size() : 0;
+    return seconds;
+}
+
+// A hostile target chooses its whole payload (up to 1 MiB): one of distinct keys once cost a
+// scan of every kept key per key (9.6 s of CPU, quadratic: 8 times the keys took 64 times the
+// time). Now the work is linear and the resource holds at most kMaxProcessContextAttributes.
+TEST(ProcessContextDecoder, AMebibyteOfDistinctKeysIsLinearAndCapped) {
+    Bytes eighth = distinct_keys(1u << 17), whole = distinct_keys(1u << 20);
+    ASSERT_LE(whole.size(), 1u << 20);
+    size_t kept = 0;
+    double small = decode_cpu_seconds(eighth, &kept);
+    double large = decode_cpu_seconds(whole, &kept);
+    std::printf("CPU to decode distinct keys: %zu bytes %.3f s, %zu bytes %.3f s\n", eighth.size(), small, whole.size(),
+                large);
+    EXPECT_LT(large, 24 * small + 0.05) << "eight times the keys took " << large / small << " times the CPU";
+    EXPECT_EQ(kept, kMaxProcessContextAttributes);
+    auto attributes = decode_process_context_resource(whole);
+    ASSERT_TRUE(attributes) << attributes.error().message;
+    EXPECT_EQ(attributes->front().key, "k0");
+    EXPECT_EQ(attributes->back().key, "k" + std::to_string(kMaxProcessContextAttributes - 1));
+}
+
+TEST(ProcessContextDecoder, KeysAndValuesAreBoundedAndWellFormed) {
+    std::string long_key(kMaxProcessContextKeyBytes + 1, 'k');
+    std::string long_value(kMaxProcessContextValueBytes + 100, 'v');
+    std::vector<Bytes> kvs = {key_value(long_key, any_string("dropped")), key_value("long", any_string(long_value)),
+                              key_value("bad\xff", any_string("a\xc3")), key_value("svc", any_string("one"))};
+    for (size_t i = 0; i < kMaxProcessContextAttributes; i++)
+        kvs.push_back(key_value("x" + std::to_string(i), any_int(1)));
+    kvs.push_back(key_value("svc", any_string("two")));  // a kept key repeated past the cap: still the last one
+    auto attributes = decode_process_context_resource(process_context(kvs));
+    ASSERT_TRUE(attributes) << attributes.error().message;
+    ASSERT_EQ(attributes->size(), kMaxProcessContextAttributes);
+    EXPECT_EQ((*attributes)[0].key, "long");
+    EXPECT_EQ((*attributes)[0].text, std::string(kMaxProcessContextValueBytes, 'v'));
+    EXPECT_EQ((*attributes)[1].key, "bad\xef\xbf\xbd");
+    EXPECT_EQ((*attributes)[1].text, "a\xef\xbf\xbd");
+    EXPECT_EQ((*attributes)[2].key, "svc");
+    EXPECT_EQ((*attributes)[2].text, "two");
 }
 
 struct Header {

@@ -16,6 +16,7 @@
 #include <functional>
 #include <future>
 #include <iterator>
+#include <map>
 #include <optional>
 
 #include "../bpf/attribution.h"
@@ -350,6 +351,81 @@ TEST(Flamegraph, NamesAreWellFormedUtf8AndLabelsAreCutBetweenCharacters) {
     std::string cut;
     for (int i = 0; i < 82; i++) cut += "\xD0\x96";
     EXPECT_NE(svg.find(">" + cut + "..</text>"), std::string::npos);
+}
+
+// A hostile target names its threads and symbols: U+FFFE or a control character once made the
+// SVG a document no XML parser reads (XML 1.0 section 2.2 forbids them).
+TEST(Flamegraph, CharactersXmlForbidsAreReplaced) {
+    std::string hostile = "evil\xEF\xBF\xBE\xEF\xBF\xBF\x01\x1b[31m";
+    std::string svg = render_flamegraph_svg({{{"[non-virtual] " + hostile, hostile + "frame"}, 1}}, hostile);
+    EXPECT_EQ(svg.find("\xEF\xBF\xBE"), std::string::npos) << "U+FFFE in the SVG";
+    EXPECT_EQ(svg.find("\xEF\xBF\xBF"), std::string::npos) << "U+FFFF in the SVG";
+    for (char c : svg) EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 || c == '\n') << int(c);
+    EXPECT_NE(svg.find("evil\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD[31mframe"), std::string::npos);
+}
+
+// A newline in an ELF symbol or a thread name once forged a line of the folded output
+// ("f\nforged;stack 1000000" added a million samples); ';' inside a name split its frame.
+TEST(ProfileReport, FoldedFramesCannotForgeLinesOrSplitFrames) {
+    ProfileInfo info = sample_info();
+    info.thread_names[20] = "gc\nforged;root 999";
+    std::vector<ProfileRow> rows = sample_rows();
+    rows[0].frames = {"thread_native_entry", "sym\nforged;stack 1000000", "a;b"};
+    std::string text = render_folded(fold_stacks(rows, info));
+    size_t lines = 0;
+    for (char c : text) lines += c == '\n';
+    EXPECT_EQ(lines, fold_stacks(rows, info).size()) << text;
+    EXPECT_NE(text.find(";sym\\nforged:stack 1000000;a:b 200\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("[non-virtual] gc\\nforged:root 999;[no stack] 7\n"), std::string::npos) << text;
+}
+
+// Thread names (the target's comm) and warnings reach the user's terminal: escapes are shown,
+// never run.
+TEST(ProfileReport, TextShowsTerminalEscapesOfTheTargetAsText) {
+    ProfileInfo info = sample_info();
+    info.thread_names[20] = "gc\x1b]0;pwned\x07";
+    info.warnings = {"perf map /tmp/perf-1.map: \x1b[2J"};
+    std::string text = render_profile_text(sample_rows(), info);
+    EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+    EXPECT_NE(text.find("gc\\x1b]0;pwned\\x07 (20)"), std::string::npos) << text;
+    EXPECT_NE(text.find("warning: perf map /tmp/perf-1.map: \\x1b[2J\n"), std::string::npos) << text;
+}
+
+// A target that makes a new trace, span or stack for every sample would grow profile's tables
+// for as long as the session runs: past the bound a new key is refused (the caller counts its
+// samples), a known key still counts.
+TEST(ProfileBounds, ATableTakesNewKeysOnlyBelowItsBound) {
+    std::map<int, uint64_t> table;
+    uint64_t not_kept = 0;
+    for (int key : {1, 2, 3, 1, 4, 2}) {
+        uint64_t* slot = bounded_slot(table, key, 2);
+        if (slot)
+            *slot += 10;
+        else
+            not_kept += 10;
+    }
+    EXPECT_EQ(table.size(), 2u);
+    EXPECT_EQ(table[1], 20u);
+    EXPECT_EQ(table[2], 20u);
+    EXPECT_EQ(not_kept, 20u);
+}
+
+TEST(ProfileBounds, SamplesNotKeptAreSaidInTheReportAndTheJson) {
+    ProfileInfo info = sample_info();
+    std::string quiet = render_profile_text(sample_rows(), info);
+    EXPECT_EQ(quiet.find("not kept"), std::string::npos) << quiet;
+    EXPECT_NE(render_profile_json(sample_rows(), info).find("\"samples_not_kept\":0,"), std::string::npos);
+    info.samples_not_kept = 1234;
+    std::string text = render_profile_text(sample_rows(), info);
+    std::string line = "warning: 1234 samples not kept: over the bound of " + std::to_string(kMaxProfileRows) +
+                       " distinct thread/trace/span/stack rows or " + std::to_string(kMaxProfileStacks) +
+                       " distinct stacks (not in the counts below)\n";
+    EXPECT_NE(text.find(line), std::string::npos) << text;
+    Json json;
+    std::string error;
+    ASSERT_TRUE(parse_json(render_profile_json(sample_rows(), info), &json, &error)) << error;
+    EXPECT_EQ(json["samples_not_kept"].number, 1234);
+    EXPECT_EQ(json["rows_bound"].number, static_cast<double>(kMaxProfileRows));
 }
 
 TEST(StackSymbolizer, PerfMapAndSymbolTable) {
@@ -748,7 +824,7 @@ TEST(JvmStacks, AnExitedJvmsMapOfAnotherUserIsSkippedWithOneWarning) {
         return chown(map.c_str(), 12345, 12345) == 0;
     });
     ASSERT_TRUE(jvm->ready());
-    Target target(jvm->pid());
+    Target target(std::move(*ProcessHandle::open(jvm->pid())));
     JvmStacks stacks(target);  // its symbolizer opens the target's /tmp now
     jvm.reset();               // the JVM exits
     stacks.finish();

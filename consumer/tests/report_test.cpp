@@ -1,8 +1,17 @@
 #include "report.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
+
+#include "output_file.h"
+#include "session.h"
+#include "summary.h"
 
 TEST(Report, AggregatesPerTrace) {
     std::istringstream in(
@@ -56,4 +65,114 @@ TEST(Report, JsonFields) {
     EXPECT_FALSE(vtscope::json_int_field(line, "c").has_value());
     EXPECT_EQ(vtscope::json_int_field(line, "d"), -3);
     EXPECT_FALSE(vtscope::json_raw_field(line, "e").has_value());
+}
+
+// vtscope report reads a file of any origin: its trace ids and syscall names are shown as text.
+TEST(Report, TerminalEscapesInTheInputAreShownNotRun) {
+    std::istringstream in(
+        "{\"pid\":1,\"tid\":2,\"trace_id\":\"\x1b]0;pwned\x07\",\"status\":\"ok\","
+        "\"syscall\":\"wr\x1b[2Jite\",\"count\":5}\n");
+    vtscope::ReportData data = vtscope::collect_report(in);
+    ASSERT_EQ(data.traces.size(), 1u);
+    std::string text = vtscope::render_report(data, 10);
+    EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+    EXPECT_NE(text.find("\\x1b]0;pwned\\x07"), std::string::npos) << text;
+    EXPECT_NE(text.find("wr\\x1b[2Jite 1"), std::string::npos) << text;
+}
+
+// The end-of-session summary names the target's service (its process context) and replies of
+// the network: a terminal escape in them is shown, not run, and each stays on its line.
+TEST(Summary, TargetStringsInTheTextSummaryAreTerminalSafe) {
+    vtscope::Summary s;
+    s.otlp_service_name = "svc\x1b]0;pwned\x07\nvtscope: forged line";
+    s.otlp_service_name_source = "process_context";
+    s.region_found = false;
+    s.missing_region = "no record region in /memfd:\x1b[2J";
+    s.thread_context_tls_error = std::string("bad symbol \x1b[31m");
+    std::string text = vtscope::render_summary_text(s);
+    EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+    EXPECT_NE(text.find("service.name svc\\x1b]0;pwned\\x07\\nvtscope: forged line (from process_context)\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("no record region in /memfd:\\x1b[2J\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("never found: bad symbol \\x1b[31m\n"), std::string::npos) << text;
+}
+
+namespace {
+// A fresh directory, removed with what is in it at the end.
+struct ScratchDir {
+    std::string path;
+    ScratchDir() {
+        char name[] = "/tmp/vtscope-output-test-XXXXXX";
+        path = mkdtemp(name) ? name : "";
+    }
+    ~ScratchDir() { std::filesystem::remove_all(path); }
+};
+std::string contents(const std::string& path) {
+    std::ifstream f(path);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+}
+}  // namespace
+
+// The target's user can plant a name where root's output will go (a shared /tmp): a symbolic
+// link there once made vtscope truncate and write the file it points at.
+TEST(OutputFile, ASymlinkAtThePathIsRefusedAndItsTargetUnchanged) {
+    ScratchDir dir;
+    ASSERT_FALSE(dir.path.empty());
+    std::string victim = dir.path + "/victim", link = dir.path + "/report.txt";
+    { std::ofstream(victim) << "root's file\n"; }
+    ASSERT_EQ(symlink(victim.c_str(), link.c_str()), 0);
+    auto opened = vtscope::OutputFile::open(link);
+    ASSERT_FALSE(opened.ok()) << "a symbolic link was followed";
+    EXPECT_NE(opened.error().message.find("symbolic link"), std::string::npos) << opened.error().message;
+    EXPECT_EQ(opened.error().message.find('\n'), std::string::npos);
+    EXPECT_EQ(contents(victim), "root's file\n");
+
+    std::string hard = dir.path + "/hard.txt";
+    ASSERT_EQ(::link(victim.c_str(), hard.c_str()), 0);
+    EXPECT_FALSE(vtscope::OutputFile::open(hard).ok()) << "a second hard link of another file was truncated";
+    EXPECT_EQ(contents(victim), "root's file\n");
+}
+
+TEST(OutputFile, ANewFileIsCreated0600AndAnOldOneTruncated) {
+    ScratchDir dir;
+    std::string path = dir.path + "/out.txt";
+    mode_t old_mask = umask(0);  // the mode is vtscope's, not the caller's umask
+    auto opened = vtscope::OutputFile::open(path);
+    umask(old_mask);
+    ASSERT_TRUE(opened.ok()) << opened.error().message;
+    (*opened)->write("first, longer\n");
+    opened->reset();
+    struct stat st {};
+    ASSERT_EQ(stat(path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+    auto again = vtscope::OutputFile::open(path);
+    ASSERT_TRUE(again.ok()) << again.error().message;
+    (*again)->write("second\n");
+    again->reset();
+    EXPECT_EQ(contents(path), "second\n");
+}
+
+TEST(OutputFile, AFifoWithoutAReaderFailsInsteadOfHanging) {
+    ScratchDir dir;
+    std::string fifo = dir.path + "/fifo";
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    auto opened = vtscope::OutputFile::open(fifo);
+    EXPECT_FALSE(opened.ok());
+}
+
+// A session's error names what failed, often a string of the target's: one line on the
+// terminal, its escapes shown, and the summary JSON written through OutputFile (0600).
+TEST(Session, AnErrorIsOneTerminalSafeLineAndItsSummaryFileIs0600) {
+    ScratchDir dir;
+    vtscope::SessionOptions options{"profile", std::nullopt, "", dir.path + "/summary.json"};
+    ::testing::internal::CaptureStderr();
+    EXPECT_EQ(vtscope::fail(options, "attach reply \x1b]0;pwned\x07\nvtscope: forged"), 1);
+    std::string printed = ::testing::internal::GetCapturedStderr();
+    EXPECT_EQ(printed, "vtscope: error: attach reply \\x1b]0;pwned\\x07\\nvtscope: forged\n");
+    struct stat st {};
+    ASSERT_EQ(stat(options.summary_json.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+    EXPECT_NE(contents(options.summary_json).find("\"error\":\"attach reply \\u001b]0;pwned"), std::string::npos)
+        << contents(options.summary_json);
 }

@@ -38,5 +38,24 @@ TEST(TerminalSafe, ReplacesMalformedUtf8) {
     EXPECT_EQ(terminal_safe(std::string_view("a\0b", 3)), "a\\x00b");
 }
 
+// A symbol or thread name of the target's choosing must stay one frame of one line.
+TEST(FoldedFrameSafe, NewlinesAndSemicolonsCannotForgeLinesOrFrames) {
+    EXPECT_EQ(folded_frame_safe("java.lang.Thread.run"), "java.lang.Thread.run");
+    EXPECT_EQ(folded_frame_safe("f\nforged;stack 1000000"), "f\\nforged:stack 1000000");
+    EXPECT_EQ(folded_frame_safe("a;b;c"), "a:b:c");
+    EXPECT_EQ(folded_frame_safe("x\r\x1b[2J\xff"), "x\\r\\x1b[2J\xef\xbf\xbd");
+}
+
+TEST(XmlSafe, EscapesMarkupAndReplacesWhatXmlForbids) {
+    EXPECT_EQ(xml_safe("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;");
+    EXPECT_EQ(xml_safe("tab\tnl\ncr\r"), "tab nl cr ");
+    EXPECT_EQ(xml_safe(std::string_view("nul\0esc\x1b", 8)),
+              "nul\xef\xbf\xbd"
+              "esc\xef\xbf\xbd");
+    EXPECT_EQ(xml_safe("\xef\xbf\xbe|\xef\xbf\xbf"), "\xef\xbf\xbd|\xef\xbf\xbd");  // U+FFFE, U+FFFF
+    EXPECT_EQ(xml_safe("\xef\xbf\xbd \xf0\x9f\x98\x80 \xe7\xb7\x9a"), "\xef\xbf\xbd \xf0\x9f\x98\x80 \xe7\xb7\x9a");
+    EXPECT_EQ(xml_safe("bad\xc0"), "bad\xef\xbf\xbd");
+}
+
 }  // namespace
 }  // namespace vtscope

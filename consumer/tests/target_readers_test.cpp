@@ -116,6 +116,60 @@ TEST(VMStructs, ImplausibleDescriptorsAndMissingEndAreErrors) {
     EXPECT_FALSE(vtscope::VMStructs::read(empty, FakeVMStructs::symbols()).ok());
 }
 
+// A hostile JVM writes its own VMStructs table: an offset near 2^64 once made the walk's span of
+// Thread::_osthread and JavaThread::_terminated wrap and memcpy outside its buffer (ASan:
+// heap-buffer-overflow). The layout is now refused, naming the field.
+TEST(VMStructs, OffsetNearTwoToTheSixtyFourIsRefusedNamingTheField) {
+    for (const char* field : {"_osthread", "_terminated", "_thread_id", "_length"}) {
+        FakeMemory mem;
+        auto entries = FakeVMStructs::jdk25_like();
+        for (auto& e : entries)
+            if (e.field == field) e.offset = UINT64_MAX - 1;
+        FakeVMStructs::install(mem, entries);
+        auto structs = vtscope::VMStructs::read(mem, FakeVMStructs::symbols());
+        ASSERT_TRUE(structs.ok()) << structs.error().message;
+        auto layout = vtscope::resolve_layout(*structs, mem);
+        if (layout.ok()) {
+            // The old code accepted the layout; walking a thread with it overflowed.
+            vtscope::HotSpotLayout hostile = *layout;
+            FakeMemory threads;
+            uint64_t list = 0x20000, array = 0x21000, jt = 0x30000;
+            threads.put_value<uint64_t>(0x9000, list);
+            std::vector<char> header(4096, 0);
+            uint32_t one = 1;
+            std::memcpy(header.data() + 4, &one, 4);
+            std::memcpy(header.data() + 16, &array, 8);
+            threads.put(list, header.data(), header.size());
+            threads.put_value<uint64_t>(array, jt);
+            threads.put(jt, std::vector<char>(4096, 0).data(), 4096);
+            (void)vtscope::walk_java_threads(threads, hostile);
+            ADD_FAILURE() << "a layout with " << field << " at 2^64-2 was accepted";
+            continue;
+        }
+        EXPECT_NE(layout.error().message.find(field), std::string::npos) << layout.error().message;
+        EXPECT_EQ(layout.error().message.find('\n'), std::string::npos);
+    }
+}
+
+TEST(VMStructs, OffsetsUpToTheBoundAreAccepted) {
+    FakeMemory mem;
+    auto entries = FakeVMStructs::jdk25_like();
+    for (auto& e : entries)
+        if (e.field == "_terminated") e.offset = 64 * 1024 - 1;
+    FakeVMStructs::install(mem, entries);
+    auto structs = vtscope::VMStructs::read(mem, FakeVMStructs::symbols());
+    ASSERT_TRUE(structs.ok());
+    auto layout = vtscope::resolve_layout(*structs, mem);
+    ASSERT_TRUE(layout.ok()) << layout.error().message;
+    EXPECT_EQ(*layout->java_thread_terminated, 64u * 1024 - 1);
+    entries.back().offset = 64 * 1024;  // _monitor_owner_id, one past the bound
+    FakeMemory over;
+    FakeVMStructs::install(over, entries);
+    auto refused = vtscope::resolve_layout(*vtscope::VMStructs::read(over, FakeVMStructs::symbols()), over);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("JavaThread::_monitor_owner_id"), std::string::npos);
+}
+
 namespace {
 // A two-thread JVM: thread A runs nothing (its handles hold the same oop), thread B has a
 // virtual thread mounted (the handles differ).
@@ -196,6 +250,17 @@ TEST(JavaThreads, SkipsTerminatedThreads) {
     ASSERT_TRUE(threads.ok());
     ASSERT_EQ(threads->size(), 1u);
     EXPECT_EQ((*threads)[0].tid, 101u);
+}
+
+// A layout made by hand (or a future bound) must not wrap the walk's span either: the wrapped
+// field is read on its own, fails, and the thread is skipped.
+TEST(JavaThreads, WalkWithAWrappingOffsetReadsNothingOutOfBounds) {
+    FakeThreads f;
+    f.layout.thread_osthread = UINT64_MAX - 1;
+    f.layout.java_thread_terminated = 0;
+    auto threads = vtscope::walk_java_threads(f.mem, f.layout);
+    ASSERT_TRUE(threads.ok()) << threads.error().message;
+    EXPECT_TRUE(threads->empty());
 }
 
 namespace {

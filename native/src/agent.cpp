@@ -16,6 +16,7 @@
 //   notifyJvmtiMount/Unmount while it is the current thread), so "current thread" in a callback
 //   is the virtual thread, and its JVMTI thread-local storage is the virtual thread's.
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <stdarg.h>
 #include <jni.h>
@@ -37,6 +38,7 @@
 #include "java_base_patch.h"
 #include "lifecycle.h"
 #include "mount_hook.h"
+#include "mount_hook_classes.h"  // generated: the class files a written patch holds (CMakeLists.txt)
 #include "otel_ctx.h"
 #include "probe_watcher.h"
 #include "probes.h"
@@ -362,7 +364,8 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
     // A java.base patched by this library is trusted only for the JDK it was written from; for
     // another one the JVM must not run on it (at -agentpath it then does not start).
     std::vector<std::string> jvm_args = hotspot_jvm_args().value_or(std::vector<std::string>{});
-    JavaBasePatch patch = check_java_base_patch(jvm_args, running_java_home());
+    JavaBasePatch patch =
+        check_java_base_patch(jvm_args, running_java_home(), {hook_classes::kMountHook, hook_classes::kPatchLink});
     if (patch.kind == JavaBasePatch::Kind::kMismatch) return fail(VTSCOPE_ERR_UNSUPPORTED, patch.error);
     // From the start only: loaded later, PatchLink may have been initialised without it, and the
     // JVMTI route's retransformation adds its own calls beside the patch's (which stay off).
@@ -481,7 +484,12 @@ std::string g_patch_out;  // write-patch=DIR
 
 void JNICALL on_vm_init_write_patch(jvmtiEnv*, JNIEnv* jni, jthread) {
     std::string error;
-    if (write_java_base_patch(jni, g_patch_out, &error)) {
+    // The directory first: writePatch's Files.write follows symbolic links, so DIR must be one
+    // nobody else can plant them in (java_base_patch.h). What it writes must be writable by
+    // neither group nor others, or the JVMs run on it refuse it: this JVM was started only to
+    // write the patch, so its umask may be raised for good.
+    umask(umask(0) | S_IWGRP | S_IWOTH);
+    if (prepare_patch_directory(g_patch_out, &error) && write_java_base_patch(jni, g_patch_out, &error)) {
         std::fprintf(stderr,
                      "vtscope: wrote a patched java.base for OTEP to %s; run the JVM with --patch-module java.base=%s "
                      "-agentpath:libvtscope.so=otep\n",

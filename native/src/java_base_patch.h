@@ -6,12 +6,14 @@
 // OnLoad phase), which costs every transition more than the hook's calls (bench/RESULTS.md).
 //
 // The patch is found in the JVM's own options (hotspot_flags.h, hotspot_jvm_args) and trusted
-// only with the stamp writePatch put beside it, whose JDK must be the running one: a
-// VirtualThread class from another JDK build must never be relied on. Parsed without a JVM here,
+// only with the stamp writePatch put beside it, whose JDK must be the running one (a
+// VirtualThread class from another JDK build must never be relied on), in a directory nobody
+// else can change, holding the class files this library writes. Parsed without a JVM here,
 // so it is unit-tested on its own.
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,10 +43,28 @@ std::vector<std::string> java_base_patch_paths(const std::vector<std::string>& j
 // The value of the last "-Dkey=value" among jvm_args, if any.
 std::optional<std::string> jvm_arg_property(const std::vector<std::string>& jvm_args, std::string_view key);
 
-// Looks for the stamp in each patch path and compares its IMPLEMENTOR and JAVA_RUNTIME_VERSION
-// lines with java_home/release's (the first stamped path counts, as the JVM takes a class from
-// the first path that has it).
-JavaBasePatch check_java_base_patch(const std::vector<std::string>& jvm_args, const std::string& java_home);
+// The class files a patch holds beside VirtualThread, as this library writes them
+// (mount_hook_classes.h).
+struct PatchClassFiles {
+    std::span<const unsigned char> mount_hook, patch_link;
+};
+
+// Looks for the stamp in each patch path (the first stamped path counts, as the JVM takes a class
+// from the first path that has it) and trusts that path only if: every directory and file of the
+// patch is opened without following a symbolic link, is owned by this process's effective user
+// or root and is writable by neither group nor others (a patch anyone else could have changed is
+// code of theirs in java.base); the stamp's IMPLEMENTOR and JAVA_RUNTIME_VERSION lines are
+// java_home/release's; MountHook and PatchLink are byte for byte the expected class files and
+// VirtualThread is linked to PatchLink. Every file read is size-capped. A stamped path that fails
+// any of these is kMismatch, with one line naming why.
+JavaBasePatch check_java_base_patch(const std::vector<std::string>& jvm_args, const std::string& java_home,
+                                    const PatchClassFiles& expected);
+
+// write-patch=DIR, before anything is written: DIR is created (0755) if missing, then must be a
+// directory, not a symbolic link, owned by this process's effective user or root and writable by
+// neither group nor others, so that nobody else can plant a link in it for the writer to follow.
+// False with *error (one line) otherwise.
+bool prepare_patch_directory(const std::string& dir, std::string* error);
 
 // $JAVA_HOME of the running JVM: three directories above libjvm.so (lib/server/libjvm.so), found
 // through one of its exported symbols; empty when not found.

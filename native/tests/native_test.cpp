@@ -1,6 +1,7 @@
 // The JVM-free parts of libvtscope.so: agent options, the patched java.base's detection, the
 // record table's slot protocol and the OTEP 4719 payload encoding.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -46,22 +47,49 @@ TEST(AgentOptions, ParsesFeaturesAndCapacity) {
 }
 
 // The patch is found in the JVM's options as HotSpot keeps them, and trusted only with a stamp of
-// the running JDK's build (java_base_patch.h).
+// the running JDK's build, in a directory nobody else can change, holding the class files the
+// library writes (java_base_patch.h).
 class JavaBasePatchTest : public ::testing::Test {
 protected:
     void SetUp() override {
         char tmpl[] = "/tmp/vtscope-patch-test-XXXXXX";
         root = mkdtemp(tmpl);
         std::filesystem::create_directories(root / "jdk");
-        std::filesystem::create_directories(root / "patch");
         std::filesystem::create_directories(root / "other");
         write(root / "jdk" / "release",
               "IMPLEMENTOR=\"Eclipse Adoptium\"\nJAVA_VERSION=\"25.0.3\"\nJAVA_RUNTIME_VERSION=\"25.0.3+9-LTS\"\n");
+        write_patch_classes();
     }
     void TearDown() override { std::filesystem::remove_all(root); }
     static void write(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
     std::string arg(const std::string& paths) { return "--patch-module=java.base=" + paths; }
+    // What write-patch leaves: the class files (directories 0755, files 0644 whatever the umask).
+    void write_patch_classes() {
+        for (const char* d :
+             {"patch", "patch/java", "patch/java/lang", "patch/io", "patch/io/vtscope", "patch/io/vtscope/otep"}) {
+            std::filesystem::create_directories(root / d);
+            chmod((root / d).c_str(), 0755);
+        }
+        write(root / "patch/java/lang/VirtualThread.class", "\xca\xfe\xba\xbe...io/vtscope/otep/PatchLink...");
+        write(root / "patch/io/vtscope/otep/MountHook.class", std::string(mount_hook.begin(), mount_hook.end()));
+        write(root / "patch/io/vtscope/otep/PatchLink.class", std::string(patch_link.begin(), patch_link.end()));
+        for (const char* f : {"patch/java/lang/VirtualThread.class", "patch/io/vtscope/otep/MountHook.class",
+                              "patch/io/vtscope/otep/PatchLink.class"})
+            chmod((root / f).c_str(), 0644);
+    }
+    void stamp(const std::string& text) {
+        write(root / "patch" / kPatchStamp, text);
+        chmod((root / "patch" / kPatchStamp).c_str(), 0644);
+    }
+    JavaBasePatch check(const std::string& paths, const std::string& jdk) {
+        return check_java_base_patch({arg(paths)}, jdk, {mount_hook, patch_link});
+    }
     std::filesystem::path root;
+    const std::vector<unsigned char> mount_hook = {0xca, 0xfe, 0xba, 0xbe, 'M', 'H'};
+    const std::vector<unsigned char> patch_link = {0xca, 0xfe, 0xba, 0xbe, 'P', 'L'};
+    static constexpr const char* kGoodStamp =
+        "# written\nIMPLEMENTOR=\"Eclipse "
+        "Adoptium\"\nJAVA_RUNTIME_VERSION=\"25.0.3+9-LTS\"\nVIRTUAL_THREAD_SHA256=ab\n";
 };
 
 TEST_F(JavaBasePatchTest, PathsAndPropertiesComeFromTheLastOption) {
@@ -76,33 +104,96 @@ TEST_F(JavaBasePatchTest, PathsAndPropertiesComeFromTheLastOption) {
 TEST_F(JavaBasePatchTest, OnlyAStampOfTheRunningBuildIsTrusted) {
     std::string jdk = (root / "jdk").string();
     // Not patched, or patched without the library's stamp (someone else's patch): not ours.
-    EXPECT_EQ(check_java_base_patch({"-Xmx1g"}, jdk).kind, JavaBasePatch::Kind::kNone);
-    EXPECT_EQ(check_java_base_patch({arg((root / "other").string())}, jdk).kind, JavaBasePatch::Kind::kNone);
+    EXPECT_EQ(check_java_base_patch({"-Xmx1g"}, jdk, {mount_hook, patch_link}).kind, JavaBasePatch::Kind::kNone);
+    EXPECT_EQ(check((root / "other").string(), jdk).kind, JavaBasePatch::Kind::kNone);
+    EXPECT_EQ(check((root / "patch").string(), jdk).kind, JavaBasePatch::Kind::kNone);
 
-    write(root / "patch" / kPatchStamp,
-          "# written\nIMPLEMENTOR=\"Eclipse "
-          "Adoptium\"\nJAVA_RUNTIME_VERSION=\"25.0.3+9-LTS\"\nVIRTUAL_THREAD_SHA256=ab\n");
-    JavaBasePatch ours = check_java_base_patch({arg((root / "other").string() + ":" + (root / "patch").string())}, jdk);
+    stamp(kGoodStamp);
+    JavaBasePatch ours = check((root / "other").string() + ":" + (root / "patch").string(), jdk);
     EXPECT_EQ(ours.kind, JavaBasePatch::Kind::kOurs) << ours.error;
     EXPECT_EQ(ours.dir, (root / "patch").string());
 
-    write(root / "patch" / kPatchStamp, "IMPLEMENTOR=\"Eclipse Adoptium\"\nJAVA_RUNTIME_VERSION=\"25.0.2+10-LTS\"\n");
-    JavaBasePatch older = check_java_base_patch({arg((root / "patch").string())}, jdk);
+    stamp("IMPLEMENTOR=\"Eclipse Adoptium\"\nJAVA_RUNTIME_VERSION=\"25.0.2+10-LTS\"\n");
+    JavaBasePatch older = check((root / "patch").string(), jdk);
     EXPECT_EQ(older.kind, JavaBasePatch::Kind::kMismatch);
     EXPECT_NE(older.error.find("was written for JAVA_RUNTIME_VERSION=\"25.0.2+10-LTS\""), std::string::npos)
         << older.error;
     EXPECT_NE(older.error.find("write-patch=DIR"), std::string::npos) << older.error;
 
-    write(root / "patch" / kPatchStamp, "IMPLEMENTOR=\"Other\"\nJAVA_RUNTIME_VERSION=\"25.0.3+9-LTS\"\n");
-    EXPECT_EQ(check_java_base_patch({arg((root / "patch").string())}, jdk).kind, JavaBasePatch::Kind::kMismatch)
+    stamp("IMPLEMENTOR=\"Other\"\nJAVA_RUNTIME_VERSION=\"25.0.3+9-LTS\"\n");
+    EXPECT_EQ(check((root / "patch").string(), jdk).kind, JavaBasePatch::Kind::kMismatch)
         << "the same version from another vendor is another build";
 
-    write(root / "patch" / kPatchStamp, "IMPLEMENTOR=\"Eclipse Adoptium\"\n");
-    EXPECT_EQ(check_java_base_patch({arg((root / "patch").string())}, jdk).kind, JavaBasePatch::Kind::kMismatch);
-    write(root / "patch" / kPatchStamp, "IMPLEMENTOR=\"Eclipse Adoptium\"\nJAVA_RUNTIME_VERSION=\"25.0.3+9-LTS\"\n");
-    JavaBasePatch no_release = check_java_base_patch({arg((root / "patch").string())}, (root / "nowhere").string());
+    stamp("IMPLEMENTOR=\"Eclipse Adoptium\"\n");
+    EXPECT_EQ(check((root / "patch").string(), jdk).kind, JavaBasePatch::Kind::kMismatch);
+    stamp("IMPLEMENTOR=\"Eclipse Adoptium\"\nJAVA_RUNTIME_VERSION=\"25.0.3+9-LTS\"\n");
+    JavaBasePatch no_release = check((root / "patch").string(), (root / "nowhere").string());
     EXPECT_EQ(no_release.kind, JavaBasePatch::Kind::kMismatch);
     EXPECT_NE(no_release.error.find("names no JAVA_RUNTIME_VERSION"), std::string::npos) << no_release.error;
+}
+
+// The stamp alone once made a patch trusted: a directory others can write, a symbolic link, or
+// class files that are not the library's now refuse it, each in one line naming the path.
+TEST_F(JavaBasePatchTest, APatchOthersCouldChangeOrThatIsNotOursIsRefused) {
+    std::string jdk = (root / "jdk").string(), patch = (root / "patch").string();
+    stamp(kGoodStamp);
+    ASSERT_EQ(check(patch, jdk).kind, JavaBasePatch::Kind::kOurs);
+    auto refused = [&](const std::string& paths, const std::string& why) {
+        JavaBasePatch p = check(paths, jdk);
+        EXPECT_EQ(p.kind, JavaBasePatch::Kind::kMismatch) << why;
+        EXPECT_NE(p.error.find(why), std::string::npos) << p.error;
+        EXPECT_EQ(p.error.find('\n'), std::string::npos) << p.error;
+    };
+
+    chmod(patch.c_str(), 0777);
+    refused(patch, patch + " is writable by group or others");
+    chmod(patch.c_str(), 0755);
+    chmod((root / "patch/io/vtscope").c_str(), 0775);
+    refused(patch, patch + "/io/vtscope is writable by group or others");
+    chmod((root / "patch/io/vtscope").c_str(), 0755);
+    chmod((root / "patch" / kPatchStamp).c_str(), 0666);
+    refused(patch, "vtscope-patch.properties is writable by group or others");
+    chmod((root / "patch" / kPatchStamp).c_str(), 0644);
+    if (geteuid() == 0) {  // a directory of another user (root may hand it over)
+        ASSERT_EQ(chown((root / "patch/java").c_str(), 12345, 12345), 0);
+        refused(patch, patch + "/java belongs to uid 12345");
+        ASSERT_EQ(chown((root / "patch/java").c_str(), 0, 0), 0);
+    }
+
+    // A symbolic link as the directory, or planted for a class file: never followed.
+    std::filesystem::create_directory_symlink(root / "patch", root / "link");
+    EXPECT_EQ(check((root / "link").string(), jdk).kind, JavaBasePatch::Kind::kNone) << "a link is no patch directory";
+    std::filesystem::rename(root / "patch/io/vtscope/otep/PatchLink.class", root / "PatchLink.class");
+    std::filesystem::create_symlink(root / "PatchLink.class", root / "patch/io/vtscope/otep/PatchLink.class");
+    refused(patch, "PatchLink.class: Too many levels of symbolic links");
+    std::filesystem::remove(root / "patch/io/vtscope/otep/PatchLink.class");
+    refused(patch, "PatchLink.class is missing");
+
+    write_patch_classes();
+    write(root / "patch/io/vtscope/otep/MountHook.class", "\xca\xfe\xba\xbeMX");  // as long as ours
+    refused(patch, "MountHook.class is not the class this library writes");
+    write(root / "patch/io/vtscope/otep/MountHook.class", std::string(1 << 20, 'x'));
+    refused(patch, "MountHook.class is larger than 6 bytes");
+    write_patch_classes();
+    write(root / "patch/java/lang/VirtualThread.class", "\xca\xfe\xba\xbe unpatched");
+    refused(patch, "VirtualThread.class is not the one write-patch makes");
+    write_patch_classes();
+    ASSERT_EQ(check(patch, jdk).kind, JavaBasePatch::Kind::kOurs);
+}
+
+// write-patch=DIR checks DIR before anything is written into it.
+TEST_F(JavaBasePatchTest, TheWriterRefusesADirectoryItCouldBeMisledIn) {
+    std::string error;
+    std::string fresh = (root / "fresh").string();
+    EXPECT_TRUE(prepare_patch_directory(fresh, &error)) << error;
+    EXPECT_TRUE(std::filesystem::is_directory(fresh));
+    EXPECT_TRUE(prepare_patch_directory(fresh, &error)) << "an existing directory of ours" << error;
+    chmod(fresh.c_str(), 0777);
+    EXPECT_FALSE(prepare_patch_directory(fresh, &error));
+    EXPECT_NE(error.find("writable by group or others"), std::string::npos) << error;
+    std::filesystem::create_directory_symlink(root / "other", root / "planted");
+    EXPECT_FALSE(prepare_patch_directory((root / "planted").string(), &error));
+    EXPECT_NE(error.find("cannot open " + (root / "planted").string()), std::string::npos) << error;
 }
 
 TEST(RecordTable, ClaimFindReleaseFollowTheSlotProtocol) {
