@@ -12,23 +12,10 @@
 
 namespace {
 
-using vtscope::fuzz::decode_utf8;
 using vtscope::fuzz::is_strict_utf8;
 
 void check(bool property) {
     if (!property) std::abort();  // libFuzzer keeps the input that broke a property as a crash
-}
-
-// A terminal shows neither controls (C0, DEL, C1) nor bidirectional overrides and isolates.
-bool terminal_printable(std::string_view text) {
-    for (size_t i = 0; i < text.size();) {
-        size_t length = 0;
-        char32_t c = decode_utf8(text, i, &length);
-        if (c < 0x20 || (c >= 0x7F && c <= 0x9F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069))
-            return false;
-        i += length;
-    }
-    return true;
 }
 
 bool has_raw_control(std::string_view text) {
@@ -61,6 +48,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
     // terminal_safe: well-formed and nothing that drives or reorders a terminal.
     std::string safe = vtscope::terminal_safe(text);
-    check(is_strict_utf8(safe) && terminal_printable(safe));
+    check(is_strict_utf8(safe) && vtscope::fuzz::terminal_printable(safe));
     return 0;
 }

@@ -37,4 +37,18 @@ inline bool is_strict_utf8(std::string_view text) {
     return true;
 }
 
+// What a terminal shows as it is: no control character (C0, DEL, C1) and no bidirectional
+// override or isolate (U+202A-U+202E, U+2066-U+2069), which reorder the text around them.
+// Ill-formed bytes count as printable here: is_strict_utf8 judges them.
+inline bool terminal_printable(std::string_view text) {
+    for (size_t i = 0; i < text.size();) {
+        size_t length = 0;
+        char32_t c = decode_utf8(text, i, &length);
+        if (c < 0x20 || (c >= 0x7F && c <= 0x9F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069))
+            return false;
+        i += length;
+    }
+    return true;
+}
+
 }  // namespace vtscope::fuzz
