@@ -51,11 +51,12 @@ run_one() {
 summarize() {
   local target=$1 log=$2 result=$3 artifacts=$4
   local execs rate cov ft corp
+  # A log without a line (a crash on the first input) leaves the field "?".
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
-  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
-  ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
-  corp=$(grep -o 'corp: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2 || true)
+  ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2 || true)
+  corp=$(grep -o 'corp: [0-9]*' "$log" | tail -1 | cut -d' ' -f2 || true)
   if [ "$result" != ok ]; then
     result="CRASH $(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -1) (log $log)"
   fi
