@@ -27,7 +27,8 @@ smoke() {
   # -runs counts the executions after the seeds are read; every seed and regression input runs
   # first, so a crash any of them reproduces fails the test.
   mapfile -t seeds < <(seed_dirs "$target")
-  "$binary" -runs="$runs" -seed=1 -print_final_stats=1 \
+  # An input that takes a minute means work that is not linear in it: a failure too.
+  "$binary" -runs="$runs" -seed=1 -timeout=60 -print_final_stats=1 \
     -artifact_prefix="$build/fuzz-artifacts/$target/" "$scratch" "${seeds[@]}"
 }
 
