@@ -6,6 +6,7 @@
 #   make demo-otlp  the same with --otlp into an OpenTelemetry Collector (built from the Go proxy)
 #   make harness  the dual-channel correctness experiment over every identity channel
 #   make bench    the benchmark matrix (make bench-quick: a short sanity run)
+#   make fuzz     every libFuzzer target for FUZZ_SECONDS (default 600) over its seeds (consumer/fuzz)
 JAVA_HOME ?= /usr/lib/jvm/temurin-25-jdk-amd64
 export JAVA_HOME
 BUILD     ?= build
@@ -14,7 +15,7 @@ MVN       := mvn -B -q -f java/pom.xml
 MVN_NATIVE := -Dvtscope.native.dir=$(abspath $(BUILD))/native
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
 
-.PHONY: all setup configure native java test test-native test-java demo demo-otlp collector harness bench bench-quick \
+.PHONY: all setup configure native java test test-native test-java fuzz fuzz-build test-fuzz demo demo-otlp collector harness bench bench-quick \
         bench-profile async-profiler demo-profile clean
 
 all: native java
@@ -43,7 +44,7 @@ java: native
 	cp java/vtscope-workloads/target/lib/*.jar $(BUILD)/java/lib/
 	rm -f $(BUILD)/java/lib/vtscope-*.jar
 
-test: all test-java test-native
+test: all test-java test-native test-fuzz
 
 test-java: native
 	mvn -B -f java/pom.xml $(MVN_NATIVE) test
@@ -55,6 +56,24 @@ test-native: native java
 	      -DVTSCOPE_JAVA_DIR=$(abspath $(BUILD))/java $(CMAKE_ARGS) >/dev/null
 	cmake --build $(BUILD)/asan
 	cd $(BUILD)/asan && ctest --output-on-failure
+
+# The libFuzzer targets of the parsers of target-controlled input (consumer/fuzz), built with clang,
+# ASan and UBSan in a tree of their own; their scratch corpora and crash inputs stay in $(BUILD).
+FUZZ_SECONDS ?= 600
+FUZZ_BUILD := $(BUILD)/fuzz
+fuzz-build: setup
+	cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+	      -DCMAKE_CXX_COMPILER=clang++ -DVTSCOPE_FUZZ=ON -DVTSCOPE_TESTS=OFF $(CMAKE_ARGS) >/dev/null
+	cmake --build $(FUZZ_BUILD) --target vtscope_fuzzers
+
+# Each target for FUZZ_SECONDS, two at a time: one summary line each; fails if any found a crash
+# (its input in $(BUILD)/fuzz-artifacts).
+fuzz: fuzz-build
+	scripts/fuzz.sh run $(abspath $(FUZZ_BUILD))/bin $(abspath $(BUILD)) $(FUZZ_SECONDS)
+
+# make test's share: each target over its seeds and regression inputs, then 5,000 executions.
+test-fuzz: fuzz-build
+	cd $(FUZZ_BUILD) && ctest -L fuzz --output-on-failure
 
 demo: all
 	scripts/demo.sh $(BUILD)

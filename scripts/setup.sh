@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
-  clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
+  clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev zlib1g-dev
   libgtest-dev googletest systemtap-sdt-dev libprotobuf-dev protobuf-compiler libcurl4-openssl-dev
   maven util-linux procps bpftrace librsvg2-bin
   chromium  # the flame graph SVG's test in a real headless browser (Profile.CpuPerTraceMatchesGroundTruth)

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "safe_text.h"
+
 namespace vtscope {
 namespace {
 
@@ -58,12 +60,13 @@ ProcessFacts read_process_facts(pid_t pid) {
 
 namespace {
 
-// The jar of an OpenTelemetry Java agent given with -javaagent, empty when none.
+// The jar of an OpenTelemetry Java agent given with -javaagent, empty when none. The target wrote
+// it and the sentences quoting it go to the terminal: its controls come out as visible escapes.
 std::string opentelemetry_agent(const ProcessFacts& facts) {
     std::string agent;
     for (const auto& a : facts.arguments)
         if (a.rfind("-javaagent:", 0) == 0 && contains(a, "opentelemetry-javaagent")) agent = a.substr(11);
-    return agent;
+    return terminal_safe(agent);
 }
 
 bool has_vtscope_extension(const ProcessFacts& facts) {

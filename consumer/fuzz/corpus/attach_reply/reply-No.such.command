@@ -1,0 +1,2 @@
+-1
+java.lang.IllegalArgumentException: Unknown diagnostic command
