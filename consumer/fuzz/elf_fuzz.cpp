@@ -28,15 +28,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     static const std::vector<std::string> names = wanted_names();
     file.write(data, size);
 
-    if (auto elf = vtscope::ElfFile::load(file.path(), names)) {
+    if (auto elf = vtscope::ElfFile::load(file.fd(), names, "the fuzz input")) {
         for (const auto& name : names)
             if (const vtscope::ElfSymbol* sym = elf->find(name)) (void)elf->file_offset(sym->value);
         (void)elf->tlsdesc_slot(vtscope::kThreadContextSymbol);
         (void)elf->file_offset(elf->first_load_vaddr());
     }
-    vtscope::ElfSymbols symbols = vtscope::load_elf_symbols(file.path());
+    vtscope::ElfSymbols symbols = vtscope::load_elf_symbols(file.fd(), "the fuzz input");
     if (symbols.loaded)
         for (const auto& segment : symbols.segments) (void)symbols.symbols.find(segment.vaddr);
-    (void)vtscope::has_usdt_probe(file.path(), "hotspot", "vthread__thaw");
+    (void)vtscope::has_usdt_probe(file.fd(), "hotspot", "vthread__thaw");
     return 0;
 }

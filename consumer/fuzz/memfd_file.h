@@ -1,6 +1,6 @@
-// The fuzzer's bytes as a file: one memfd per process, rewritten for each input. The ELF readers
-// take a path today; `path()` names the memfd through /proc/self/fd, so moving them to an opened
-// descriptor changes one line here (`fd()`).
+// The fuzzer's bytes as a file: one memfd per process, rewritten for each input, read by the ELF
+// readers through its descriptor as they read a target's opened file (`path()` names it through
+// /proc/self/fd for readers that search by name).
 #pragma once
 
 #include <sys/mman.h>

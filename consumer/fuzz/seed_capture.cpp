@@ -66,8 +66,9 @@ void append_value(std::string& out, const T& value) {
 std::string capture_vmstructs(pid_t pid, const std::vector<vtscope::Mapping>& maps) {
     const vtscope::Mapping* jvm = vtscope::find_libjvm(maps);
     if (!jvm) die("no libjvm.so mapped");
-    auto elf =
-        vtscope::ElfFile::load("/proc/" + std::to_string(pid) + "/root" + jvm->path, vtscope::vmstructs_symbol_names());
+    auto file = vtscope::open_module(pid, *jvm);
+    if (!file) die(file.error().message);
+    auto elf = vtscope::ElfFile::load(file->fd.get(), vtscope::vmstructs_symbol_names(), jvm->path);
     if (!elf) die(elf.error().message);
     auto symbols = vtscope::vmstructs_symbols(*elf, jvm->start - elf->first_load_vaddr());
     if (!symbols) die(symbols.error().message);
