@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "jvm_attach.h"
+#include "safe_text.h"
 
 namespace vtscope {
 namespace {
@@ -83,7 +84,8 @@ bool is_entry_frame(const std::string& frame) {
 
 void JvmStacks::warn(const std::string& text) {
     warnings_.push_back(text);
-    std::fprintf(stderr, "vtscope: warning: %s\n", text.c_str());
+    // A warning may quote the target (a path, the JVM's reply): one line, no terminal escape.
+    std::fprintf(stderr, "vtscope: warning: %s\n", terminal_safe(text).c_str());
 }
 
 void JvmStacks::prepare() {
@@ -212,10 +214,19 @@ std::vector<std::string> JvmStacks::user_frames(std::span<const uint64_t> ips) {
     return frames;
 }
 
+std::string JvmStacks::kernel_frame(uint64_t ip) {
+    std::string frame = symbolizer_.kernel_frame(ip);
+    if (symbolizer_.kernel_symbols_hidden() && !kernel_symbols_warned_) {
+        kernel_symbols_warned_ = true;
+        warn("/proc/kallsyms shows no addresses (vtscope lacks CAP_SYSLOG): kernel frames stay hexadecimal");
+    }
+    return frame;
+}
+
 std::vector<std::string> JvmStacks::kernel_frames(std::span<const uint64_t> ips) {
     std::vector<std::string> frames;
     frames.reserve(ips.size());
-    for (uint64_t ip : ips) frames.push_back(symbolizer_.kernel_frame(ip));
+    for (uint64_t ip : ips) frames.push_back(kernel_frame(ip));
     return frames;
 }
 

@@ -89,6 +89,8 @@ public:
     // user stack is noted as by note_user_stack.
     std::vector<std::string> user_frames(std::span<const uint64_t> ips);
     std::vector<std::string> kernel_frames(std::span<const uint64_t> ips);
+    // One kernel frame; warns once when the kernel hides its symbols' addresses.
+    std::string kernel_frame(uint64_t ip);
     StackSymbolizer& symbolizer() { return symbolizer_; }
     const PerfMapSchedule& schedule() const { return schedule_; }
     const std::vector<std::string>& warnings() const { return warnings_; }
@@ -113,6 +115,7 @@ private:
     int round_ = 0;
     pid_t attach_listener_ = 0;
     bool perf_map_warned_ = false;
+    bool kernel_symbols_warned_ = false;
     bool finished_ = false;
 };
 

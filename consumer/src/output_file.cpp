@@ -23,7 +23,10 @@ Error output_error(const std::string& path, const std::string& why) {
 // refused: ELOOP), a regular file is truncated only once it is known to have no other link and to be vtscope's user's, and a
 // new file is created 0600 (the report names the target's threads and traces).
 Expected<std::unique_ptr<OutputFile>> OutputFile::open(const std::string& path) {
-    if (path == "-") return std::unique_ptr<OutputFile>(new OutputFile(stdout, false));
+    // /dev/stdout and /dev/stderr are symlinks (to /proc/self/fd/N) that users name for the
+    // streams: they are the streams, not files to open.
+    if (path == "-" || path == "/dev/stdout") return std::unique_ptr<OutputFile>(new OutputFile(stdout, false));
+    if (path == "/dev/stderr") return std::unique_ptr<OutputFile>(new OutputFile(stderr, false));
     // O_NONBLOCK: a FIFO planted at the path with no reader fails (ENXIO) instead of hanging.
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
     if (fd < 0) {

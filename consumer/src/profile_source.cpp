@@ -426,7 +426,7 @@ private:
                     for (auto ip = interned_[key.kernel_stack].rbegin(); ip != interned_[key.kernel_stack].rend();
                          ++ip) {
                         auto [name, fresh] = kernel_names.try_emplace(*ip);
-                        if (fresh) name->second = stacks_.symbolizer().kernel_frame(*ip);
+                        if (fresh) name->second = stacks_.kernel_frame(*ip);
                         row.frames.push_back(name->second);
                     }
                 if (key.kernel_stack_lost) row.frames.push_back("[kernel stack lost]");

@@ -266,15 +266,21 @@ std::string StackSymbolizer::kernel_frame(uint64_t ip) {
         kallsyms_ = std::make_unique<SymbolTable>();
         std::ifstream file("/proc/kallsyms");
         std::string line;
+        bool any_line = false;
         while (std::getline(file, line)) {
             unsigned long long addr = 0;
             char type = 0;
             char name[256];
-            if (std::sscanf(line.c_str(), "%llx %c %255s", &addr, &type, name) != 3 || addr == 0) continue;
+            if (std::sscanf(line.c_str(), "%llx %c %255s", &addr, &type, name) != 3) continue;
+            any_line = true;
+            if (addr == 0) continue;
             if (type != 't' && type != 'T' && type != 'w' && type != 'W') continue;
             kallsyms_->add(addr, 0, name);
         }
         kallsyms_->seal();
+        // kptr_restrict shows every address as 0 to a reader without CAP_SYSLOG (lib/vsprintf.c,
+        // restricted_pointer): the names are there, the addresses are not.
+        kernel_symbols_hidden_ = any_line && kallsyms_->size() == 0;
     }
     const std::string* name = kallsyms_->find(ip);
     return (name ? *name : hex(ip)) + "_[k]";

@@ -113,6 +113,8 @@ public:
     std::string user_frame(uint64_t ip);
     // A kernel frame: "symbol_[k]".
     std::string kernel_frame(uint64_t ip);
+    // True once kernel_frame found /proc/kallsyms without addresses (no CAP_SYSLOG).
+    bool kernel_symbols_hidden() const { return kernel_symbols_hidden_; }
     bool have_perf_map() const { return perf_map_.size() > 0; }
 
 private:
@@ -128,6 +130,7 @@ private:
     SymbolTable perf_map_;
     std::map<std::string, std::unique_ptr<ElfSymbols>> elves_;
     std::unique_ptr<SymbolTable> kallsyms_;
+    bool kernel_symbols_hidden_ = false;
 };
 
 }  // namespace vtscope

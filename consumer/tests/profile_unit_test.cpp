@@ -4,7 +4,9 @@
 #include <sched.h>
 #include <signal.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/mount.h>
 #include <sys/time.h>
@@ -890,4 +892,49 @@ TEST(JvmStacks, OnlyJitCodeTheMapDoesNotNameMakesARefreshNeeded) {
     EXPECT_EQ(frames[1], "io.x.Jit.run");
     EXPECT_EQ(stacks.schedule().pending(), 1u);
     munmap(code, 4096);
+}
+
+namespace {
+
+// In a child without CAP_SYSLOG in its effective set: whether the symbolizer found the kernel's
+// symbol addresses hidden.
+bool kernel_symbols_hidden_without_cap_syslog() {
+    pid_t child = fork();
+    if (child == 0) {
+        __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+        __user_cap_data_struct data[2] = {};
+        if (syscall(SYS_capget, &header, data) != 0) _exit(2);
+        data[CAP_SYSLOG / 32].effective &= ~(1u << (CAP_SYSLOG % 32));
+        if (syscall(SYS_capset, &header, data) != 0) _exit(2);
+        vtscope::StackSymbolizer symbolizer(getpid());
+        (void)symbolizer.kernel_frame(0xffffffff81000000ull);
+        _exit(symbolizer.kernel_symbols_hidden() ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+int read_sysctl(const char* path) {
+    std::ifstream file(path);
+    int value = 0;
+    file >> value;
+    return value;
+}
+
+}  // namespace
+
+// Without CAP_SYSLOG, /proc/kallsyms lists every name at address 0 (kallsyms_show_value,
+// kernel/kallsyms.c): the symbolizer says so, and the profile warns once, rather than leave
+// hexadecimal kernel frames unexplained.
+TEST(StackSymbolizer, KernelSymbolsHiddenWithoutCapSyslogAreNoticed) {
+    if (geteuid() != 0) GTEST_SKIP() << "SKIPPED: needs root to drop CAP_SYSLOG alone";
+    if (read_sysctl("/proc/sys/kernel/kptr_restrict") == 0 && read_sysctl("/proc/sys/kernel/perf_event_paranoid") <= 1)
+        GTEST_SKIP() << "SKIPPED: this kernel shows kernel symbol addresses to every user";
+    EXPECT_TRUE(kernel_symbols_hidden_without_cap_syslog());
+    if (read_sysctl("/proc/sys/kernel/kptr_restrict") < 2) {
+        vtscope::StackSymbolizer symbolizer(getpid());
+        (void)symbolizer.kernel_frame(0xffffffff81000000ull);
+        EXPECT_FALSE(symbolizer.kernel_symbols_hidden());
+    }
 }

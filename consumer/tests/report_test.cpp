@@ -161,6 +161,17 @@ TEST(OutputFile, AFifoWithoutAReaderFailsInsteadOfHanging) {
     EXPECT_FALSE(opened.ok());
 }
 
+// /dev/stdout is a symbolic link that users name for standard output: it is taken as "-", not
+// refused as a link.
+TEST(OutputFile, DevStdoutIsStandardOutput) {
+    auto opened = vtscope::OutputFile::open("/dev/stdout");
+    ASSERT_TRUE(opened.ok()) << opened.error().message;
+    ::testing::internal::CaptureStdout();
+    (*opened)->write("to the stream\n");
+    (*opened)->flush();
+    EXPECT_EQ(::testing::internal::GetCapturedStdout(), "to the stream\n");
+}
+
 // A session's error names what failed, often a string of the target's: one line on the
 // terminal, its escapes shown, and the summary JSON written through OutputFile (0600).
 TEST(Session, AnErrorIsOneTerminalSafeLineAndItsSummaryFileIs0600) {
