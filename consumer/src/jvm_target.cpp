@@ -50,7 +50,6 @@ Expected<JvmTarget> inspect_jvm(pid_t pid, const MemoryReader& memory) {
     JvmTarget target;
     target.pid = pid;
     target.libjvm_path = jvm->path;
-    target.libjvm_attach_path = mapped_file_path(pid, *jvm);
     std::vector<std::string> names = vmstructs_symbol_names();
     names.push_back(kJavaThreadRun);
     names.push_back(kThreadsRemove);
@@ -58,6 +57,8 @@ Expected<JvmTarget> inspect_jvm(pid_t pid, const MemoryReader& memory) {
     if (!file) return file.error();
     auto elf = ElfFile::load(file->fd.get(), names, jvm->path);
     if (!elf) return elf.error();
+    target.libjvm_file = std::make_shared<const UniqueFd>(std::move(file->fd));
+    target.libjvm_attach_path = "/proc/self/fd/" + std::to_string(target.libjvm_file->get());
     target.load_bias = jvm->start - elf->first_load_vaddr();
 
     auto symbols = vmstructs_symbols(*elf, target.load_bias);

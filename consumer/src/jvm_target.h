@@ -5,10 +5,12 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "expected.h"
 #include "process_memory.h"
+#include "target_files.h"
 #include "vmstructs.h"
 
 namespace vtscope {
@@ -16,8 +18,12 @@ namespace vtscope {
 struct JvmTarget {
     pid_t pid = 0;
     std::string libjvm_path;  // as the target sees it (from its maps)
-    // The same file as /proc/PID/map_files/START-END: uprobes are attached through it, so the
-    // kernel resolves the inode the JVM maps (not a path its container could redirect).
+    // libjvm.so as vtscope opened it (open_module: the mapped inode through /proc/PID/map_files,
+    // else its path inside the target's root), held for the session. Its symbols are read from
+    // this descriptor and the uprobes are attached through it (libjvm_attach_path,
+    // /proc/self/fd/N), so both name the same inode, never a path the host would resolve, and
+    // without the CAP_DAC_READ_SEARCH that walking another user's /proc/PID/map_files needs.
+    std::shared_ptr<const UniqueFd> libjvm_file;
     std::string libjvm_attach_path;
     uint64_t load_bias = 0;
     uint64_t java_thread_run_offset = 0;  // file offset of JavaThread::run()
