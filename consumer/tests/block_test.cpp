@@ -608,6 +608,13 @@ TEST(Block, JfrOfATargetOfAnotherUser) {
                                  "--summary-json", dir.path("summary.json")},
                                 "", dir.path("vtscope.err"));
     ASSERT_TRUE(wait_for_file(dir.path("vtscope.ready"), 30s)) << read_file(dir.path("vtscope.err"));
+    // While the recording runs, no directory of vtscope's in /tmp lets another user plant a name
+    // (before, its work directory was 0777 without the sticky bit for the whole session).
+    std::string err, writable_list = dir.path("writable");
+    vtscope::testing::run_command({"/bin/sh", "-c",
+                                   "find /tmp -maxdepth 1 -name 'vtscope-jfr-*' -type d -perm /022 > " + writable_list},
+                                  &err, 10s);
+    EXPECT_EQ(read_file(writable_list), "") << "a vtscope work directory others can write";
     if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
     EXPECT_EQ(jvm.wait(120s).value_or(-1), 0) << read_file(dir.path("java.err"));
     EXPECT_EQ(tracer.wait(60s).value_or(-1), 0) << read_file(dir.path("vtscope.err"));
