@@ -611,9 +611,9 @@ TEST(Block, JfrOfATargetOfAnotherUser) {
     // While the recording runs, no directory of vtscope's in /tmp lets another user plant a name
     // (before, its work directory was 0777 without the sticky bit for the whole session).
     std::string err, writable_list = dir.path("writable");
-    vtscope::testing::run_command({"/bin/sh", "-c",
-                                   "find /tmp -maxdepth 1 -name 'vtscope-jfr-*' -type d -perm /022 > " + writable_list},
-                                  &err, 10s);
+    vtscope::testing::run_command(
+        {"/bin/sh", "-c", "find /tmp -maxdepth 1 -name 'vtscope-jfr-*' -type d -perm /022 > " + writable_list}, &err,
+        10s);
     EXPECT_EQ(read_file(writable_list), "") << "a vtscope work directory others can write";
     if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
     EXPECT_EQ(jvm.wait(120s).value_or(-1), 0) << read_file(dir.path("java.err"));
