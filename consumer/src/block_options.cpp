@@ -80,9 +80,8 @@ Expected<double> parse_number(const std::string& text, const std::string& what, 
 }
 
 bool block_takes_value(const std::string& name) {
-    for (const char* n :
-         {"--pid", "--threshold", "--duration", "--output", "--ready-file", "--summary-json", "--identity", "--top",
-          "--jfr-jdk"})
+    for (const char* n : {"--pid", "--threshold", "--duration", "--output", "--ready-file", "--summary-json",
+                          "--identity", "--top", "--jfr-jdk"})
         if (name == n) return true;
     return false;
 }
