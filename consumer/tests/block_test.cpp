@@ -584,6 +584,7 @@ TEST(Block, JfrNeverRunsTheTargetsOwnTools) {
 // jfr running as that user from a copy in root's 0700 directory, and nothing is left in /tmp.
 TEST(Block, JfrOfATargetOfAnotherUser) {
     REQUIRE_BPF();
+    REQUIRE_READABLE_BY_NOBODY(vtscope::testing::kJavaDir + "/vtscope-workloads.jar");
     TempDir dir;
     ASSERT_EQ(chown(dir.path("").c_str(), 65534, 65534), 0);  // PinningCases writes its files there
     // What vtscope --jfr makes in /tmp: its 0700 work directories and the target's recordings.
