@@ -16,7 +16,8 @@ public:
     // "-" is standard output. A file is opened without following a symbolic link (refused); a
     // regular file with another hard link or another owner is refused; a new one is created
     // 0600. An error names the file and the reason.
-    static Expected<std::unique_ptr<OutputFile>> open(const std::string& path);
+    // `name` is how errors call the file ("cannot write NAME: why"; default "output PATH").
+    static Expected<std::unique_ptr<OutputFile>> open(const std::string& path, const std::string& name = "");
     ~OutputFile();
 
     void write(std::string_view text);

@@ -32,8 +32,8 @@ void error_line(const std::string& message) {
 Status write_ready_file(const std::string& path) {
     std::string tmp = path + ".tmp";
     {
-        auto file = OutputFile::open(tmp);  // no symbolic link followed, created 0600
-        if (!file) return make_error("cannot write ready file: " + file.error().message);
+        auto file = OutputFile::open(tmp, "ready file " + path);  // no symbolic link followed, created 0600
+        if (!file) return file.error();
         (*file)->write(std::to_string(getpid()) + "\n");
         (*file)->flush();
         if ((*file)->error())
