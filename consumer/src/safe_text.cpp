@@ -38,22 +38,31 @@ std::string escape(char32_t c) {
     return buffer;
 }
 
-}  // namespace
-
-std::string terminal_safe(std::string_view text) {
+// text made well-formed UTF-8, then each character (its code point and its bytes) handed to
+// write, which appends what stands for it.
+template <typename Write>
+std::string map_characters(std::string_view text, Write write) {
     std::string valid = valid_utf8(text);
     std::string out;
     out.reserve(valid.size());
     for (size_t i = 0; i < valid.size();) {
         size_t length = 1;
         char32_t c = decode(valid, i, &length);
-        if (needs_escape(c))
-            out += escape(c);
-        else
-            out.append(valid, i, length);
+        write(c, std::string_view(valid).substr(i, length), out);
         i += length;
     }
     return out;
+}
+
+}  // namespace
+
+std::string terminal_safe(std::string_view text) {
+    return map_characters(text, [](char32_t c, std::string_view character, std::string& out) {
+        if (needs_escape(c))
+            out += escape(c);
+        else
+            out += character;
+    });
 }
 
 std::string folded_frame_safe(std::string_view text) {
@@ -64,12 +73,7 @@ std::string folded_frame_safe(std::string_view text) {
 }
 
 std::string xml_safe(std::string_view text) {
-    std::string valid = valid_utf8(text);
-    std::string out;
-    out.reserve(valid.size());
-    for (size_t i = 0; i < valid.size();) {
-        size_t length = 1;
-        char32_t c = decode(valid, i, &length);
+    return map_characters(text, [](char32_t c, std::string_view character, std::string& out) {
         switch (c) {
             case '&': out += "&amp;"; break;
             case '<': out += "&lt;"; break;
@@ -83,11 +87,9 @@ std::string xml_safe(std::string_view text) {
                 if (c < 0x20 || c == 0xFFFE || c == 0xFFFF)
                     out += "\xEF\xBF\xBD";  // U+FFFD
                 else
-                    out.append(valid, i, length);
+                    out += character;
         }
-        i += length;
-    }
-    return out;
+    });
 }
 
 }  // namespace vtscope

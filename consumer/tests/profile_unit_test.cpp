@@ -646,6 +646,21 @@ bool why_not(const Status& status, std::string& problem) {
     return static_cast<bool>(status);
 }
 
+// A fake target's planted perf map, loaded by a symbolizer: whether the load ended in time,
+// whether it loaded, and why not.
+struct PlantedLoad {
+    bool ended = false;
+    bool loaded = true;
+    std::string problem;
+};
+
+PlantedLoad load_planted_map(FakeTarget& target, StackSymbolizer& symbolizer) {
+    PlantedLoad load;
+    load.ended = ends_in_time([&] { load.loaded = why_not(symbolizer.load_perf_map(), load.problem); },
+                              target.perf_map_from_here(), std::chrono::seconds(10));
+    return load;
+}
+
 // A root-only host file with recognisable perf map lines, outside /tmp (the fake target has its own).
 std::string make_host_secret(std::string& dir) {
     char tmpl[] = "/var/tmp/vtscope-secret-XXXXXX";
@@ -670,12 +685,10 @@ TEST(StackSymbolizer, APerfMapSymlinkedToAHostFileIsRefused) {
         FakeTarget target([&](const std::string& map) { return symlink(secret.c_str(), map.c_str()) == 0; });
         ASSERT_TRUE(target.ready());
         StackSymbolizer symbolizer(target.pid());
-        bool loaded = true;
-        std::string problem;
-        EXPECT_TRUE(ends_in_time([&] { loaded = why_not(symbolizer.load_perf_map(), problem); },
-                                 target.perf_map_from_here(), std::chrono::seconds(10)));
-        EXPECT_FALSE(loaded);
-        EXPECT_NE(problem.find("a symbolic link on the way (refused)"), std::string::npos) << problem;
+        PlantedLoad load = load_planted_map(target, symbolizer);
+        EXPECT_TRUE(load.ended);
+        EXPECT_FALSE(load.loaded);
+        EXPECT_NE(load.problem.find("a symbolic link on the way (refused)"), std::string::npos) << load.problem;
         EXPECT_NE(symbolizer.user_frame(0x7f0000003010), "HostSecret.line");
     }
     std::remove(secret.c_str());
@@ -688,12 +701,10 @@ TEST(StackSymbolizer, APerfMapSymlinkedToDevZeroIsRefused) {
     FakeTarget target([](const std::string& map) { return symlink("/dev/zero", map.c_str()) == 0; });
     ASSERT_TRUE(target.ready());
     StackSymbolizer symbolizer(target.pid());
-    bool loaded = true;
-    std::string problem;
-    EXPECT_TRUE(ends_in_time([&] { loaded = why_not(symbolizer.load_perf_map(), problem); },
-                             target.perf_map_from_here(), std::chrono::seconds(10)));
-    EXPECT_FALSE(loaded);
-    EXPECT_NE(problem.find("(refused)"), std::string::npos) << problem;
+    PlantedLoad load = load_planted_map(target, symbolizer);
+    EXPECT_TRUE(load.ended);
+    EXPECT_FALSE(load.loaded);
+    EXPECT_NE(load.problem.find("(refused)"), std::string::npos) << load.problem;
 }
 
 // A FIFO at the perf map's name would block the read (and the end of `profile`) forever.
@@ -702,12 +713,10 @@ TEST(StackSymbolizer, APerfMapFifoDoesNotHang) {
     FakeTarget target([](const std::string& map) { return mkfifo(map.c_str(), 0666) == 0; });
     ASSERT_TRUE(target.ready());
     StackSymbolizer symbolizer(target.pid());
-    bool loaded = true;
-    std::string problem;
-    EXPECT_TRUE(ends_in_time([&] { loaded = why_not(symbolizer.load_perf_map(), problem); },
-                             target.perf_map_from_here(), std::chrono::seconds(10)));
-    EXPECT_FALSE(loaded);
-    EXPECT_NE(problem.find("is not a regular file (refused)"), std::string::npos) << problem;
+    PlantedLoad load = load_planted_map(target, symbolizer);
+    EXPECT_TRUE(load.ended);
+    EXPECT_FALSE(load.loaded);
+    EXPECT_NE(load.problem.find("is not a regular file (refused)"), std::string::npos) << load.problem;
     // Nor is the JVM asked to write its map through it.
     EXPECT_FALSE(symbolizer.check_perf_map_before_write());
 }
@@ -722,12 +731,11 @@ TEST(StackSymbolizer, APerfMapOwnedByAnotherUserIsSkipped) {
     });
     ASSERT_TRUE(target.ready());
     StackSymbolizer symbolizer(target.pid());
-    bool loaded = true;
-    std::string problem;
-    EXPECT_TRUE(ends_in_time([&] { loaded = why_not(symbolizer.load_perf_map(), problem); },
-                             target.perf_map_from_here(), std::chrono::seconds(10)));
-    EXPECT_FALSE(loaded);
-    EXPECT_NE(problem.find("owned by uid 12345, neither the JVM's user nor root"), std::string::npos) << problem;
+    PlantedLoad load = load_planted_map(target, symbolizer);
+    EXPECT_TRUE(load.ended);
+    EXPECT_FALSE(load.loaded);
+    EXPECT_NE(load.problem.find("owned by uid 12345, neither the JVM's user nor root"), std::string::npos)
+        << load.problem;
     EXPECT_NE(symbolizer.user_frame(0x7f0000004010), "Other.owner");
     EXPECT_FALSE(symbolizer.check_perf_map_before_write());
 }
