@@ -190,10 +190,11 @@ Expected<std::vector<JfrPinnedEvent>> parse_jfr_pinned_json(const std::string& j
             // The recording is the target's: its text is escaped and shortened in the message.
             return make_error("unexpected time in a JFR event: '" + terminal_safe(v["startTime"].string.substr(0, 64)) +
                               "', '" + terminal_safe(v["duration"].string.substr(0, 64)) + "'");
-        if (epoch < offset_ns)  // before this machine booted: not an event of this session
+        int64_t since_boot = 0;  // before this machine booted, it is not an event of this session
+        if (__builtin_sub_overflow(epoch, offset_ns, &since_boot) || since_boot < 0)
             return make_error("unexpected time in a JFR event: '" + terminal_safe(v["startTime"].string.substr(0, 64)) +
                               "' is before boot");
-        p.start_ns = static_cast<uint64_t>(epoch - offset_ns);
+        p.start_ns = static_cast<uint64_t>(since_boot);
         if (!json_integer(v["eventThread"]["javaThreadId"], &p.vthread))
             return make_error("unexpected thread id in a JFR event");
         p.pinned_reason = v["pinnedReason"].string;
