@@ -1,6 +1,8 @@
 // vtscope block's pieces that need neither privilege nor a JVM: the JSON line, the syscall
 // names, the options and the summary section.
 #include <gtest/gtest.h>
+
+#include <cstdint>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -265,6 +267,7 @@ TEST(BlockJfr, OutOfRangeTimesAndNumbersAreRefusedNotCast) {
     EXPECT_FALSE(vtscope::parse_jfr_pinned_json(event("2026-12-07T13:43:04Z", "1e300", "3"), 0));
     int64_t later = 2000000000LL * 1000000000LL;  // the clock offset of a machine booted in 2033
     EXPECT_FALSE(vtscope::parse_jfr_pinned_json(event("2026-12-07T13:43:04Z", "27", "3"), later));
+    EXPECT_FALSE(vtscope::parse_jfr_pinned_json(event("2026-12-07T13:43:04Z", "27", "3"), INT64_MIN));
 }
 
 TEST(BlockJfr, AnUnexpectedTimeIsShownEscaped) {
