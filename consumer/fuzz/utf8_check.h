@@ -15,7 +15,8 @@ inline char32_t decode_utf8(std::string_view text, size_t i, size_t* length) {
     char32_t lead = byte(0);
     *length = 1;
     if (lead < 0x80) return lead;
-    size_t n = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0;
+    // 0xF8-0xFF lead nothing (the mask below would read them as 0xF0-0xF7: found by the json target).
+    size_t n = lead >= 0xF8 ? 0 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0;
     if (n == 0 || i + n > text.size()) return kInvalidUtf8;
     char32_t c = lead & (0x7F >> n);
     for (size_t k = 1; k < n; k++) {
