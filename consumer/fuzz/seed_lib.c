@@ -1,10 +1,12 @@
 /*
  * The shared library of the elf and thread_context_tls seeds (corpus/elf/tls-usdt*.elf-seed,
- * fuzz inputs kept as data, and the module of corpus/thread_context_tls/*): the symbols vtscope looks up in a target's modules, an
- * OTEP 4947 thread-local in the TLSDESC dialect and a stapsdt note, in a few KB. Made with
+ * fuzz inputs kept as data, and the module of corpus/thread_context_tls/*): the symbols vtscope
+ * looks up in a target's modules, an OTEP 4947 thread-local in the TLSDESC dialect and a stapsdt
+ * note, in a few KB. Made with
  *   gcc -shared -fPIC -O2 -mtls-dialect=gnu2 -Wl,-z,noseparate-code -Wl,-z,max-page-size=4096 \
  *       -o tls-usdt.so seed_lib.c && strip --strip-debug tls-usdt.so
- * (tls-usdt-stripped: strip --strip-all, .dynsym only), then renamed *.elf-seed. Not part of the build.
+ * (tls-usdt-stripped: strip --strip-all, .dynsym only), then renamed *.elf-seed. Not part of
+ * the build.
  */
 #include <sys/sdt.h>
 
