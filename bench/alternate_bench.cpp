@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "bench_process.h"
-#include "json.h"
+#include "output/json.h"
 #include "process_runner.h"
 #include "profile_bench.h"
 #include "report_writer.h"

@@ -9,7 +9,7 @@
 #include <regex>
 
 #include "bench_process.h"
-#include "json.h"
+#include "output/json.h"
 
 namespace vtscope::bench {
 

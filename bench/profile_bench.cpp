@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "bench_process.h"
-#include "json.h"
-#include "jvm_stacks.h"
+#include "output/json.h"
+#include "symbols/jvm_stacks.h"
 #include "process_runner.h"
 #include "report_writer.h"
 #include "tracer.h"
@@ -294,7 +294,7 @@ bool read_truth(const std::string& path, CompareRun* run, std::string* idle_trac
     return !run->spinners.empty();
 }
 
-// vtscope's estimates: its --summary-json (render_profile_json in consumer/src/profile_report.cpp).
+// vtscope's estimates: its --summary-json (render_profile_json in consumer/src/output/profile_report.cpp).
 std::string read_vtscope(const std::string& path, const std::string& idle_trace, CompareRun* run) {
     Json root;
     std::string error;

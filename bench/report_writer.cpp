@@ -16,7 +16,7 @@
 #include <sstream>
 #include <thread>
 
-#include "json.h"
+#include "output/json.h"
 #include "stats.h"
 #include "svg_plot.h"
 

@@ -8,7 +8,7 @@
 #include <regex>
 #include <vector>
 
-#include "json.h"
+#include "output/json.h"
 
 namespace vtscope::bench {
 
@@ -51,14 +51,14 @@ unsigned long long count(const Json& value) {
     return value.is_number() && value.number > 0 ? static_cast<unsigned long long>(value.number) : 0;
 }
 
-// The counters of a tracer's --summary-json (fields: render_summary_json in consumer/src/summary.cpp).
+// The counters of a tracer's --summary-json (fields: render_summary_json in consumer/src/core/summary.cpp).
 std::string read_summary_json(const std::string& path, TracerSummary* t) {
     if (!fs::exists(path)) return "no summary " + path;
     Json root;
     std::string error;
     if (!parse_json(testing::read_file(path), &root, &error) || root.type != Json::Type::Object)
         return "unreadable summary " + path + ": " + error;
-    const Json& profile = root["profile"];  // render_profile_json in consumer/src/profile_report.cpp
+    const Json& profile = root["profile"];  // render_profile_json in consumer/src/output/profile_report.cpp
     t->events = profile.type == Json::Type::Object ? count(profile["samples"]) : count(root["events"]);
     t->ok = count(root["delivered"]["ok"]);
     t->lost = count(root["lost"]);

@@ -5,7 +5,7 @@
  * header is the protocol's one definition: its constants, its layout (every offset pinned by a
  * static_assert below), the slot address of a probe chain, and the validation of a region header
  * that the native library (native/src/record_table.cpp) and the consumer
- * (consumer/src/record_region.cpp) both call.
+ * (consumer/src/channels/record_region.cpp) both call.
  *
  * The writer creates one shared mapping per JVM with memfd_create("vtscope-records"), so a reader
  * finds it in /proc/PID/maps as "/memfd:vtscope-records (deleted)" without any event (the manner

@@ -3,7 +3,7 @@
  * The attribution core: the one place where a BPF program of vtscope resolves "which Java thread
  * runs on this task, and what is its record". An event source includes this header, filters
  * with vtscope_is_target() and calls vtscope_attribute() on the task the event belongs to;
- * user space configures and feeds the core through consumer/src/attribution_core.h.
+ * user space configures and feeds the core through consumer/src/core/attribution_core.h.
  *
  * Soundness rests on the caller: vtscope_attribute() must run on the task it attributes (a
  * syscall tracepoint, a uprobe, or sched_switch on the task switching out), while that task

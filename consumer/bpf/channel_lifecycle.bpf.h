@@ -4,7 +4,7 @@
  * (virtual thread, record address) driven by USDT lifecycle probes, as the paper's consumer
  * keeps it (section 5.4), read with the cached record at each event (valid flag only, no
  * ownership check: the paper's caching reader, so the ablation shows its failures). User space
- * attaches the probes and watches libvtscope's event state (consumer/src/channel_lifecycle.cpp).
+ * attaches the probes and watches libvtscope's event state (consumer/src/channels/channel_lifecycle.cpp).
  */
 #ifndef VTSCOPE_CHANNEL_LIFECYCLE_BPF_H
 #define VTSCOPE_CHANNEL_LIFECYCLE_BPF_H

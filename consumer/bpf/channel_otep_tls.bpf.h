@@ -3,7 +3,7 @@
  * Identity channel "otep-tls": reads what a third-party OTEP 4947 reader reads, the carrier's
  * otel_thread_ctx_v1 thread-local, which libvtscope.so points at the mounted virtual thread's
  * record; the slot header in front of that record names the owner. User space finds the
- * thread-local's offset from the thread pointer (consumer/src/channel_otep_tls.cpp).
+ * thread-local's offset from the thread pointer (consumer/src/channels/channel_otep_tls.cpp).
  */
 #ifndef VTSCOPE_CHANNEL_OTEP_TLS_BPF_H
 #define VTSCOPE_CHANNEL_OTEP_TLS_BPF_H

@@ -9,7 +9,7 @@
  * uprobe on JavaThread::run (first code of every new Java thread) fills it synchronously and the
  * uprobe on Threads::remove (the exiting thread unlinks itself before its JavaThread is freed)
  * empties it, so a read through a stale JavaThread* cannot happen. User space adds the threads
- * that existed at attach (consumer/src/channel_vmstructs.cpp).
+ * that existed at attach (consumer/src/channels/channel_vmstructs.cpp).
  */
 #ifndef VTSCOPE_CHANNEL_VMSTRUCTS_BPF_H
 #define VTSCOPE_CHANNEL_VMSTRUCTS_BPF_H

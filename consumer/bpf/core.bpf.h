@@ -15,7 +15,7 @@
 #include "../../common/vtscope_record.h"
 #include "attribution.h"
 
-/* Filled by user space before load (consumer/src/attribution_core.cpp). */
+/* Filled by user space before load (consumer/src/core/attribution_core.cpp). */
 const volatile struct vtscope_attribution_config attribution_config = {};
 
 /* Sized for one JVM's threads; shared by the channels that key by kernel tid. */
@@ -44,7 +44,7 @@ static __always_inline void vtscope_count(__u32 which)
 
 /*
  * An event source's two count tables, NAME0 and NAME1, and NAME_generation: the programs count
- * into table (NAME_generation & 1) while user space drains the other (consumer/src/sinks.h,
+ * into table (NAME_generation & 1) while user space drains the other (consumer/src/output/sinks.h,
  * CountTables), so a long run never fills them. Entries are allocated on insert
  * (BPF_F_NO_PREALLOC): a deleted entry is freed only after the programs that may still hold it have
  * finished, so a late increment is lost at worst, never added to another key.

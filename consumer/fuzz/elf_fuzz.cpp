@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
-#include "elf_symbols.h"
+#include "symbols/elf_symbols.h"
 #include "memfd_file.h"
-#include "probe_modules.h"
-#include "stack_symbolizer.h"
-#include "thread_context_tls.h"
-#include "vmstructs.h"
+#include "core/probe_modules.h"
+#include "symbols/stack_symbolizer.h"
+#include "channels/thread_context_tls.h"
+#include "target/vmstructs.h"
 
 namespace {
 

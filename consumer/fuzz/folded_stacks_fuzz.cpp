@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "flamegraph.h"
-#include "profile_report.h"
+#include "output/flamegraph.h"
+#include "output/profile_report.h"
 #include "utf8_check.h"
 
 namespace {

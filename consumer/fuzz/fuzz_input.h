@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "process_memory.h"
+#include "target/process_memory.h"
 
 namespace vtscope::fuzz {
 

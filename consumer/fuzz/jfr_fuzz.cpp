@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "block_jfr.h"
+#include "sources/block_jfr.h"
 #include "fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "json.h"
-#include "safe_text.h"
+#include "output/json.h"
+#include "output/safe_text.h"
 #include "utf8_check.h"
 
 namespace {

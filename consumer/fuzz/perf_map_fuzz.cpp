@@ -4,7 +4,7 @@
 #include <string_view>
 
 #include "fuzz_input.h"
-#include "stack_symbolizer.h"
+#include "symbols/stack_symbolizer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     vtscope::fuzz::FuzzInput input(data, size);

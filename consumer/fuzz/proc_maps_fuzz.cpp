@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "process_context.h"
-#include "proc_maps.h"
-#include "record_region.h"
+#include "channels/process_context.h"
+#include "target/proc_maps.h"
+#include "channels/record_region.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view text(reinterpret_cast<const char*>(data), size);

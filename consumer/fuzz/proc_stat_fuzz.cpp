@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "proc_stat.h"
+#include "target/proc_stat.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view text(reinterpret_cast<const char*>(data), size);

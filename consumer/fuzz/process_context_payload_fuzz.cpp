@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <span>
 
-#include "process_context.h"
+#include "channels/process_context.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)vtscope::decode_process_context_resource(std::span<const uint8_t>(data, size));

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "fuzz_input.h"
-#include "record_region.h"
+#include "channels/record_region.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     vtscope::fuzz::FuzzInput input(data, size);

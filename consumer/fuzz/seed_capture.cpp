@@ -12,13 +12,13 @@
 #include <map>
 #include <string>
 
-#include "elf_symbols.h"
+#include "symbols/elf_symbols.h"
 #include "fuzz_input.h"
-#include "java_threads.h"
-#include "process_context.h"
-#include "process_memory.h"
-#include "record_region.h"
-#include "vmstructs.h"
+#include "target/java_threads.h"
+#include "channels/process_context.h"
+#include "target/process_memory.h"
+#include "channels/record_region.h"
+#include "target/vmstructs.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "fuzz_input.h"
-#include "thread_context_tls.h"
+#include "channels/thread_context_tls.h"
 
 namespace {
 

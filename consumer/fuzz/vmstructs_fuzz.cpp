@@ -5,8 +5,8 @@
 #include <cstdint>
 
 #include "fuzz_input.h"
-#include "java_threads.h"
-#include "vmstructs.h"
+#include "target/java_threads.h"
+#include "target/vmstructs.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     vtscope::fuzz::FuzzInput input(data, size);

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "utf8_check.h"
-#include "writer_diagnosis.h"
+#include "channels/writer_diagnosis.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <optional>
 #include <sstream>
 
-#include "report.h"
+#include "output/report.h"
 
 namespace vtscope::testing {
 

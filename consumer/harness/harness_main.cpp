@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "attribution_checker.h"
-#include "privilege.h"
+#include "cli/privilege.h"
 #include "traced_run.h"
 
 namespace {

@@ -8,7 +8,7 @@
 #include <tuple>
 #include <vector>
 
-#include "json.h"
+#include "output/json.h"
 
 namespace vtscope::testing {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "json.h"
+#include "output/json.h"
 
 namespace vtscope::testing {
 

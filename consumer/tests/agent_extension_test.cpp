@@ -17,12 +17,12 @@
 #include <vector>
 
 #include "attribution_checker.h"
-#include "json.h"
-#include "jvm_attach.h"
-#include "privilege.h"
-#include "process_context.h"
+#include "output/json.h"
+#include "target/jvm_attach.h"
+#include "cli/privilege.h"
+#include "channels/process_context.h"
 #include "process_runner.h"
-#include "report.h"
+#include "output/report.h"
 #include "test_support.h"
 #include "traced_run.h"
 

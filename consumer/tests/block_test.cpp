@@ -15,8 +15,8 @@
 #include <thread>
 #include <vector>
 
-#include "json.h"
-#include "privilege.h"
+#include "output/json.h"
+#include "cli/privilege.h"
 #include "process_runner.h"
 #include "test_support.h"
 

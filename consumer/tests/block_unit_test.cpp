@@ -16,11 +16,11 @@
 #include <random>
 #include <set>
 
-#include "block_jfr.h"
-#include "block_options.h"
-#include "block_source.h"
-#include "options.h"
-#include "syscall_names.h"
+#include "sources/block_jfr.h"
+#include "cli/block_options.h"
+#include "sources/block_source.h"
+#include "cli/options.h"
+#include "sources/syscall_names.h"
 
 TEST(BlockFormat, BlockedVirtualThreadInASyscall) {
     vtscope_block_event e{};

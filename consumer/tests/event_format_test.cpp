@@ -1,8 +1,8 @@
-#include "event_format.h"
+#include "output/event_format.h"
 
 #include <gtest/gtest.h>
 
-#include "report.h"
+#include "output/report.h"
 
 namespace {
 vtscope_syscall_event base_event() {

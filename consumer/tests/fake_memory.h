@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "process_memory.h"
+#include "target/process_memory.h"
 
 namespace vtscope::testing {
 

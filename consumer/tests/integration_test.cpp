@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "attribution_checker.h"
-#include "privilege.h"
-#include "probe_modules.h"
-#include "proc_maps.h"
-#include "process_memory.h"
-#include "report.h"
+#include "cli/privilege.h"
+#include "core/probe_modules.h"
+#include "target/proc_maps.h"
+#include "target/process_memory.h"
+#include "output/report.h"
 #include "process_runner.h"
 #include "test_support.h"
 #include "traced_run.h"

@@ -18,7 +18,7 @@
 #include <string>
 #include <thread>
 
-#include "jvm_attach.h"
+#include "target/jvm_attach.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "json.h"
+#include "output/json.h"
 #include "process_runner.h"
 #include "test_support.h"
 

@@ -4,10 +4,10 @@
 #include <cstring>
 #include <map>
 
-#include "json.h"
-#include "otlp_encoding.h"
-#include "profile_report.h"
-#include "summary.h"
+#include "output/json.h"
+#include "otlp/otlp_encoding.h"
+#include "output/profile_report.h"
+#include "core/summary.h"
 
 namespace vtscope {
 namespace {

@@ -19,9 +19,9 @@
 #include <tuple>
 #include <vector>
 
-#include "json.h"
+#include "output/json.h"
 #include "otlp_records.h"
-#include "privilege.h"
+#include "cli/privilege.h"
 #include "process_runner.h"
 #include "traced_run.h"
 

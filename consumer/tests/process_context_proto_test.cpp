@@ -1,4 +1,4 @@
-// The consumer's process-context decoder (consumer/src/process_context.cpp) on payloads it did
+// The consumer's process-context decoder (consumer/src/channels/process_context.cpp) on payloads it did
 // not encode itself: a ProcessContext built and serialised by libprotobuf from the
 // opentelemetry-proto message definitions (native/tests/proto), and the payload libvtscope's
 // writer publishes (native/src/otel_ctx.cpp).
@@ -9,7 +9,7 @@
 
 #include "otel_ctx.h"
 #include "otep4719_process_context.pb.h"
-#include "process_context.h"
+#include "channels/process_context.h"
 
 namespace pb = vtscope::test::otep4719;
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "fake_memory.h"
-#include "process_context.h"
+#include "channels/process_context.h"
 
 namespace vtscope {
 namespace {

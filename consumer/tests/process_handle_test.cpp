@@ -1,13 +1,13 @@
 // A reused pid is never taken for the target: the target is held by a pidfd, and a read of its
 // memory counts only if the process the pidfd names had not exited when the read returned.
-#include "process_handle.h"
+#include "target/process_handle.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "process_memory.h"
+#include "target/process_memory.h"
 
 namespace vtscope {
 namespace {

@@ -15,9 +15,9 @@
 #include <thread>
 #include <vector>
 
-#include "json.h"
-#include "privilege.h"
-#include "proc_stat.h"
+#include "output/json.h"
+#include "cli/privilege.h"
+#include "target/proc_stat.h"
 #include "process_runner.h"
 #include "test_support.h"
 

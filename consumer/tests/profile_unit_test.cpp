@@ -22,13 +22,13 @@
 #include <optional>
 
 #include "../bpf/attribution.h"
-#include "flamegraph.h"
-#include "json.h"
-#include "jvm_stacks.h"
-#include "options.h"
-#include "proc_stat.h"
-#include "profile_report.h"
-#include "stack_symbolizer.h"
+#include "output/flamegraph.h"
+#include "output/json.h"
+#include "symbols/jvm_stacks.h"
+#include "cli/options.h"
+#include "target/proc_stat.h"
+#include "output/profile_report.h"
+#include "symbols/stack_symbolizer.h"
 
 using namespace vtscope;
 

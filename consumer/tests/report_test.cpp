@@ -1,4 +1,4 @@
-#include "report.h"
+#include "output/report.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -9,9 +9,9 @@
 #include <iterator>
 #include <sstream>
 
-#include "output_file.h"
-#include "session.h"
-#include "summary.h"
+#include "output/output_file.h"
+#include "core/session.h"
+#include "core/summary.h"
 
 TEST(Report, AggregatesPerTrace) {
     std::istringstream in(

@@ -1,6 +1,6 @@
 // CountTables over real kernel hash maps (made here, not by a skeleton): a round drains the
 // retired table exactly once, every entry with its value, and leaves it empty.
-#include "sinks.h"
+#include "output/sinks.h"
 
 #include <bpf/bpf.h>
 #include <gtest/gtest.h>

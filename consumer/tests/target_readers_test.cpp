@@ -7,14 +7,14 @@
 #include <cstring>
 
 #include "../../common/vtscope_record.h"
-#include "elf_symbols.h"
+#include "symbols/elf_symbols.h"
 #include "fake_memory.h"
-#include "java_threads.h"
-#include "proc_maps.h"
-#include "record_region.h"
-#include "stack_symbolizer.h"
-#include "thread_context_tls.h"
-#include "vmstructs.h"
+#include "target/java_threads.h"
+#include "target/proc_maps.h"
+#include "channels/record_region.h"
+#include "symbols/stack_symbolizer.h"
+#include "channels/thread_context_tls.h"
+#include "target/vmstructs.h"
 
 using vtscope::testing::FakeMemory;
 

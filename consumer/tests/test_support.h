@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "privilege.h"
+#include "cli/privilege.h"
 
 namespace vtscope::testing {
 

@@ -1,9 +1,9 @@
-#include "writer_diagnosis.h"
+#include "channels/writer_diagnosis.h"
 
 #include <gtest/gtest.h>
 
 #include "../../common/vtscope_record.h"
-#include "record_region.h"
+#include "channels/record_region.h"
 
 using vtscope::explain_missing_region;
 using vtscope::ProcessFacts;

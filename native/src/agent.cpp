@@ -48,7 +48,7 @@
 
 extern "C" {
 // Written by the event demand (event_demand.cpp), read by tracers from outside through the ELF
-// symbols (consumer/src/probe_modules.cpp); see vtscope_native.h.
+// symbols (consumer/src/core/probe_modules.cpp); see vtscope_native.h.
 __attribute__((visibility("default"))) volatile uint32_t vtscope_probe_events_active = 0;
 __attribute__((visibility("default"))) volatile uint32_t vtscope_probe_events_epoch = 0;
 }

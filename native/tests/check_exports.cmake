@@ -1,7 +1,7 @@
 # The exports of libvtscope.so and the declarations of include/vtscope_native.h are the same set
 # (plus JNI_OnLoad, Agent_OnLoad and Agent_OnAttach, which jni.h and jvmti.h declare, and
 # MountHook's natives, named by JNI's rules): a tracer finds symbols by
-# name (consumer/src/probe_modules.cpp, thread_context_tls.cpp), so an export missing from the
+# name (consumer/src/core/probe_modules.cpp, thread_context_tls.cpp), so an export missing from the
 # header is an undocumented ABI, and a declaration without an export a broken one.
 # Run as: cmake -DNM=nm -DLIBRARY=libvtscope.so -DHEADER=vtscope_native.h -P check_exports.cmake
 execute_process(COMMAND ${NM} -D --defined-only ${LIBRARY} OUTPUT_VARIABLE nm_output RESULT_VARIABLE nm_result)

@@ -1,0 +1,14 @@
+// The attaching subcommands, one file each (trace_command.cpp, stat_command.cpp); `vtscope
+// report` is in report.h. Each returns the process exit code; errors are one line on stderr.
+#pragma once
+
+#include "cli/options.h"
+
+namespace vtscope {
+
+int run_trace(const TraceOptions& options);
+int run_stat(const TraceOptions& options);
+int run_profile(const ProfileOptions& options);  // profile_command.cpp
+int run_block(const BlockOptions& options);      // block_command.cpp
+
+}  // namespace vtscope

@@ -1,0 +1,31 @@
+// vtscope: thin main over the library (bpftrace's shape): parse, dispatch, exit code.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cli/options.h"
+#include "output/report.h"
+#include "cli/commands.h"
+
+#ifndef VTSCOPE_VERSION
+#define VTSCOPE_VERSION "0.1.0"
+#endif
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    auto options = vtscope::parse_options(args);
+    if (!options) {
+        std::fprintf(stderr, "vtscope: error: %s\n", options.error().message.c_str());
+        return 2;
+    }
+    switch (options->command) {
+        case vtscope::Command::kHelp: std::fputs(vtscope::usage(options->help_topic).c_str(), stdout); return 0;
+        case vtscope::Command::kVersion: std::printf("vtscope %s\n", VTSCOPE_VERSION); return 0;
+        case vtscope::Command::kTrace: return vtscope::run_trace(options->trace);
+        case vtscope::Command::kStat: return vtscope::run_stat(options->trace);
+        case vtscope::Command::kReport: return vtscope::run_report(options->report);
+        case vtscope::Command::kProfile: return vtscope::run_profile(options->profile);
+        case vtscope::Command::kBlock: return vtscope::run_block(options->block);
+    }
+    return 2;
+}

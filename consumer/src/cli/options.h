@@ -1,0 +1,92 @@
+// Command-line parsing, kept free of any BPF or JVM dependency so it is unit-tested on its own.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/block_options.h"
+#include "core/expected.h"
+#include "otlp/otlp_options.h"
+
+namespace vtscope {
+
+enum class Command { kHelp, kVersion, kTrace, kStat, kReport, kProfile, kBlock };
+
+enum class IdentityChannel { kVmStructs, kOtepTls, kLifecycle, kTwoProbe, kHotspotProbes };
+
+const char* identity_name(IdentityChannel channel);
+
+struct TraceOptions {
+    pid_t pid = 0;
+    IdentityChannel identity = IdentityChannel::kVmStructs;
+    std::vector<std::string> syscalls;
+    std::optional<double> duration_seconds;
+    std::string output = "-";  // "-" is standard output
+    std::string ready_file;
+    std::string summary_json;  // the summary as JSON to this file (empty: none)
+    // stat: counts per thread, trace context, syscall and status in the kernel, and prints a
+    // per-trace report at the end instead of one line per event.
+    bool aggregate = false;
+    int top = 10;      // stat: traces shown in the report
+    OtlpOptions otlp;  // --otlp and the options that go with it
+};
+
+struct ReportOptions {
+    std::string input;
+    int top = 10;
+};
+
+struct ProfileOptions {
+    pid_t pid = 0;
+    IdentityChannel identity = IdentityChannel::kVmStructs;
+    int hz = 99;  // samples per second of a CPU (of a target thread's CPU time with per_thread)
+    std::optional<double> duration_seconds;
+    std::string output = "-";  // the report; "-" is standard output
+    std::string ready_file;
+    std::string summary_json;
+    bool stacks = false;       // user and kernel stacks per sample
+    std::string folded;        // folded stacks to this file (implies stacks)
+    std::string flamegraph;    // an SVG flame graph to this file (implies stacks)
+    std::string by = "trace";  // report rows and flame graph towers: trace, span or vthread
+    bool per_thread = false;   // one event per target thread instead of one per CPU (system-wide)
+    int top = 10;
+    OtlpOptions otlp;
+    bool otlp_profiles = false;  // also the samples as an OTLP profile (implies stacks)
+};
+
+struct Options {
+    Command command = Command::kHelp;
+    std::string help_topic;  // kHelp: the subcommand whose help was asked for, empty for the global one
+    TraceOptions trace;
+    ReportOptions report;
+    ProfileOptions profile;
+    BlockOptions block;
+};
+
+const std::vector<std::string>& default_syscalls();
+Expected<Options> parse_options(const std::vector<std::string>& args);  // args without argv[0]
+// A decimal integer option value in [min, max]; the error names `what` and the text.
+Expected<long> parse_int(const std::string& text, const std::string& what, long min, long max);
+// A number of seconds in (0, max]; the error names `what`, the text and the range.
+Expected<double> parse_seconds(const std::string& text, const std::string& what, double max);
+
+// One option of a subcommand's arguments and its value (its flags are the caller's): "--name=value",
+// or "--name value" when takes_value(name) or an --otlp option takes one (i then moves past the
+// value). Anything else is an error naming the command and the argument.
+struct OptionArg {
+    std::string name;
+    std::string value;
+};
+Expected<OptionArg> split_option(const std::vector<std::string>& args, size_t& i, const std::string& command,
+                                 bool (*takes_value)(const std::string& name));
+
+// `vtscope profile` options (profile_options.cpp); args after the command name.
+Expected<Options> parse_profile_options(const std::vector<std::string>& args);
+// The global help, or one subcommand's ("trace", "stat", "report", "profile").
+std::string usage(const std::string& command = "");
+
+}  // namespace vtscope

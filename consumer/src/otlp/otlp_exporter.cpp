@@ -1,0 +1,377 @@
+#include "otlp/otlp_exporter.h"
+
+#include <curl/curl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "channels/process_context.h"
+
+namespace vtscope {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr size_t kMaxBatch = 2048;
+constexpr std::chrono::milliseconds kLinger{200};
+constexpr std::chrono::milliseconds kFirstBackoff{100};
+constexpr std::chrono::milliseconds kMaxBackoff{5000};
+
+int64_t clock_ns(clockid_t clock) {
+    timespec ts{};
+    clock_gettime(clock, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+size_t collect_body(char* data, size_t size, size_t n, void* user) {
+    auto* body = static_cast<std::string*>(user);
+    if (body->size() < 65536) body->append(data, size * n);
+    return size * n;
+}
+
+struct Reply {
+    bool delivered = false;
+    bool retryable = false;
+    uint64_t rejected = 0;
+    std::string error;  // when not delivered
+};
+
+}  // namespace
+
+struct OtlpExporter::State {
+    OtlpExporterConfig config;
+    int64_t realtime_offset_ns = 0;
+    uint64_t start_unix_ns = 0;
+    CURL* curl = nullptr;
+    curl_slist* headers = nullptr;
+
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<OtlpLogEvent> queue;        // logs
+    std::optional<OtlpSnapshot> snapshot;  // metrics, profiles: the newest not yet taken
+    Clock::time_point first_queued;
+    ExportCounts counts;
+    std::atomic<bool> stopping{false};
+    Clock::time_point deadline;  // set before stopping
+    std::thread thread;
+    bool joined = false;
+
+    ~State() {
+        if (headers) curl_slist_free_all(headers);
+        if (curl) curl_easy_cleanup(curl);
+    }
+
+    // One POST; any transport failure (no connection, timeout, reset) is retryable.
+    Reply post(const std::string& body, std::chrono::milliseconds timeout) {
+        std::string response;
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+        curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(std::max<int64_t>(1, timeout.count())));
+        curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response);
+        Reply reply;
+        CURLcode rc = curl_easy_perform(curl);
+        if (rc != CURLE_OK) {
+            reply.retryable = true;
+            reply.error = curl_easy_strerror(rc);
+            return reply;
+        }
+        long code = 0;
+        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
+        if (code >= 200 && code < 300) {
+            reply.delivered = true;
+            reply.rejected = rejected_in_response(response);
+            return reply;
+        }
+        reply.retryable = code == 429 || code == 502 || code == 503 || code == 504;
+        reply.error = "HTTP " + std::to_string(code);
+        if (!response.empty()) reply.error += ": " + response.substr(0, 200);
+        return reply;
+    }
+
+    // Posts body until it is delivered, a reply is not retryable, the final flush's deadline
+    // passes or (metrics) a newer snapshot makes it moot. nullopt: superseded.
+    std::optional<Reply> send(const std::string& body, bool superseded_by_snapshot) {
+        auto backoff = kFirstBackoff;
+        while (true) {
+            auto timeout = config.timeout;
+            if (stopping.load(std::memory_order_acquire)) {
+                auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+                if (left.count() <= 0) {
+                    Reply r;  // error left empty: the cause is the last failed attempt
+                    std::lock_guard guard(mu);
+                    counts.flush_timed_out = true;
+                    return r;
+                }
+                timeout = std::min(timeout, left);
+            }
+            Reply reply = post(body, timeout);
+            if (reply.delivered || !reply.retryable) return reply;
+            std::unique_lock lock(mu);
+            counts.retries++;
+            counts.last_error = reply.error;
+            if (superseded_by_snapshot && snapshot) return std::nullopt;
+            auto wake = Clock::now() + backoff;
+            const bool was_stopping = stopping.load(std::memory_order_acquire);
+            if (was_stopping) {
+                if (deadline <= Clock::now()) return reply;
+                wake = std::min(wake, deadline);
+            }
+            // A shutdown ends the wait: the final flush tries again at once, within its deadline.
+            cv.wait_until(lock, wake, [&] {
+                return (superseded_by_snapshot && snapshot.has_value()) || (!was_stopping && stopping.load());
+            });
+            backoff = std::min(backoff * 2, kMaxBackoff);
+        }
+    }
+
+    void run() {
+        std::vector<OtlpLogEvent> batch;
+        std::unique_lock lock(mu);
+        while (true) {
+            auto ready = [&] {
+                return stopping.load() || snapshot.has_value() || queue.size() >= kMaxBatch ||
+                       (!queue.empty() && Clock::now() >= first_queued + kLinger);
+            };
+            while (!ready()) {
+                if (queue.empty())
+                    cv.wait(lock);
+                else
+                    cv.wait_until(lock, first_queued + kLinger);
+            }
+            if (stopping.load() && Clock::now() >= deadline) {
+                // The final flush is over: what is still queued will not be delivered.
+                if (!queue.empty() || snapshot) counts.flush_timed_out = true;
+                counts.dropped_failed += queue.size();
+                queue.clear();
+                if (snapshot) {
+                    counts.records++;
+                    counts.dropped_failed++;
+                    snapshot.reset();
+                }
+                return;
+            }
+            size_t n = std::min(queue.size(), kMaxBatch);
+            batch.assign(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(n));
+            queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(n));
+            if (!queue.empty()) first_queued = Clock::now();
+            const bool have_totals = snapshot.has_value();
+            OtlpSnapshot totals;
+            if (have_totals) totals = std::move(*snapshot);
+            snapshot.reset();
+            if (batch.empty() && !have_totals) {
+                if (stopping.load()) return;
+                continue;
+            }
+            lock.unlock();
+            uint64_t now_unix = static_cast<uint64_t>(clock_ns(CLOCK_REALTIME));
+            if (!batch.empty()) {
+                std::string body =
+                    encode_logs_request(config.resource, batch, config.syscall_names, realtime_offset_ns, now_unix);
+                std::optional<Reply> reply = send(body, false);
+                lock.lock();
+                account(*reply, batch.size());
+                lock.unlock();
+            }
+            if (have_totals) {
+                std::string body = totals(config.resource, start_unix_ns, now_unix);
+                std::optional<Reply> reply = send(body, true);
+                lock.lock();
+                if (reply) account(*reply, 1);  // superseded: the newer snapshot carries its totals
+                lock.unlock();
+            }
+            lock.lock();
+        }
+    }
+
+    // Under mu.
+    void account(const Reply& reply, uint64_t n) {
+        if (config.signal == "metrics") counts.records += n;  // logs count at offer
+        if (reply.delivered) {
+            uint64_t rejected = std::min<uint64_t>(reply.rejected, n);
+            counts.requests++;
+            counts.delivered += n - rejected;
+            counts.rejected += rejected;
+        } else {
+            counts.dropped_failed += n;
+            if (!reply.error.empty()) counts.last_error = reply.error;
+        }
+    }
+};
+
+Expected<std::unique_ptr<OtlpExporter>> OtlpExporter::start(OtlpExporterConfig config) {
+    static const bool curl_ready = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
+    if (!curl_ready) return make_error("otlp: cannot initialise libcurl");
+    auto state = std::make_unique<State>();
+    state->curl = curl_easy_init();
+    if (!state->curl) return make_error("otlp: cannot create a libcurl handle");
+    state->headers = curl_slist_append(nullptr, "Content-Type: application/json");
+    for (const std::string& header : config.headers) state->headers = curl_slist_append(state->headers, header.c_str());
+    CURL* c = state->curl;
+    curl_easy_setopt(c, CURLOPT_URL, config.endpoint.c_str());
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, state->headers);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_POST, 1L);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect_body);
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "vtscope");
+    state->config = std::move(config);
+    state->realtime_offset_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+    state->start_unix_ns = static_cast<uint64_t>(clock_ns(CLOCK_REALTIME));
+    state->counts.signal = state->config.signal;
+    state->counts.endpoint = state->config.endpoint;
+    State* raw = state.get();
+    state->thread = std::thread([raw] { raw->run(); });
+    return std::unique_ptr<OtlpExporter>(new OtlpExporter(std::move(state)));
+}
+
+OtlpExporter::OtlpExporter(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+OtlpExporter::~OtlpExporter() { shutdown(); }
+
+void OtlpExporter::offer(const OtlpLogEvent& event) {
+    State& s = *state_;
+    std::lock_guard lock(s.mu);
+    s.counts.records++;
+    if (s.queue.size() >= s.config.queue_capacity) {
+        s.counts.dropped_queue_full++;
+        return;
+    }
+    s.queue.push_back(event);
+    if (s.queue.size() == 1) {
+        s.first_queued = Clock::now();
+        s.cv.notify_one();
+    } else if (s.queue.size() == kMaxBatch) {
+        s.cv.notify_one();
+    }
+}
+
+void OtlpExporter::publish(std::vector<OtlpMetric> metrics) {
+    publish([metrics = std::move(metrics)](const std::vector<OtlpAttribute>& resource, uint64_t start_unix_ns,
+                                           uint64_t now_unix_ns) {
+        return encode_metrics_request(resource, metrics, start_unix_ns, now_unix_ns);
+    });
+}
+
+void OtlpExporter::publish(OtlpSnapshot snapshot) {
+    State& s = *state_;
+    std::lock_guard lock(s.mu);
+    s.snapshot = std::move(snapshot);
+    s.cv.notify_one();
+}
+
+void OtlpExporter::shutdown() {
+    State& s = *state_;
+    if (s.joined) return;
+    {
+        std::lock_guard lock(s.mu);
+        s.deadline = Clock::now() + s.config.timeout;
+        s.stopping.store(true, std::memory_order_release);
+        s.cv.notify_one();
+    }
+    s.thread.join();
+    s.joined = true;
+}
+
+ExportCounts OtlpExporter::counts() const {
+    std::lock_guard lock(state_->mu);
+    return state_->counts;
+}
+
+Expected<std::unique_ptr<OtlpSession>> OtlpSession::start(const OtlpOptions& options, pid_t pid, Signals signals,
+                                                          std::vector<std::string> syscall_names) {
+    EnvLookup env = [](const char* name) -> const char* { return std::getenv(name); };
+    auto endpoints = resolve_otlp_endpoints(options.endpoint, env);
+    if (!endpoints) return endpoints.error();
+    if (!*endpoints) return std::unique_ptr<OtlpSession>();
+    char host[256] = {};
+    if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+    // The application's own resource, when it publishes an OTEP 4719 process context. One that
+    // cannot be read is not fatal: the export goes on under the options' and environment's
+    // resource, and says why once.
+    std::vector<OtlpAttribute> context;
+    std::string why_not_target = "the target's process context has no service.name";
+    if (auto published = target_process_context(pid); !published) {
+        std::fprintf(stderr, "vtscope: warning: otlp: the target's process context is not used: %s\n",
+                     published.error().message.c_str());
+        why_not_target = "the target's process context could not be read";
+    } else if (*published) {
+        context = std::move(**published);
+    } else {
+        why_not_target = "the target publishes no OTEP 4719 process context";
+    }
+    ServiceNameSource source = ServiceNameSource::kDefault;
+    auto resource = make_resource(options.service, env, pid, host, random_uuid(), context, &source);
+    if (!resource) return resource.error();
+    // A fallback is legitimate, but a silent one files the records under a name the
+    // application's own telemetry does not carry; one line says so, and how to fix it.
+    if (std::string line = service_name_fallback_line(source, (*resource)[0].text, why_not_target); !line.empty())
+        std::fprintf(stderr, "%s\n", line.c_str());
+    std::unique_ptr<OtlpSession> session(new OtlpSession(options));
+    session->service_name_ = (*resource)[0].text;
+    session->service_name_source_ = source;
+    auto start_signal = [&](const char* signal, const std::string& endpoint, std::vector<std::string> headers) {
+        OtlpExporterConfig config;
+        config.signal = signal;
+        config.headers = std::move(headers);
+        config.endpoint = endpoint;
+        config.resource = *resource;
+        config.syscall_names = syscall_names;
+        config.queue_capacity = options.queue;
+        config.timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000));
+        return OtlpExporter::start(std::move(config));
+    };
+    if (signals.logs) {
+        auto exporter = start_signal("logs", (*endpoints)->logs, {});
+        if (!exporter) return exporter.error();
+        session->logs_ = std::move(*exporter);
+    }
+    if (signals.metrics) {
+        auto exporter = start_signal("metrics", (*endpoints)->metrics, {});
+        if (!exporter) return exporter.error();
+        session->metrics_ = std::move(*exporter);
+    }
+    if (signals.profiles) {
+        // The version of the development-stage profiles schema this encoding follows: the
+        // receiver rejects any other (pdata v1.71.0 internal/otlp/profiles_version.go).
+        auto exporter = start_signal("profiles", (*endpoints)->profiles, {"otlp-profiles-development-version: 1"});
+        if (!exporter) return exporter.error();
+        session->profiles_ = std::move(*exporter);
+    }
+    return session;
+}
+
+void OtlpSession::shutdown() {
+    // One after the other: the final flushes could overlap, but each is bounded by the timeout
+    // and the logs (the larger one) go first.
+    for (OtlpExporter* e : {logs_.get(), metrics_.get(), profiles_.get()})
+        if (e) e->shutdown();
+}
+
+void OtlpSession::summarise(Summary& summary) const {
+    summary.otlp_service_name = service_name_;
+    summary.otlp_service_name_source = service_name_source_name(service_name_source_);
+    std::string failures;
+    for (OtlpExporter* exporter : {logs_.get(), metrics_.get(), profiles_.get()}) {
+        if (!exporter) continue;
+        summary.otlp.push_back(exporter->counts());
+        const ExportCounts& e = summary.otlp.back();
+        if (e.dropped_failed == 0) continue;
+        char within[64] = "";
+        if (e.flush_timed_out)
+            std::snprintf(within, sizeof(within), " within the final flush's %g s", options_.timeout_seconds);
+        failures += (failures.empty() ? "" : "; ") + std::to_string(e.dropped_failed) +
+                    (e.signal == "logs" ? " log records" : " " + e.signal.substr(0, e.signal.size() - 1) + " exports") +
+                    " not delivered to " + e.endpoint + within +
+                    " (last failure: " + (e.last_error.empty() ? std::string("none") : e.last_error) + ")";
+    }
+    if (!failures.empty() && summary.error.empty()) summary.error = "otlp: " + failures;
+}
+
+}  // namespace vtscope

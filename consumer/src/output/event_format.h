@@ -1,0 +1,26 @@
+// Events as JSON lines: the attribution fields every sink shares, and `vtscope trace`'s line.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "../../bpf/syscalls.h"
+
+namespace vtscope {
+
+const char* status_name(unsigned status);
+const char* reason_name(unsigned reason);
+bool syscall_has_fd(std::string_view name);                    // the first argument is a file descriptor
+bool syscall_has_count(std::string_view name);                 // the third argument is a byte count
+std::string hex_string(const unsigned char* bytes, size_t n);  // lowercase, two digits a byte
+
+// Appends the attribution fields of an event ("vthread" ... "reason", no braces): every sink
+// that writes JSON lines writes them the same way.
+void append_attribution(std::string& out, const vtscope_attribution& attribution);
+// One line of `vtscope trace`, appended to out (no newline).
+void append_syscall_event(std::string& out, const vtscope_syscall_event& event, std::string_view syscall);
+// The same as a new string.
+std::string format_syscall_event(const vtscope_syscall_event& event, std::string_view syscall);
+
+}  // namespace vtscope

@@ -1,0 +1,175 @@
+#include "output/report.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <vector>
+
+#include "output/safe_text.h"
+
+namespace vtscope {
+
+std::optional<std::string_view> json_raw_field(std::string_view line, std::string_view key) {
+    std::string pattern = "\"" + std::string(key) + "\":";
+    size_t at = line.find(pattern);
+    if (at == std::string_view::npos) return std::nullopt;
+    size_t start = at + pattern.size();
+    while (start < line.size() && line[start] == ' ') start++;
+    if (start < line.size() && line[start] == '"') {
+        size_t end = line.find('"', start + 1);
+        if (end == std::string_view::npos) return std::nullopt;
+        return line.substr(start + 1, end - start - 1);
+    }
+    size_t end = line.find_first_of(",}", start);
+    if (end == std::string_view::npos) return std::nullopt;
+    std::string_view raw = line.substr(start, end - start);
+    while (!raw.empty() && raw.back() == ' ') raw.remove_suffix(1);
+    return raw;
+}
+
+std::optional<int64_t> json_int_field(std::string_view line, std::string_view key) {
+    auto raw = json_raw_field(line, key);
+    if (!raw || raw->empty() || *raw == "null") return std::nullopt;
+    int64_t value = 0;
+    auto [ptr, ec] = std::from_chars(raw->data(), raw->data() + raw->size(), value);
+    if (ec != std::errc() || ptr != raw->data() + raw->size()) return std::nullopt;
+    return value;
+}
+
+std::optional<ParsedEvent> parse_event_line(std::string_view line) {
+    if (line.empty() || line.front() != '{' || line.back() != '}') return std::nullopt;
+    auto status = json_raw_field(line, "status");
+    auto syscall = json_raw_field(line, "syscall");
+    auto pid = json_int_field(line, "pid");
+    auto tid = json_int_field(line, "tid");
+    if (!status || !syscall || !pid || !tid) return std::nullopt;
+    ParsedEvent e;
+    e.pid = static_cast<uint32_t>(*pid);
+    e.tid = static_cast<uint32_t>(*tid);
+    e.status = std::string(*status);
+    e.syscall = std::string(*syscall);
+    if (auto reason = json_raw_field(line, "reason")) e.reason = std::string(*reason);
+    if (auto trace = json_raw_field(line, "trace_id"); trace && *trace != "null") e.trace_id = std::string(*trace);
+    if (auto span = json_raw_field(line, "span_id"); span && *span != "null") e.span_id = std::string(*span);
+    e.vthread = json_int_field(line, "vthread");
+    e.java_thread = json_int_field(line, "java_thread");
+    if (auto flags = json_int_field(line, "trace_flags")) e.trace_flags = static_cast<int>(*flags);
+    e.fd = json_int_field(line, "fd");
+    if (auto count = json_int_field(line, "count"); count && *count >= 0) e.count = static_cast<uint64_t>(*count);
+    return e;
+}
+
+ReportData collect_report(std::istream& in, size_t keep_traces) {
+    ReportData data;
+    data.keep_traces = keep_traces;
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.empty()) continue;
+        auto e = parse_event_line(line);
+        if (!e) {
+            data.lines++;
+            data.malformed++;
+            continue;
+        }
+        add_to_report(data, e->status, e->trace_id, e->syscall, 1, e->count, e->vthread);
+    }
+    return data;
+}
+
+void add_to_report(ReportData& data, std::string_view status, const std::string& trace_id, const std::string& syscall,
+                   uint64_t n, std::optional<uint64_t> bytes, std::optional<int64_t> vthread) {
+    data.lines += n;
+    data.by_status[std::string(status)] += n;
+    if (trace_id.empty()) return;
+    TraceTotals& t = data.traces[trace_id];
+    t.syscalls += n;
+    if (bytes) t.bytes += *bytes;
+    if (vthread) t.vthreads.insert(*vthread);
+    t.by_syscall[syscall] += n;
+    // The report's own order (bytes, then syscalls) decides what stays.
+    fold_lightest(
+        data.traces, data.keep_traces, [](const TraceTotals& x) { return std::pair(x.bytes, x.syscalls); },
+        [](const TraceTotals& x) { return x.syscalls; }, &data.folded_traces);
+}
+
+std::string render_report(const ReportData& data, int top) {
+    std::ostringstream out;
+    uint64_t events = data.lines - data.malformed;
+    out << "events: " << events;
+    for (const char* status : {"ok", "no_context", "context_unknown", "invalid", "unmapped"}) {
+        auto it = data.by_status.find(status);
+        uint64_t n = it == data.by_status.end() ? 0 : it->second;
+        char pct[32];
+        std::snprintf(pct, sizeof(pct), "%.1f", events ? 100.0 * n / events : 0.0);
+        out << ", " << status << ' ' << n << " (" << pct << "%)";
+    }
+    out << '\n';
+    if (data.malformed) out << "skipped " << data.malformed << " lines that are not vtscope events\n";
+    uint64_t total_bytes = 0;
+    for (const auto& [id, t] : data.traces) total_bytes += t.bytes;
+    out << "traces: " << data.traces.size() << " distinct trace ids, " << total_bytes
+        << " bytes requested by attributed syscalls that take a byte count\n";
+    if (data.folded_traces.keys)
+        out << "traces: " << data.folded_traces.keys << " more (" << data.folded_traces.weight
+            << " syscalls) with the fewest bytes left this list, which keeps " << data.keep_traces
+            << " in memory; their syscalls stay in the counts above\n";
+    if (data.traces.empty()) return out.str();
+
+    std::vector<const std::pair<const std::string, TraceTotals>*> order;
+    for (const auto& entry : data.traces) order.push_back(&entry);
+    std::sort(order.begin(), order.end(), [](auto* a, auto* b) {
+        if (a->second.bytes != b->second.bytes) return a->second.bytes > b->second.bytes;
+        if (a->second.syscalls != b->second.syscalls) return a->second.syscalls > b->second.syscalls;
+        return a->first < b->first;
+    });
+    size_t shown = std::min<size_t>(order.size(), static_cast<size_t>(top));
+    out << "top " << shown << " traces by bytes requested:\n";
+    char header[160];
+    std::snprintf(header, sizeof(header), "  %-32s %9s %11s %9s  %s\n", "trace_id", "syscalls", "bytes", "vthreads",
+                  "syscalls by name");
+    out << header;
+    for (size_t i = 0; i < shown; i++) {
+        const auto& [id, t] = *order[i];
+        std::string names;
+        for (const auto& [name, n] : t.by_syscall)
+            names += (names.empty() ? "" : ", ") + terminal_safe(name) + ' ' + std::to_string(n);
+        char row[200];
+        // The trace file is input: its ids and names are written as text a terminal cannot act on.
+        std::snprintf(row, sizeof(row), "  %-32s %9llu %11llu %9zu  ", terminal_safe(id).c_str(),
+                      static_cast<unsigned long long>(t.syscalls), static_cast<unsigned long long>(t.bytes),
+                      t.vthreads.size());
+        out << row << names << '\n';
+    }
+    return out.str();
+}
+
+int run_report(const ReportOptions& options) {
+    std::ifstream file;
+    std::istream* in = &std::cin;
+    if (options.input != "-") {
+        std::error_code ec;
+        if (std::filesystem::is_directory(options.input, ec)) {
+            std::fprintf(stderr,
+                         "vtscope: error: cannot read %s: it is a directory (vtscope report takes a trace file)\n",
+                         options.input.c_str());
+            return 1;
+        }
+        file.open(options.input);
+        if (!file) {
+            std::fprintf(stderr, "vtscope: error: cannot read %s: %s\n", options.input.c_str(), std::strerror(errno));
+            return 1;
+        }
+        in = &file;
+    }
+    ReportData data = collect_report(*in, kept_entries(options.top));
+    std::fputs(render_report(data, options.top).c_str(), stdout);
+    return 0;
+}
+
+}  // namespace vtscope

@@ -1,0 +1,69 @@
+// `vtscope report`: a per-trace summary of a trace file (syscalls and bytes per trace id).
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "core/bounded_totals.h"
+#include "cli/options.h"
+
+namespace vtscope {
+
+// The fields of one JSON line that the report uses; missing or null fields are empty.
+struct ParsedEvent {
+    uint32_t pid = 0;
+    uint32_t tid = 0;
+    std::string status;
+    std::string reason;
+    std::string trace_id;
+    std::string span_id;
+    std::string syscall;
+    std::optional<int64_t> vthread;
+    std::optional<int64_t> java_thread;
+    std::optional<int> trace_flags;
+    std::optional<int64_t> fd;
+    std::optional<uint64_t> count;
+};
+
+// The raw text of a top-level field of a flat JSON object: a string without its quotes (no
+// escapes: vtscope writes none), a number, true/false or null. nullopt when absent.
+std::optional<std::string_view> json_raw_field(std::string_view line, std::string_view key);
+// A numeric field; nullopt when absent, null or not a number.
+std::optional<int64_t> json_int_field(std::string_view line, std::string_view key);
+
+// Parses one line written by `vtscope trace`; nullopt when it is not such a line.
+std::optional<ParsedEvent> parse_event_line(std::string_view line);
+
+struct TraceTotals {
+    uint64_t syscalls = 0;
+    uint64_t bytes = 0;
+    std::set<int64_t> vthreads;
+    std::map<std::string, uint64_t> by_syscall;
+};
+
+struct ReportData {
+    uint64_t lines = 0;
+    uint64_t malformed = 0;
+    std::map<std::string, uint64_t> by_status;
+    std::map<std::string, TraceTotals> traces;
+    // A long session has a trace per request: past 2 * keep_traces the traces with the fewest
+    // bytes (then syscalls) are folded (bounded_totals.h); by_status stays exact.
+    size_t keep_traces = kKeptEntriesAtLeast;
+    FoldedKeys folded_traces;  // weight: syscalls
+};
+
+// Counts n syscall entries of one kind into the report: trace_id empty unless status is ok;
+// bytes only for syscalls that take a byte count; vthread when a virtual thread was mounted.
+void add_to_report(ReportData& data, std::string_view status, const std::string& trace_id, const std::string& syscall,
+                   uint64_t n, std::optional<uint64_t> bytes, std::optional<int64_t> vthread);
+
+ReportData collect_report(std::istream& in, size_t keep_traces = kKeptEntriesAtLeast);
+std::string render_report(const ReportData& data, int top);
+int run_report(const ReportOptions& options);
+
+}  // namespace vtscope

@@ -1,0 +1,27 @@
+#include "target/target.h"
+
+#include <signal.h>
+
+#include <cerrno>
+
+#include "channels/identity_channels.h"
+#include "cli/privilege.h"
+
+namespace vtscope {
+
+Error exited_during_attach(pid_t pid) { return make_error("target " + std::to_string(pid) + " exited during attach"); }
+
+Expected<Target> open_target(pid_t pid, IdentityChannel channel, const std::string& command) {
+    auto handle = ProcessHandle::open(pid);
+    if (!handle) return handle.error();
+    if (handle->exited() || !process_alive(pid)) return make_error("no process with pid " + std::to_string(pid));
+    if (!have_bpf_privilege()) return make_error("no BPF privilege: vtscope " + command + " needs " + kPrivilegeText);
+    Target target(std::move(*handle));
+    if (!channel_info(channel).reads_jvm) return target;
+    auto jvm = inspect_jvm(pid, target.memory);
+    if (!jvm) return target.alive() ? jvm.error() : exited_during_attach(pid);
+    target.jvm = std::move(*jvm);
+    return target;
+}
+
+}  // namespace vtscope

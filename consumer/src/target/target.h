@@ -1,0 +1,39 @@
+// The process being observed: its pid, what vtscope learnt of its JVM before attaching, and the
+// one read-only view of its memory and maps that every part of a session goes through.
+#pragma once
+
+#include <sys/types.h>
+
+#include <vector>
+
+#include "core/expected.h"
+#include "target/jvm_target.h"
+#include "cli/options.h"
+#include "target/proc_maps.h"
+#include "target/process_handle.h"
+#include "target/process_memory.h"
+
+namespace vtscope {
+
+struct Target {
+    pid_t pid = 0;
+    ProcessHandle process;  // held for the session: a reused pid is never taken for the target
+    JvmTarget jvm;          // empty for the hotspot-probes channel (it reads no JVM structure)
+    ProcessMemory memory;   // reads only: the consumer never writes target memory
+
+    explicit Target(ProcessHandle handle)
+        : pid(handle.pid()), process(std::move(handle)), memory(pid, process.pidfd()) {}
+    Expected<std::vector<Mapping>> maps() const { return read_maps(pid); }
+    bool alive() const { return !process.exited() && process_alive(pid); }
+};
+
+// The checks every attaching subcommand makes, in the order a user needs their answers: the pid
+// exists, vtscope may use BPF, and (unless the channel needs no JVM) the target is a supported
+// HotSpot JVM. `command` names the subcommand in the errors.
+Expected<Target> open_target(pid_t pid, IdentityChannel channel, const std::string& command);
+
+// The one error for a target that went away while vtscope was attaching to it, whatever step
+// noticed (reading its maps or symbols, attaching a probe, waiting for its library).
+Error exited_during_attach(pid_t pid);
+
+}  // namespace vtscope
