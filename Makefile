@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # vtscope: thin wrapper over CMake (C++ consumer and native library) and Maven (Java side).
 #   make          build everything: build/bin/vtscope and build/java/*.jar
 #   make test     set up, build, run all tests (C++ unit and integration tests, Java tests)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The agent extension's cost (issue 13): JMH AgentContextPublication under the OpenTelemetry Java
 # agent alone and with vtscope's extension, side by side: ROUNDS rounds, each running both
 # configurations one after the other (1 fork each), so machine noise hits both alike. Prints each

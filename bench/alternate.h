@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The phases of vtscope-bench's alternating parts: one JVM of the workload runs many phases, a
 // consumer attached in some and detached in the others, so the comparison carries no spread from
 // one JVM to the next (JIT decisions, heap layout, code placement). Which phase is which, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vtscope-bench's alternating parts (--profile-parts alternate, --block-parts alternate): one JVM of
 // the workload (the demo service, DemoService --batches; or Transition, CpuCost --phases) runs many
 // phases, and the consumer (vtscope profile --hz N [--stacks], or vtscope block) is started before

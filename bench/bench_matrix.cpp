@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vtscope-bench: the benchmark matrix of vtscope (issue 5), measured the way the paper measures
 // its cost decomposition (Section 7.3, Tables 7/8, Figure 2). For every workload x configuration
 // it runs N child JVMs ("forks"), each a JMH run in-process (-f 0) with the configuration's JVM

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The options of vtscope-bench and two small helpers shared by its parts.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The short names every part of vtscope-bench that runs processes uses: the process runner shared
 // with the tests (consumer/tests/process_runner.h), the file system and the clock.
 #pragma once

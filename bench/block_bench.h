@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vtscope-bench --block (issue 11): what `vtscope block` costs. (a) Its sched_switch program's run
 // time per switch of a target thread and per switch of any other thread, from the kernel's run-time
 // statistics; (b) Park/Unpark with block attached is the JMH matrix's "block" configuration;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The JMH part of the benchmark matrix: one child JVM per cell and fork, a consumer attached in
 // the consumer configurations, the JMH JSON result merged into the cell.
 #include "jmh_matrix.h"

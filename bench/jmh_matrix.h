@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The benchmark matrix: workloads x configurations, each cell measured by N child JVMs ("forks"),
 // each a JMH run in-process (-f 0) with the configuration's JVM options, so that a consumer can
 // attach to the very JVM that is measured.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A control for the benchmark matrix (configuration "jvmti"), not part of vtscope: a JVMTI agent
 // that holds can_support_virtual_threads and enables VirtualThreadStart/End with empty callbacks,
 // the paper's "Agent" variant without its allocation. It shows what a JVM pays for running a

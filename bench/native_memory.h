@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Native memory per live virtual thread: io.vtscope.workloads.NativeMemoryCost (10,000 parked
 // threads) under Native Memory Tracking, per configuration.
 #pragma once

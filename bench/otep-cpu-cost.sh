@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The otel_thread_ctx_v1 paths side by side in process CPU time (io.vtscope.bench.CpuCost):
 # nothing of vtscope, -agentpath:libvtscope.so=otep (the mount hook), the same on a java.base the
 # library patched (otep-patched: --patch-module java.base=DIR, written first with write-patch=DIR;

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # The kernel's run time of the 999 Hz sampling programs, per program run, on one demo service JVM:
 # vtscope profile with and without --stacks beside bpftrace programs on the same per-CPU cpu-clock
 # events (empty; counting the target's user stack ids, kernel stack ids, or both, as

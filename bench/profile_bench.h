@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The `vtscope profile` part of vtscope-bench (issue 12): its overhead on the Transition JMH
 // workload (cells of the JMH matrix) and on the demo service (requests per second), at 99 and
 // 999 Hz, with and without --stacks, beside no profiler in the same run; and, on the CpuBudgets

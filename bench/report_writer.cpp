@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // results.md, results.json and the figure of vtscope-bench, from the cells of the matrix, the
 // write storm and the native memory runs.
 #include "report_writer.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The results of vtscope-bench: results.md (the tables, the targets of issue 5, the errors),
 // results.json, figure.svg and, with rsvg-convert, figure.png.
 #pragma once

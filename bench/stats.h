@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Statistics of the benchmark matrix: JMH-style confidence intervals, differences of
 // configurations with the quadrature error, and the "n.s." rule (paper, Section 7.3).
 #pragma once

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Two vtscope builds side by side on one write storm (issue 9): both `vtscope trace --syscalls
 # write` attach to the same io.vtscope.bench.WriteStorm JVM (one writing virtual thread on CPU 0,
 # both tracers on CPU 1), so each program runs on the same syscalls under the same machine noise;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A grouped bar chart with error bars as SVG, in the manner of the paper's Figure 2: one group
 // per workload, one bar per configuration, a reference line (the baseline), a label per bar.
 #pragma once

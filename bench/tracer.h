@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The consumer the bench attaches to a measured JVM: `vtscope trace` (or `vtscope stat`) started
 // with its files beside a log stem, stopped, and its summary read from --summary-json.
 #pragma once

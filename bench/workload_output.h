@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The result lines the bench's workloads print, parsed: io.vtscope.workloads.DemoService's
 // "# demo requests=N nanos=T cpu_ns=C" and io.vtscope.bench.CpuCost's
 // "WORKLOAD cpu_ns_per_unit X wall_ns_per_unit Y", and their per-batch and per-phase lines.

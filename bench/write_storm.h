@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The consumer's per-event cost: io.vtscope.bench.WriteStorm (N virtual threads writing 1 byte to
 // /dev/null in a loop) with no tracing, an empty BPF program on the same tracepoint (bpftrace),
 // `vtscope trace`, `vtscope trace --otlp` into a Collector the bench starts, and `vtscope stat`;

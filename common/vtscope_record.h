@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: Apache-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only OR Apache-2.0 */
 /*
  * The trace-record region: the boundary between the in-JVM writer (Java, FFM API) and every
  * reader (the vtscope BPF programs, the native library, third-party OTEP 4947 readers). This

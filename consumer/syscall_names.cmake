@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # x86_64 syscall number -> name, generated at configure time from the kernel UAPI header
 # (asm/unistd_64.h, "#define __NR_read 0"), so vtscope block names the syscall a task sleeps in
 # without tracefs (whose sys_enter_* ids are tracepoint ids, not syscall numbers) or a hand list.

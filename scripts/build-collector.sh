@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the OpenTelemetry Collector that vtscope's OTLP tests and `make demo-otlp` use, from the
 # Go module proxy with the Collector builder, into BUILD/collector/otelcol-vtscope. A second run
 # with the same manifest is instant (the binary is kept with a stamp of the manifest's hash).

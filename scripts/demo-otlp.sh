@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make demo-otlp: the demo service (300 requests, a span each) traced by vtscope with --otlp into
 # an OpenTelemetry Collector built by scripts/build-collector.sh (file exporter, JSON lines), then
 # vtscope-otlp-check compares the Collector's log records with vtscope's own JSON lines and looks

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make demo: run the bundled sample service (virtual thread per request, an OpenTelemetry span
 # per request, file and loopback socket I/O) under its built-in load generator, trace it with
 # vtscope, and summarise the attributed syscalls per trace id. Thin glue over the real binaries.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs vtscope's libFuzzer targets (consumer/fuzz) over their committed seeds (thin glue).
 #   scripts/fuzz.sh run BIN_DIR OUT_DIR SECONDS [TARGET...]   each BIN_DIR/TARGET_fuzz for SECONDS,
 #       two at a time; one summary line per target; exit 1 if any found a crash (its input kept in

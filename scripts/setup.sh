@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what building and testing vtscope needs on a Debian machine (idempotent; thin glue).
 # Debian packages through apt-get; Maven artifacts are fetched by Maven itself during the build.
 set -euo pipefail

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The attribution core: the one place where a BPF program of vtscope resolves "which Java thread
  * runs on this task, and what is its record". An event source includes this header, filters

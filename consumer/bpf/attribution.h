@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: Apache-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only OR Apache-2.0 */
 /*
  * The attribution core's boundary with user space: what "which Java thread runs on this task,
  * and what is its record" resolves to (struct vtscope_attribution, its statuses and reasons),

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * vtscope block: intervals during which a thread of the target was off-CPU while a virtual
  * thread was mounted on it (a virtual thread blocking or pinning its carrier), attributed by the

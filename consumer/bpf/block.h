@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: Apache-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only OR Apache-2.0 */
 /*
  * The block event source (block.bpf.c) and its user side (src/block_source.cpp): an interval
  * during which a thread of the target was off-CPU, opened when it switched out with a virtual

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Identity channels "lifecycle", "two-probe" and "hotspot-probes": a map carrier tid ->
  * (virtual thread, record address) driven by USDT lifecycle probes, as the paper's consumer

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Identity channel "otep-tls": reads what a third-party OTEP 4947 reader reads, the carrier's
  * otel_thread_ctx_v1 thread-local, which libvtscope.so points at the mounted virtual thread's

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Identity channel "vmstructs" (the default): resolve-at-read through HotSpot's
  * JavaThread::_monitor_owner_id (JDK 24+, JEP 491), which holds the Java id of the mounted

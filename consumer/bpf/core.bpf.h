@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The attribution core's shared part: its configuration, the target filter, the counters, the
  * record region and the one reader of OTEP 4947 records (common/vtscope_record.h). The identity

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * CPU samples of one JVM (vtscope profile): a program on perf events (software cpu-clock here,
  * hardware cycles where present; one per CPU, or with --per-thread one per thread of the target,

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: Apache-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only OR Apache-2.0 */
 /*
  * The CPU-sample event source (profile.bpf.c) and its user side (vtscope profile): the key a
  * sample is counted under in the kernel and the count it adds to.

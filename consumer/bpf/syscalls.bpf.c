@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Syscall entries of one JVM, attributed by the core (attribution.bpf.h): vtscope trace streams
  * one event per entry through the ring buffer, vtscope stat counts them in place.

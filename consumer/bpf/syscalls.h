@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: Apache-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only OR Apache-2.0 */
 /*
  * The syscall event source (syscalls.bpf.c) and its user side: the event streamed per syscall
  * entry (vtscope trace) and the key and value it is counted under in the kernel (vtscope stat).

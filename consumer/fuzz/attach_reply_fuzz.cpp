@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Replies on the attach socket (/tmp/.java_pidPID, served by the target): parse_attach_reply.
 #include <cstdint>
 #include <string_view>

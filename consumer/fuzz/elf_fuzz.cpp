@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ELF files of the target (libjvm.so, libvtscope.so, any mapped module; the target's filesystem
 // holds them): ElfFile::load with the names vtscope looks up, load_elf_symbols for stacks, and
 // has_usdt_probe over .note.stapsdt.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stacks as vtscope profile writes them, with frame names the target chose (its ELF symbols, its
 // perf map, its thread names): the folded text (one line per stack, `frame;frame count`) and the
 // SVG flame graph. Input: stacks separated by \x01, frames by \x02; the first 8 bytes of a stack

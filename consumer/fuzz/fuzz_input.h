@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the fuzz targets: a cursor over the fuzzer's bytes, and a target's memory
 // built from them (a MemoryReader, as the readers see a real target through process_vm_readv).
 #pragma once

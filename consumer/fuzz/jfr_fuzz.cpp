@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `jfr print --json` output (the target JDK's own jfr tool reads a recording the target wrote):
 // parse_jfr_pinned_json over the whole input, and its two value parsers on each line.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // parse_json over any text (the JSON of `jfr print --json` comes from the target's JDK), and the
 // escaping that makes a target's string safe in vtscope's outputs: valid_utf8, json_quote and
 // terminal_safe, checked against properties of their output rather than fixed answers.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fuzzer's bytes as a file: one memfd per process, rewritten for each input, read by the ELF
 // readers through its descriptor as they read a target's opened file (`path()` names it through
 // /proc/self/fd for readers that search by name).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The JVM's perf map (/tmp/perf-PID.map in the target's root, written by the target): parsed into
 // a symbol table, looked up, and merged with an older map as StackSymbolizer::load_perf_map does.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /proc/PID/maps text: the kernel writes it, but the target names its mappings (file paths,
 // memfd names, prctl PR_SET_VMA_ANON_NAME), so a line may hold any byte but a newline. parse_maps
 // and every search vtscope makes over its result.

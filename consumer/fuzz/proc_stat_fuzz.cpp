@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /proc/stat text: parse_proc_stat (the kernel writes it; fuzzed because its parser, like every
 // /proc parser, must stay within the text whatever the text is).
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The target's OTEP 4719 process context: read_process_context from its memory (the header at
 // the OTEL_CTX mapping, then the payload it points to). Input: the header's address, then the
 // target's address space (FuzzMemory's regions).

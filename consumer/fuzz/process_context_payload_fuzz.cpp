@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OTEP 4719 payload alone (a protobuf ProcessContext the target encodes): the input is the
 // payload, decoded by decode_process_context_resource.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The record region's header (common/vtscope_record.h), written by the target's libvtscope in a
 // memfd it maps: validate_region against the mapping, then read_writer_stats and the writer
 // names. Input: the writer pid, the mapping's start and end, then the target's address space

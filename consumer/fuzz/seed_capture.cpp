@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Makes the seeds of the memory-reading fuzz targets from a live JVM: runs the same readers
 // vtscope runs, through a MemoryReader that records every byte they read, and writes those bytes
 // in FuzzMemory's input format, after the target's own prefix (see each *_fuzz.cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The shared library of the elf and thread_context_tls seeds (corpus/elf/tls-usdt*.elf-seed,
  * fuzz inputs kept as data, and the module of corpus/thread_context_tls/*): the symbols vtscope

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OTEP 4947's thread-context variable: find_thread_context_tls over a module the target maps (an
 // ELF file of its filesystem) and the TLS descriptor read from its memory, then static_tls_offset
 // on the descriptor's argument. Input: the 16-byte descriptor {entry, argument}, the module's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An independent strict UTF-8 decoder (RFC 3629, section 4: no overlong forms, no surrogates,
 // nothing above U+10FFFF), so the fuzz targets check vtscope's escaping with code of their own.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HotSpot's VMStructs table and the thread list, read from a target's memory: the input is the
 // VMStructsSymbols (the addresses libjvm.so's exports resolve to: 8 words) and then the target's
 // address space (FuzzMemory's regions). VMStructs::read, resolve_layout, walk_java_threads and

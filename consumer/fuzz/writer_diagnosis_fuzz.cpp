@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sentences that say why a target has no record region or no context writer, made from its
 // /proc/PID/cmdline, CLASSPATH and open files (all the target's choice) and printed on the
 // terminal ("vtscope: note: ...") and in the summary. Input: the command line (arguments

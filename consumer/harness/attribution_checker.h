@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dual-channel check of the paper's harness (sections 5.4 and 7.2): the workload's own
 // ground truth (which thread wrote each marker, under which span) against what vtscope
 // attributed to the same write. A marker's length names its sender independently of any context,

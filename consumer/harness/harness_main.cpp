@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vtscope-harness: the paper's dual-channel correctness experiment (section 7.2, Table 6) over
 // every identity channel of vtscope. For each channel x scope mode x lifetime mode it runs the
 // marker harness R times, classifies every marker on the identity and the content plane, prints

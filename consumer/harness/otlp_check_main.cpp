@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vtscope-otlp-check LOCAL.jsonl COLLECTOR.jsonl [--traces SERVICE_OUT]: `make demo-otlp`'s
 // verdict. Compares the multiset of (trace id, span id, syscall, bytes) of vtscope's own JSON
 // lines with the log records the Collector's file exporter wrote, and with --traces counts how

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading what an OTLP export produced, for the OTLP tests and `make demo-otlp`'s check: the
 // (trace id, span id, syscall, bytes) of vtscope's own JSON lines and of the log records an
 // OpenTelemetry Collector's file exporter wrote (JSON lines, one export request per line).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Starting, waiting for and cleaning up child processes: the target JVMs, vtscope and bpftrace of
 // the integration tests, the harness and the bench. Every child is killed when its handle goes
 // out of scope, so a failed assertion or an early return leaves nothing running.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One traced run of the marker harness: the JVM (MarkerHarness) set up and waiting, vtscope
 // attached, the markers written, both processes finished. Shared by the end-to-end tests and
 // the vtscope-harness tool.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end tests of vtscope-otel-agent-extension.jar under the real OpenTelemetry Java agent
 // (from Maven Central, copied to build/java/agent/ by `make`): an application that never touches
 // the OpenTelemetry API, the JDK's HttpServer with its handlers on virtual threads, instrumented

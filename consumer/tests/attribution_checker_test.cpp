@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The checker must be able to fail: feed it wrong attributions and see them classified.
 #include "attribution_checker.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end tests of `vtscope block`: a real JDK 25 running the pinning matrix (PinningCases),
 // traced by the real vtscope binary. Every blocking case must be reported exactly once per
 // repetition with the right virtual thread and trace, the right duration and syscall; the cases

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vtscope block's pieces that need neither privilege nor a JVM: the JSON line, the syscall
 // names, the options and the summary section.
 #include <gtest/gtest.h>

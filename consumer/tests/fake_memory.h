@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A MemoryReader over a sparse in-process address space, for testing the target readers.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Emulates the probe ABI of the paper's patched JDK (its Appendix B) so the hotspot-probes
 // channel can be tested without that JDK: hotspot:vthread__start(vid, addr),
 // vthread__end(vid), vthread__freeze(vid, result, addr), vthread__thaw(vid, kind, addr), fired

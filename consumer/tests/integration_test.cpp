@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end tests: a real JDK 25 running the bundled harness, traced by the real vtscope binary
 // with its BPF programs. They need root (BPF); without it every test says SKIPPED loudly.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // jvm_diagnostic_command against stand-ins for a JVM (no JVM needed). An exiting JVM removes its
 // attach socket and never opens another, and may live on for a while after it; a command sent
 // then must end when the process does, not at its deadline: vtscope profile refreshes the JVM's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The capability sets docs/security.md gives, held to: each command runs against a JVM of another
 // user (nobody) with exactly its documented set (effective, permitted, inheritable, ambient and
 // bounding alike, through setpriv) and no CAP_SYS_ADMIN, and one capability less is refused in

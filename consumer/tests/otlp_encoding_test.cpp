@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OTLP/HTTP JSON encoding, endpoints and resource of --otlp, with no Collector.
 #include <gtest/gtest.h>
 

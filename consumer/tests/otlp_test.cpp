@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --otlp end to end: the real vtscope against a real JDK 25 workload, exporting into a real
 // OpenTelemetry Collector (built by scripts/build-collector.sh from the Go module proxy, file
 // exporter, JSON lines). Without root, or without a Collector that builds, every test says

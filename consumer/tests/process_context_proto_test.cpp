@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The consumer's process-context decoder (consumer/src/channels/process_context.cpp) on payloads it did
 // not encode itself: a ProcessContext built and serialised by libprotobuf from the
 // opentelemetry-proto message definitions (native/tests/proto), and the payload libvtscope's

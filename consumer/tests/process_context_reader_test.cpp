@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The consumer's reader of the OTEP 4719 process context, with no JVM: the protobuf decoder on
 // bytes encoded by hand (valid, and malformed in each way the wire format can be), and the
 // header protocol on a fake address space (unpublished, torn, oversized, unreadable).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A reused pid is never taken for the target: the target is held by a pidfd, and a read of its
 // memory counts only if the process the pidfd names had not exited when the read returned.
 #include "target/process_handle.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The process runner of the tests and the bench: exit codes, and what a child leaves behind.
 #include <gtest/gtest.h>
 #include <signal.h>

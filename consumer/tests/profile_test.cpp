@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end tests of `vtscope profile`: a real JDK 25 running the CpuBudgets workload (8
 // virtual threads, each under its own trace, spinning known CPU budgets on 2 carriers), sampled
 // by the real vtscope binary. Accuracy is checked against the ground truth the workload measured

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vtscope profile's pure parts: options, the report and folding, the flame graph, the perf map
 // and symbol table look-ups, when the perf map is refreshed. No privilege, no JVM.
 #include <gtest/gtest.h>

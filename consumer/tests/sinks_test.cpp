@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CountTables over real kernel hash maps (made here, not by a skeleton): a round drains the
 // retired table exactly once, every entry with its value, and leaves it empty.
 #include "output/sinks.h"

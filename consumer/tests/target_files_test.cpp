@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one way vtscope opens a target's files: inside its root, regular files only, bounded.
 // A plain temporary directory stands in for the target's root; what it plants is what a hostile
 // container filesystem can plant.

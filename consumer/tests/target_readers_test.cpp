@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // VMStructs, thread-list and record-region readers against a fake target address space.
 #include <elf.h>
 #include <gtest/gtest.h>

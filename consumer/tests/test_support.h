@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the end-to-end tests share: where the built binaries and jars are, the JDK to run, and the
 // loud skip when a privilege or a file they need is missing (never a silent pass).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The JVM boundary of libvtscope.so: entry points (JNI_OnLoad, Agent_OnLoad, Agent_OnAttach, the C ABI of
 // vtscope_native.h), initialisation with the JVMTI callbacks' registration, and the callbacks
 // themselves, which hand each event to the features: Virtual Thread Time

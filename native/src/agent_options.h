@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Agent options (-agentpath:libvtscope.so=OPTIONS) and feature bits, parsed without a JVM so
 // they are unit-tested on their own.
 #pragma once

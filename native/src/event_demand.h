@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The event-demand state machine: which virtual-thread JVMTI events are enabled, and why.
 //
 // Enabled mount/unmount events are the whole per-transition cost (bench/RESULTS.md: HotSpot's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A HotSpot -XX flag of this JVM, read in-process through the tables libjvm exports for the
 // Serviceability Agent. JVMTI has no way to ask for a flag, and one of them decides whether the
 // JVMTI virtual-thread events exist at all: -XX:-DoJVMTIVirtualThreadTransitions (experimental)

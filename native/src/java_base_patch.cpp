@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "java_base_patch.h"
 
 #include <dlfcn.h>

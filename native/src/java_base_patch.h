@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A java.base patched by libvtscope.so: VirtualThread with the mount hook's calls already in its
 // class file (VirtualThreadTransformer.writePatch, agent option write-patch=DIR), run with
 // --patch-module java.base=DIR. Then OTEP needs no JVMTI environment: any environment turns on

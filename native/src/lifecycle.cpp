@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "lifecycle.h"
 
 #include "event_demand.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The record of each virtual thread over its life, for the lifecycle probes (probes.h) and OTEP:
 // claimed at VirtualThreadStart so a caching reader knows its address from the first mount on,
 // released at VirtualThreadEnd after vthread__end has fired.

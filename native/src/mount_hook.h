@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cheaper way to keep otel_thread_ctx_v1 current (OTEP feature): calls injected into
 // java.lang.VirtualThread's mount path instead of the JVMTI mount/unmount events.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "otel_ctx.h"
 
 #include "../../common/vtscope_record.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OTEP 4947 thread context for third-party readers, and the OTEP 4719 process context that
 // announces its schema (and, once the application's OpenTelemetry resource is known, the
 // resource).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C ABI of the OTEP 4719 process context and of OTEP 4947 for platform threads
 // (vtscope_native.h). The Java side passes the application's OpenTelemetry resource, and the
 // library republishes the process context with it by OTEP 4719's updating protocol (once per SDK

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The probe watcher: a thread that follows the lifecycle probes' semaphores and switches the
 // virtual-thread events on while a tracer is attached (event_demand.h). Nothing else tells the
 // library that a tracer came or went.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // USDT lifecycle probes, provider "vtscope" (the paper's four-probe protocol, Appendix B shape):
 //   vthread__start(vid, record)   a virtual thread starts (JDK 25 then posts its first mount)
 //   vthread__end(vid)             a virtual thread ends; its record stays valid until after this

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "record_table.h"
 
 #include <sys/mman.h>

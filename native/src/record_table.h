@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The native side of the record region (common/vtscope_record.h): creating it when the library
 // is loaded before any Java code (-agentpath), and claiming, finding and releasing the slots of
 // virtual threads from the lifecycle callbacks. It follows the same slot protocol as the Java

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the parts of libvtscope.so share: the JVM handles and the features chosen at
 // initialisation. The JVM boundary (agent.cpp) writes it once, under its init mutex, before any
 // event is enabled; everything else only reads it, so no callback needs a lock.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Virtual Thread Time: the mounted time and mount counts of each registered virtual thread, in
 // a block (vtscope_native.h) that the thread's JVMTI thread-local storage points at. The
 // mount/unmount hooks are inline because they run inside every transition's callback.

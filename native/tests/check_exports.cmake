@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The exports of libvtscope.so and the declarations of include/vtscope_native.h are the same set
 # (plus JNI_OnLoad, Agent_OnLoad and Agent_OnAttach, which jni.h and jvmti.h declare, and
 # MountHook's natives, named by JNI's rules): a tracer finds symbols by

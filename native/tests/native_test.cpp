@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The JVM-free parts of libvtscope.so: agent options, the patched java.base's detection, the
 // record table's slot protocol and the OTEP 4719 payload encoding.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OTEP 4719 process context of a real JVM, read from outside as a reader does (maps, then
 // process_vm_readv of header and payload, the timestamp read before and after) and decoded by
 // libprotobuf: with -agentpath:libvtscope.so=otep and an autoconfigured OpenTelemetry SDK with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OTEP 4719 process context as a reader decodes it: libprotobuf parses the payload with the
 // message definitions of opentelemetry-proto (proto/otep4719_process_context.proto, compiled by
 // protoc at build time), and the header is checked field by field, with its clock and the order

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Prints the record-region protocol of common/vtscope_record.h as the compiler sees it: one line
 // "JavaName C-expression value" per constant and field offset that io.vtscope.internal.RecordLayout
 // mirrors. The build runs it into vtscope_record_layout.txt next to libvtscope.so, and

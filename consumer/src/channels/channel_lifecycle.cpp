@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Identity channels "lifecycle", "two-probe" and "hotspot-probes", user side: the USDT
 // lifecycle probes (libvtscope.so's vtscope:vthread__*, or the paper's hotspot:vthread__*) and
 // libvtscope's event state, which says whether the probe stream behind the carrier mappings was

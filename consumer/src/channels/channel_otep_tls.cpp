@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Identity channel "otep-tls", user side: finds otel_thread_ctx_v1 in the target as a
 // third-party OTEP 4947 reader does and gives its offset from the thread pointer to the BPF side
 // (consumer/bpf/channel_otep_tls.bpf.h). No thread map, no uprobe: it reads only what such a

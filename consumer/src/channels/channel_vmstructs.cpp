@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Identity channel "vmstructs", user side: the uprobes on JavaThread::run and Threads::remove,
 // and the threads that existed before them, from a walk of HotSpot's thread list
 // (consumer/bpf/channel_vmstructs.bpf.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One identity channel's user side, behind one interface (the OpenTelemetry eBPF profiler's
 // per-interpreter Loader/Instance split is the model): what it attaches besides the event
 // source, what it feeds its BPF maps while the session runs, and what it adds to the summary.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "channels/identity_channels.h"
 
 #include "../../bpf/attribution.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The table of identity channels: how an event's running thread is resolved. The CLI (names,
 // help), the attribution core (which unit to build), the harness (how to start the target) and
 // the README draw from this one table; adding a channel is one row here, one unit behind

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The target's OTEP 4719 process context, read from outside: the resource its OpenTelemetry SDK
 // describes itself with (service.name, service.instance.id, ...), which vtscope's exports take
 // so that they join the application's own telemetry in a backend.

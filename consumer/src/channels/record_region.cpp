@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "channels/record_region.h"
 
 #include "../../../common/vtscope_record.h"

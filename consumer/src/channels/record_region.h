@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Finding and validating the writer's record region (common/vtscope_record.h) in the target.
 #pragma once
 

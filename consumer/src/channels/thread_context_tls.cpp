@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "channels/thread_context_tls.h"
 
 #include <set>

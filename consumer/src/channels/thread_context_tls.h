@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Locating OTEP 4947's otel_thread_ctx_v1 in a target process, as a third-party reader does:
 // find the module that exports it in .dynsym as a TLS symbol, read its TLS descriptor (the GOT
 // slot of its R_X86_64_TLSDESC relocation) and turn it into an offset from the thread pointer.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Why a target has no record region, or a region that no context writer keeps current: it runs the
 // OpenTelemetry Java agent without vtscope's extension, or vtscope's writer is there but has
 // published nothing yet, or there is no writer.

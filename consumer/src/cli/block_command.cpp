@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `vtscope block`: off-CPU intervals of the target's carriers with a virtual thread mounted.
 #include <cstdio>
 

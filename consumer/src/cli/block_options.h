@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `vtscope block`'s options, parsed on their own (no BPF or JVM dependency, unit-tested).
 #pragma once
 

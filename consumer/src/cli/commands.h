@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The attaching subcommands, one file each (trace_command.cpp, stat_command.cpp); `vtscope
 // report` is in report.h. Each returns the process exit code; errors are one line on stderr.
 #pragma once

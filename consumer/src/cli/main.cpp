@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vtscope: thin main over the library (bpftrace's shape): parse, dispatch, exit code.
 #include <cstdio>
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Command-line parsing, kept free of any BPF or JVM dependency so it is unit-tested on its own.
 #pragma once
 

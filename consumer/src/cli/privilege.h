@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whether this process may load and attach vtscope's BPF programs.
 #pragma once
 

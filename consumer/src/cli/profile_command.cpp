@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `vtscope profile`: CPU samples of the target, attributed by the core to the virtual thread
 // mounted at each sample and its trace context, reported per trace, span or virtual thread.
 #include "core/attribution_core.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `vtscope profile`'s options (kept out of options.cpp so the subcommand's parsing is in one place).
 #include <cerrno>
 #include <cmath>

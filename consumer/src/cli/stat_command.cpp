@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `vtscope stat`: the same attribution as trace, counted in the kernel, reported per trace.
 #include "cli/commands.h"
 #include "cli/syscall_command.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cli/syscall_command.h"
 
 #include "core/attribution_core.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What `trace` and `stat` share: the target, the attribution core and the syscall source, run
 // by one session; they differ only in the sink.
 #pragma once

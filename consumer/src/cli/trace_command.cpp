@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `vtscope trace`: one JSON line per syscall entry of the target, attributed by the core.
 #include "cli/commands.h"
 #include "cli/syscall_command.h"

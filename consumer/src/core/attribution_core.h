@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The user side of the attribution core (consumer/bpf/attribution.bpf.h): it configures the core
 // in an event source's BPF object before load, attaches and feeds the identity channel, finds
 // the record region and summarises what the core knows. An event source owns its BPF object and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Per-key totals in bounded memory. A session can run for hours on a service with a trace and a
 // virtual thread per request, so a summary's per-trace and per-thread tables cannot keep every
 // key (vtscope block kept about 0.6 KB per request, bench/RESULTS.md). Once a table holds twice

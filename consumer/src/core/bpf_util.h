@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small libbpf helpers shared by the attribution core, the channels and the event sources:
 // ownership of links, lookups by name that fail as values, and one wording for libbpf errors.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Errors as values: every fallible step of the consumer returns Expected<T>, and main turns an
 // error into one line on stderr and a non-zero exit (no exceptions cross module boundaries).
 #pragma once

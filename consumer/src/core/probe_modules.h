@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where the USDT lifecycle probes live in a target.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A session runs the loop every attaching subcommand shares, and nothing else: attach (the
 // attribution core's channel first, then the event source), the ready file, draining and
 // syncing until a stop condition, detach, the final drain and the summary. What the events are

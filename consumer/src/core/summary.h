@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a session reports when it stops: the human lines on stderr (unchanged since the first
 // release, so scripts that grep them keep working) and the same facts as one JSON object for
 // --summary-json, which tests, the harness and the bench read (fields: README, "The summary as JSON").

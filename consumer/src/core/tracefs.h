@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Locating tracefs and the syscall tracepoints it lists.
 #pragma once
 

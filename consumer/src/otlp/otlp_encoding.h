@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OTLP/HTTP with the JSON encoding (the protobuf JSON mapping of the OTLP protos: trace and span
 // ids as hex, 64-bit integers as strings): where to send (the endpoint rules of --otlp and the
 // OTEL_EXPORTER_OTLP_* variables), the resource (--service, OTEL_SERVICE_NAME,

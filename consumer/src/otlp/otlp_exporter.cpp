@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "otlp/otlp_exporter.h"
 
 #include <curl/curl.h>

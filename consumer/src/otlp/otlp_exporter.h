@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OTLP/HTTP exporter of --otlp: its own thread, a bounded queue, batches, retries with
 // backoff; the drain path only hands it events (offer) or a snapshot of totals (publish) and
 // returns: it never waits on the network, and what does not fit in the queue is dropped and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OTLP options every attaching command takes (--otlp, --service, --otlp-queue,
 // --otlp-timeout), parsed by one function so trace, stat, block and profile cannot drift apart.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Events as JSON lines: the attribution fields every sink shares, and `vtscope trace`'s line.
 #pragma once
 

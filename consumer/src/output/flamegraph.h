@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An interactive SVG flame graph of folded stacks, written by vtscope itself: one rectangle per
 // frame (width = samples), roots at the bottom, so with vtscope profile's folding one tower per
 // trace stands on the "all" frame. Click a frame to zoom into it, "Reset zoom" to go back,

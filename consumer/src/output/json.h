@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small JSON reader (JMH's -rf json output, vtscope's --summary-json) and string escaping for the writer.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where a subcommand writes its output: a file or standard output. The first write error is
 // kept (not fatal at once: the session stops, drains and reports it).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What `vtscope profile` reports, apart from where the samples come from: the attributed samples
 // (one row per distinct thread, context, status and stack), rendered as the text report, the
 // "profile" object of --summary-json, and folded stacks. Pure functions: unit-tested alone.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `vtscope report`: a per-trace summary of a trace file (syscalls and bytes per trace id).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Strings that come from a target (thread names, symbols, replies, file contents) made safe for
 // the place they are written to. The target chooses every byte of them: a terminal escape in a
 // thread name would drive the user's terminal, a newline in a symbol would forge a line.

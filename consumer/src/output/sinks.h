@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The two ways an event source's results leave the kernel, apart from any one source:
 // RingBufferReader streams records (the JSON-lines sinks: vtscope trace) and CountTables drains
 // in-kernel counts (vtscope stat). A source pairs its BPF program with one of them and says how a

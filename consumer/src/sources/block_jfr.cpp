@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sources/block_jfr.h"
 
 #include <fcntl.h>

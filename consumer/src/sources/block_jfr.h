@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vtscope block --jfr: a JFR recording of jdk.VirtualThreadPinned in the target, started and
 // stopped through vtscope's own attach client (nothing of the target's is run), read back from the
 // target's /tmp inside its root, and printed by the jfr tool of a JDK root owns (`jfr print

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The block event source (consumer/bpf/block.bpf.c): off-CPU intervals of the target's threads
 // with a virtual thread mounted, attributed by the core at switch-out; intervals at least the
 // threshold long are JSON lines, shorter ones are counted in the kernel. The summary adds the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sources/profile_source.h"
 
 #include <bpf/bpf.h>

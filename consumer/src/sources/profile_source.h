@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU-sample event source (consumer/bpf/profile.bpf.c): perf events (hardware cycles where
 // the machine has a PMU, else the software cpu-clock), one per CPU, or with --per-thread one per
 // thread of the target, inherited by the threads they create (a thread is then sampled every 1/hz

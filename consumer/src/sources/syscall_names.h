@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // x86_64 syscall numbers to names (generated from asm/unistd_64.h, see syscall_names.cmake).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The syscall event source (consumer/bpf/syscalls.bpf.c): syscall entries of the target,
 // attributed by the core, either streamed as JSON lines (vtscope trace) or counted in the kernel
 // per thread, trace, syscall and status and reported per trace at the end (vtscope stat).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Symbol look-up in an ELF file (both .symtab and .dynsym), and virtual address to file offset
 // conversion for uprobes. libjvm.so keeps a full .symtab, so HotSpot's internal functions
 // (JavaThread::run, Threads::remove) are found there.

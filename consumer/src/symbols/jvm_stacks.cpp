@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "symbols/jvm_stacks.h"
 
 #include <dirent.h>

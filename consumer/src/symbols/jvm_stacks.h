@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the subcommands that take stacks of a JVM (profile, block) share on the user side: the
 // symbolizer kept fresh (the target's mappings, and the perf map that HotSpot writes on
 // Compiler.perfmap for its JIT code), the -XX:+PreserveFramePointer check, and the frames of one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "symbols/stack_symbolizer.h"
 
 #include "symbols/elf_symbols.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Names for the addresses of a sampled stack: user frames through the target's mappings (ELF
 // .symtab/.dynsym of the mapped file, the JVM's perf map /tmp/perf-PID.map for JIT code) and
 // kernel frames through /proc/kallsyms. The mappings are snapshotted while the target lives,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The target JVM's live JavaThreads, read through ThreadsSMRSupport::_java_thread_list.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HotSpot's dynamic attach (what jcmd does, without starting a JVM): the .attach_pid file and
 // SIGQUIT make the target open /tmp/.java_pidPID, and one request on that socket runs one
 // diagnostic command. vtscope profile and block use it for Compiler.perfmap, VM.flags and

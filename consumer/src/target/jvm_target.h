@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Everything vtscope learns about a target JVM before tracing it: that the pid exists, that it
 // runs HotSpot 24+, where libjvm.so is, and the VMStructs layout.
 #pragma once

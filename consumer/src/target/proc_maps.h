@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /proc/PID/maps parsing: where libjvm.so and the record region are mapped in the target.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /proc/stat's machine-wide CPU time: how much of the busy time the hypervisor stole. The
 // cpu-clock sampler counts stolen time in the samples of the task it interrupts, while the
 // task's own CPU clock leaves it out, so `vtscope profile` says how large that share was.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "target/process_handle.h"
 
 #include <poll.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The target held by a pidfd for the whole session. A pid names a process only until it is
 // reaped; then the kernel may hand the same number to another process (a hostile neighbour can
 // make that happen by forking until the pids wrap). A pidfd names the process itself: once the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Read-only access to another process's memory. The consumer never writes the target: every
 // read goes through process_vm_readv and is checked for a short or failed transfer.
 #pragma once

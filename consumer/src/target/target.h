@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The process being observed: its pid, what vtscope learnt of its JVM before attaching, and the
 // one read-only view of its memory and maps that every part of a session goes through.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The files of a target process, opened the only way vtscope opens them: inside the target's own
 // root, never through a path the host would resolve. The target (or whoever owns its container
 // filesystem) may be hostile: a symlink that points at the host's /etc, a FIFO that never ends, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HotSpot's VMStructs table, read from outside the JVM. libjvm.so exports gHotSpotVMStructs
 // (a pointer to an array of VMStructEntry) and gHotSpotVMStructEntry*Offset / ArrayStride,
 // which describe the entry layout (hotspot/share/runtime/vmStructs.cpp); the Serviceability Agent

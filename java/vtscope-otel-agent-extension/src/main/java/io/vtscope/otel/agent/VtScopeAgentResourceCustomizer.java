@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.vtscope.otel.agent;
 
 import io.opentelemetry.sdk.autoconfigure.spi.AutoConfigurationCustomizer;
