@@ -11,15 +11,12 @@
 
 #include "cli/block_options.h"
 #include "core/expected.h"
+#include "core/identity.h"
 #include "otlp/otlp_options.h"
 
 namespace vtscope {
 
 enum class Command { kHelp, kVersion, kTrace, kStat, kReport, kProfile, kBlock };
-
-enum class IdentityChannel { kVmStructs, kOtepTls, kLifecycle, kTwoProbe, kHotspotProbes };
-
-const char* identity_name(IdentityChannel channel);
 
 struct TraceOptions {
     pid_t pid = 0;
