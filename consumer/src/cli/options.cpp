@@ -44,10 +44,11 @@ Expected<long> parse_int(const std::string& text, const std::string& what, long 
 
 std::vector<OptionSpec> session_option_specs(Field<std::optional<double>> duration, Field<std::string> ready_file,
                                              Field<std::string> summary_json, Field<IdentityChannel> identity) {
+    // The channel table marks its default itself, so no "(default: ...)" after its last line.
     std::string channels = "how the running thread is resolved:";
     std::vector<std::string> names;
     for (const ChannelInfo& c : identity_channels()) {
-        channels += std::string("\n") + c.name + ": " + c.summary + (*c.detail ? "; " : "") + c.detail;
+        channels += std::string("\n") + c.name + ": " + c.summary + (*c.detail ? " " : "") + c.detail;
         names.push_back(c.name);
     }
     return {
@@ -57,7 +58,7 @@ std::vector<OptionSpec> session_option_specs(Field<std::optional<double>> durati
                "create FILE once every probe is attached and the JVM was read"),
         option("summary-json", 0, "FILE", ValueKind::kPath, apply_path(summary_json),
                "write the summary as one JSON object to FILE"),
-        option("identity", 'i', "CHANNEL", ValueKind::kEnum, apply_identity(identity), channels, "vmstructs", names),
+        option("identity", 'i', "CHANNEL", ValueKind::kEnum, apply_identity(identity), channels, "", names),
     };
 }
 
