@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "traced_run.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -38,10 +39,12 @@ TraceRun run_traced_harness(const HarnessPaths& paths, const std::vector<std::st
     }
     std::vector<std::string> trace = {paths.vtscope,    "trace",
                                       "--pid",          std::to_string(jvm.pid()),
-                                      "--syscalls",     "write",
                                       "--output",       dir.path("trace.jsonl"),
                                       "--ready-file",   dir.path("vtscope.ready"),
                                       "--summary-json", dir.path("summary.json")};
+    // write unless the test names its own syscalls: vtscope refuses --syscalls given twice.
+    if (std::find(trace_options.begin(), trace_options.end(), "--syscalls") == trace_options.end())
+        trace.insert(trace.end(), {"--syscalls", "write"});
     trace.insert(trace.end(), trace_options.begin(), trace_options.end());
     Child tracer = Child::start(trace, "", dir.path("vtscope.err"));
     if (!wait_for_file(dir.path("vtscope.ready"), 30s)) {

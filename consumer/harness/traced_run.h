@@ -33,7 +33,7 @@ struct TraceRun {
 };
 
 // Runs MarkerHarness with the JVM and harness options, traced by vtscope with the trace options
-// (after --pid ... --syscalls write --output ... --ready-file ...). vtscope stops by itself when
+// (after --pid ... --output ... --ready-file ...; --syscalls write unless they name syscalls). vtscope stops by itself when
 // the JVM exits (the "target exits mid-trace" path). before_trace, if given, runs once the JVM is
 // ready (after its warm-up) and before vtscope starts; a non-empty result is an error that ends
 // the run.

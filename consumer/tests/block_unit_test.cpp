@@ -18,7 +18,6 @@
 #include <set>
 
 #include "sources/block_jfr.h"
-#include "cli/block_options.h"
 #include "sources/block_source.h"
 #include "cli/options.h"
 #include "sources/syscall_names.h"
@@ -83,8 +82,9 @@ TEST(BlockOptions, DefaultsAndValues) {
     EXPECT_EQ(o->block.identity, vtscope::IdentityChannel::kOtepTls);
     o = vtscope::parse_options({"block", "--help"});
     ASSERT_TRUE(o);
-    EXPECT_TRUE(o->block.help);
-    EXPECT_NE(vtscope::block_usage().find("--threshold MS"), std::string::npos);
+    EXPECT_EQ(o->command, vtscope::Command::kHelp);
+    EXPECT_EQ(o->help_topic, "block");
+    EXPECT_NE(vtscope::usage("block").find("--threshold MS"), std::string::npos);
 }
 
 TEST(BlockOptions, BadInput) {

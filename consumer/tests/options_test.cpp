@@ -31,7 +31,6 @@ TEST(Options, Errors) {
         std::vector<std::string> args;
         std::string message;
     } cases[] = {
-        {{}, "missing command"},
         {{"frobnicate"}, "unknown command 'frobnicate'"},
         {{"trace"}, "trace needs --pid PID"},
         {{"trace", "--pid"}, "--pid needs a value"},
@@ -45,7 +44,10 @@ TEST(Options, Errors) {
         {{"trace", "--pid", "1", "--duration", "nan"}, "invalid duration: 'nan'"},
         {{"trace", "--pid", "1", "--duration", "3s"}, "invalid duration: '3s'"},
         {{"trace", "--pid", "1", "--output="}, "--output needs a file name"},
-        {{"trace", "--pid", "1", "--bogus"}, "unknown option for trace: '--bogus'"},
+        {{"trace", "--pid", "1", "--bogus"}, "unknown option for trace: '--bogus' (see vtscope trace --help)"},
+        {{"trace", "--pid", "1", "--duration", "1", "-d", "2"}, "--duration given twice (trace takes one)"},
+        {{"trace", "--pid", "1", "--stacks"}, "unknown option for trace: '--stacks'"},
+        {{"trace", "--pid", "1", "extra"}, "trace takes no argument 'extra'"},
         {{"report"}, "report needs a trace file"},
         {{"report", "a", "b"}, "report takes one file"},
         {{"report", "a", "--top", "0"}, "invalid --top: '0'"},
@@ -62,7 +64,8 @@ TEST(Options, HelpAndVersion) {
     EXPECT_EQ(parse_options({"--help"})->command, Command::kHelp);
     EXPECT_EQ(parse_options({"trace", "--help"})->command, Command::kHelp);
     EXPECT_EQ(parse_options({"--version"})->command, Command::kVersion);
-    EXPECT_NE(vtscope::usage().find("--ready-file"), std::string::npos);
+    EXPECT_NE(vtscope::usage("trace").find("--ready-file"), std::string::npos);
+    EXPECT_NE(vtscope::usage().find("  trace     trace syscall entries"), std::string::npos);
 }
 
 TEST(Options, Report) {
@@ -103,7 +106,7 @@ TEST(Options, Stat) {
     EXPECT_EQ(bad_top.error().message, "invalid --top: '0'");
     auto top_in_trace = parse_options({"trace", "--pid", "9", "--top", "3"});
     ASSERT_FALSE(top_in_trace.ok());
-    EXPECT_EQ(top_in_trace.error().message, "unknown option for trace: '--top'");
+    EXPECT_EQ(top_in_trace.error().message, "unknown option for trace: '--top' (see vtscope trace --help)");
 }
 
 TEST(Options, SubcommandHelpAndRepeatedPid) {
@@ -118,10 +121,31 @@ TEST(Options, SubcommandHelpAndRepeatedPid) {
     EXPECT_TRUE(vtscope::parse_options({"--help"})->help_topic.empty());
     auto twice = vtscope::parse_options({"trace", "--pid", "1", "--pid", "2"});
     ASSERT_FALSE(twice);
-    EXPECT_NE(twice.error().message.find("--pid given twice"), std::string::npos);
+    EXPECT_EQ(twice.error().message, "--pid given twice (trace takes one)");
     auto summary = vtscope::parse_options({"stat", "--pid", "3", "--summary-json", "s.json"});
     ASSERT_TRUE(summary);
     EXPECT_EQ(summary->trace.summary_json, "s.json");
+}
+
+// -p, -o, -d, -i, -s, -n, -h: the short forms of the common options, value separate or attached.
+TEST(Options, ShortOptions) {
+    auto o = parse_options({"stat", "-p", "42", "-o", "r.txt", "-d2", "-i", "otep-tls", "-s", "read", "-n", "3"});
+    ASSERT_TRUE(o.ok()) << o.error().message;
+    EXPECT_EQ(o->trace.pid, 42);
+    EXPECT_EQ(o->trace.output, "r.txt");
+    EXPECT_DOUBLE_EQ(*o->trace.duration_seconds, 2);
+    EXPECT_EQ(o->trace.identity, vtscope::IdentityChannel::kOtepTls);
+    EXPECT_EQ(o->trace.syscalls, std::vector<std::string>{"read"});
+    EXPECT_EQ(o->trace.top, 3);
+    EXPECT_EQ(parse_options({"profile", "-h"})->help_topic, "profile");
+    EXPECT_EQ(parse_options({"profile", "-p", "1", "-F", "49"})->profile.hz, 49);
+    EXPECT_EQ(parse_options({"block", "-p", "1", "-t", "5"})->block.threshold_ms, 5);
+    auto flag_value = parse_options({"block", "-p", "1", "--jfr=yes"});
+    ASSERT_FALSE(flag_value.ok());
+    EXPECT_EQ(flag_value.error().message, "--jfr takes no value");
+    auto unknown_short = parse_options({"trace", "-p", "1", "-z"});
+    ASSERT_FALSE(unknown_short.ok());
+    EXPECT_EQ(unknown_short.error().message, "unknown option for trace: '-z' (see vtscope trace --help)");
 }
 
 TEST(Options, OtlpExportOptions) {
@@ -173,6 +197,6 @@ TEST(Options, OtlpExportOptionsOnBlockAndProfile) {
     EXPECT_FALSE(vtscope::parse_options({"block", "--pid", "1", "--otlp-queue", "0"}));
     EXPECT_FALSE(vtscope::parse_options({"profile", "--pid", "1", "--otlp-timeout", "x"}));
     EXPECT_FALSE(vtscope::parse_options({"profile", "--pid", "1", "--otlp"}));
-    EXPECT_NE(vtscope::block_usage().find("  --otlp URL              also export"), std::string::npos);
+    EXPECT_NE(vtscope::usage("block").find("      --otlp URL              also export"), std::string::npos);
     EXPECT_NE(vtscope::usage("profile").find("      --otlp URL              also export"), std::string::npos);
 }

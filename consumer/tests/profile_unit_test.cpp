@@ -102,7 +102,7 @@ TEST(ProfileOptions, DefaultsAndAll) {
     EXPECT_EQ(o->profile.by, "vthread");
     EXPECT_EQ(o->profile.top, 3);
     EXPECT_EQ(o->profile.identity, IdentityChannel::kLifecycle);
-    EXPECT_NE(usage().find("--flamegraph FILE.svg"), std::string::npos);
+    EXPECT_NE(usage("profile").find("--flamegraph FILE.svg"), std::string::npos);
     for (auto args : std::vector<std::vector<std::string>>{{"profile"},
                                                            {"profile", "--pid", "1", "--hz", "10001"},
                                                            {"profile", "--pid", "1", "--by", "x"},

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/options.h"
+#include "core/identity.h"
 
 namespace vtscope {
 

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 // `vtscope block`: off-CPU intervals of the target's carriers with a virtual thread mounted.
-#include <cstdio>
-
 #include "core/attribution_core.h"
 #include "sources/block_source.h"
 #include "cli/commands.h"
@@ -12,10 +10,6 @@
 namespace vtscope {
 
 int run_block(const BlockOptions& options) {
-    if (options.help) {
-        std::fputs(block_usage().c_str(), stdout);
-        return 0;
-    }
     SessionOptions session{"block", options.duration_seconds, options.ready_file, options.summary_json};
     auto output = OutputFile::open(options.output);
     if (!output) return fail(session, output.error().message);

@@ -4,9 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "cli/commands.h"
+#include "cli/option_docs.h"
 #include "cli/options.h"
 #include "output/report.h"
-#include "cli/commands.h"
 
 #ifndef VTSCOPE_VERSION
 #define VTSCOPE_VERSION "0.1.0"
@@ -22,6 +23,11 @@ int main(int argc, char** argv) {
     switch (options->command) {
         case vtscope::Command::kHelp: std::fputs(vtscope::usage(options->help_topic).c_str(), stdout); return 0;
         case vtscope::Command::kVersion: std::printf("vtscope %s\n", VTSCOPE_VERSION); return 0;
+        case vtscope::Command::kMan: std::fputs(vtscope::man_page(options->help_topic).c_str(), stdout); return 0;
+        case vtscope::Command::kMarkdown:
+            std::fputs(vtscope::markdown_page(options->help_topic).c_str(), stdout);
+            return 0;
+        case vtscope::Command::kCompletion: std::fputs(vtscope::bash_completion().c_str(), stdout); return 0;
         case vtscope::Command::kTrace: return vtscope::run_trace(options->trace);
         case vtscope::Command::kStat: return vtscope::run_stat(options->trace);
         case vtscope::Command::kReport: return vtscope::run_report(options->report);

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+// parse_options, the value parsers, and the tables of trace, stat and report with the option
+// fragments every attaching command shares (option_table.h).
 #include "cli/options.h"
 
 #include <cerrno>
@@ -7,8 +9,8 @@
 #include <cstdlib>
 #include <set>
 
-#include "cli/block_options.h"
 #include "channels/identity_channels.h"
+#include "cli/option_table.h"
 
 namespace vtscope {
 
@@ -18,191 +20,16 @@ const std::vector<std::string>& default_syscalls() {
     return names;
 }
 
-namespace {
-
-std::string channel_help() {
-    std::string channels;
-    for (const ChannelInfo& c : identity_channels()) {
-        channels += std::string("                              ") + c.name + ": " + c.summary + "\n";
-        if (*c.detail) channels += std::string("                                ") + c.detail + "\n";
-    }
-    return channels;
-}
-
-// The options every attaching subcommand takes.
-std::string session_options() {
-    return R"(      --duration SEC          stop after SEC seconds (at most 10000000; default: until
-                              SIGINT/SIGTERM or the target exits)
-      --ready-file FILE       create FILE once every probe is attached and the JVM was read
-      --summary-json FILE     write the summary as one JSON object to FILE
-      --identity CHANNEL      how the running thread is resolved:
-)" + channel_help();
-}
-
-const char* kTraceSignals = "trace: one log record per event (URL/v1/logs)";
-const char* kStatSignals =
-    "stat: calls and bytes by syscall and status (URL/v1/metrics),\n"
-    "trace ids as exemplars";
-const char* kProfileSignals =
-    "profile: CPU time by status (URL/v1/metrics), trace ids as\n"
-    "exemplars; with --otlp-profiles also the stacks as an OTLP\n"
-    "profile (URL/v1development/profiles)";
-
-std::string trace_help() {
-    return R"(  trace --pid PID [options]   trace syscall entries of a running JVM, one JSON object per line
-      --syscalls LIST         comma-separated syscall names, any with a sys_enter tracepoint
-                              (default: read,write,pread64,pwrite64,readv,writev,sendto,
-                              recvfrom,sendmsg,recvmsg)
-      --output FILE           write JSON lines to FILE (default: standard output)
-)" + otlp_options_help(kTraceSignals, 6) +
-           session_options();
-}
-
-std::string stat_help() {
-    return R"(  stat --pid PID [options]    count syscall entries per trace context in the kernel (no event
-                              stream, so far cheaper per syscall) and print the per-trace report
-                              at the end
-      --syscalls LIST         as for trace
-      --top N                 traces shown in the report (default 10)
-      --output FILE           write the report to FILE (default: standard output)
-)" + otlp_options_help(kStatSignals, 6) +
-           session_options();
-}
-
-std::string profile_help() {
-    return R"(  profile --pid PID [options] sample the JVM's CPU (a software cpu-clock, or hardware cycles
-                              where present) and report CPU time per trace, span or virtual
-                              thread; non-virtual threads and unattributed samples apart
-      --hz N                  samples per second of each CPU (default 99)
-      --per-thread            one event per thread of the target (every 1/hz of its CPU time)
-                              instead of one per CPU (--per-cpu, the default); costs the target
-                              at each of its context switches (see bench/RESULTS.md)
-      --top N                 rows shown in the report (default 10)
-      --output FILE           write the report to FILE (default: standard output)
-      --by trace|span|vthread report rows and flame graph towers (default trace)
-      --stacks                user and kernel stacks per sample, symbolised (ELF symbols and
-                              the JVM's perf map, which --stacks has the JVM write as jcmd
-                              Compiler.perfmap does; Java frames need -XX:+PreserveFramePointer)
-      --folded FILE           folded stacks, one root frame per trace (implies --stacks; - is
-                              standard output, with the report in --output FILE)
-      --flamegraph FILE.svg   an interactive SVG flame graph, one tower per trace (implies
-                              --stacks)
-      --otlp-profiles         with --otlp: the samples, their stacks and trace links as one
-                              OTLP profile at the end (the development-stage profiles signal,
-                              as Collector v0.165.0 takes it; implies --stacks)
-)" + otlp_options_help(kProfileSignals, 6) +
-           session_options();
-}
-
-std::string block_summary() {
-    return R"(  block --pid PID [options]   off-CPU intervals of carriers with a virtual thread mounted (the
-                              virtual thread blocks or pins its carrier), attributed to it and
-                              its trace: --threshold MS (default 20), --all-threads, --jfr,
-                              --stacks; see vtscope block --help
-)";
-}
-
-std::string report_help() {
-    return "  report FILE [--top N]       summarise a trace file per trace id (syscalls, bytes, top N)\n";
-}
-
-std::string footer() {
-    return R"(
-trace, stat, profile and block need )" +
-           std::string(kPrivilegeText) + R"(.
-They only read the target. A summary of counters (events, ok, no_context, context_unknown,
-invalid, unmapped, lost) goes to stderr.
-Exit status: 0 when the session ran to its end (the target exited, --duration, a signal; lost
-events and OTLP drops at a full queue are reported, not an error), 1 on an error (the target,
-privilege, BPF, output, OTLP records still undelivered at the end), 2 on a usage error.
-)";
-}
-
-}  // namespace
-
-std::string usage(const std::string& command) {
-    if (command == "trace") return "usage: vtscope trace --pid PID [options]\n\n" + trace_help() + footer();
-    if (command == "stat") return "usage: vtscope stat --pid PID [options]\n\n" + stat_help() + footer();
-    if (command == "report") return "usage: vtscope report FILE [--top N]\n\n" + report_help();
-    if (command == "profile") return "usage: vtscope profile --pid PID [options]\n\n" + profile_help() + footer();
-    if (command == "block") return block_usage();
-    return R"(usage: vtscope COMMAND [OPTIONS]
-
-Attributes OS events of a JVM to the Java virtual thread mounted at that instant and to its
-OpenTelemetry trace context, on a stock JDK 24+ (HotSpot), with no agent in the target.
-
-Commands:
-)" + trace_help() +
-           stat_help() + profile_help() + block_summary() + report_help() +
-           R"(  --help, -h                  show this help (vtscope COMMAND --help: that command's)
-  --version                   show the version
-)" + footer();
-}
-
 Expected<double> parse_seconds(const std::string& text, const std::string& what, double max) {
     errno = 0;
     char* end = nullptr;
     double d = std::strtod(text.c_str(), &end);
     if (text.empty() || errno != 0 || *end != '\0' || !std::isfinite(d) || d <= 0 || d > max) {
         char limit[32];
-        std::snprintf(limit, sizeof(limit), "%g", max);
+        std::snprintf(limit, sizeof(limit), "%.15g", max);
         return make_error("invalid " + what + ": '" + text + "' (seconds, > 0 and at most " + limit + ")");
     }
     return d;
-}
-
-bool otlp_option_takes_value(const std::string& name) {
-    return name == "--otlp" || name == "--service" || name == "--otlp-queue" || name == "--otlp-timeout";
-}
-
-Expected<bool> parse_otlp_option(const std::string& name, const std::string& value, OtlpOptions& o) {
-    if (name == "--otlp") {
-        if (value.empty()) return make_error("--otlp needs a URL (http://HOST[:PORT])");
-        o.endpoint = value;
-    } else if (name == "--service") {
-        if (value.empty()) return make_error("--service needs a name");
-        o.service = value;
-    } else if (name == "--otlp-queue") {
-        auto n = parse_int(value, "--otlp-queue", 1, 1L << 24);
-        if (!n) return n.error();
-        o.queue = static_cast<size_t>(*n);
-    } else if (name == "--otlp-timeout") {
-        auto seconds = parse_seconds(value, "--otlp-timeout", 3600);
-        if (!seconds) return seconds.error();
-        o.timeout_seconds = *seconds;
-    } else {
-        return false;
-    }
-    return true;
-}
-
-std::string otlp_options_help(const std::string& signals, int indent) {
-    // Each entry: the option (empty: a continuation line) and its text.
-    std::vector<std::pair<std::string, std::string>> lines = {
-        {"--otlp URL", "also export to an OpenTelemetry Collector over OTLP/HTTP (JSON);"}};
-    size_t start = 0;
-    while (start < signals.size()) {
-        size_t nl = signals.find('\n', start);
-        lines.push_back({"", signals.substr(start, nl == std::string::npos ? std::string::npos : nl - start)});
-        if (nl == std::string::npos) break;
-        start = nl + 1;
-    }
-    lines.insert(lines.end(), {{"", "default port 4318; default URL: $OTEL_EXPORTER_OTLP_ENDPOINT (no"},
-                               {"", "export when unset)"},
-                               {"--service NAME", "the resource's service.name (default: the target's OTEP 4719"},
-                               {"", "process context, then $OTEL_SERVICE_NAME, then service.name in"},
-                               {"", "$OTEL_RESOURCE_ATTRIBUTES, then unknown_service)"},
-                               {"--otlp-queue N", "log records held for export at most (default 65536; beyond:"},
-                               {"", "dropped, counted)"},
-                               {"--otlp-timeout SEC", "per request, and for the final flush (default 10)"}});
-    std::string out;
-    for (const auto& [option, text] : lines) {
-        std::string line(static_cast<size_t>(indent), ' ');
-        line += option;
-        line.resize(static_cast<size_t>(indent) + 24, ' ');
-        out += line + text + "\n";
-    }
-    return out;
 }
 
 Expected<long> parse_int(const std::string& text, const std::string& what, long min, long max) {
@@ -215,16 +42,69 @@ Expected<long> parse_int(const std::string& text, const std::string& what, long 
     return value;
 }
 
-Expected<OptionArg> split_option(const std::vector<std::string>& args, size_t& i, const std::string& command,
-                                 bool (*takes_value)(const std::string& name)) {
-    const std::string& arg = args[i];
-    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos)
-        return OptionArg{arg.substr(0, eq), arg.substr(eq + 1)};
-    if (takes_value(arg) || otlp_option_takes_value(arg)) {
-        if (i + 1 >= args.size()) return make_error(arg + " needs a value");
-        return OptionArg{arg, args[++i]};
+std::vector<OptionSpec> session_option_specs(Field<std::optional<double>> duration, Field<std::string> ready_file,
+                                             Field<std::string> summary_json, Field<IdentityChannel> identity) {
+    // The channel table marks its default itself, so no "(default: ...)" after its last line.
+    std::string channels = "how the running thread is resolved:";
+    std::vector<std::string> names;
+    for (const ChannelInfo& c : identity_channels()) {
+        channels += std::string("\n") + c.name + ": " + c.summary + (*c.detail ? " " : "") + c.detail;
+        names.push_back(c.name);
     }
-    return make_error("unknown option for " + command + ": '" + arg + "'");
+    return {
+        option("duration", 'd', "SEC", ValueKind::kDuration, apply_duration(duration),
+               "stop after SEC seconds, at most 10000000", "until SIGINT/SIGTERM or the target exits"),
+        option("ready-file", 0, "FILE", ValueKind::kPath, apply_path(ready_file),
+               "create FILE once every probe is attached and the JVM was read"),
+        option("summary-json", 0, "FILE", ValueKind::kPath, apply_path(summary_json),
+               "write the summary as one JSON object to FILE"),
+        option("identity", 'i', "CHANNEL", ValueKind::kEnum, apply_identity(identity), channels, "", names),
+    };
+}
+
+std::vector<OptionSpec> otlp_option_specs(Field<OtlpOptions> field, const std::string& signals) {
+    auto text = [field](std::string OtlpOptions::*member, const char* what) -> ApplyFn {
+        return [field, member, what](Options& o, const std::string& name, const std::string& value) -> Status {
+            if (value.empty()) return make_error(name + " needs " + what);
+            field(o).*member = value;
+            return ok_status();
+        };
+    };
+    ApplyFn queue = [field](Options& o, const std::string& name, const std::string& value) -> Status {
+        auto n = parse_int(value, name, 1, 1L << 24);
+        if (!n) return n.error();
+        field(o).queue = static_cast<size_t>(*n);
+        return ok_status();
+    };
+    ApplyFn timeout = [field](Options& o, const std::string& name, const std::string& value) -> Status {
+        auto seconds = parse_seconds(value, name, 3600);
+        if (!seconds) return seconds.error();
+        field(o).timeout_seconds = *seconds;
+        return ok_status();
+    };
+    return {
+        option("otlp", 0, "URL", ValueKind::kText, text(&OtlpOptions::endpoint, "a URL (http://HOST[:PORT])"),
+               "also export to an OpenTelemetry Collector over OTLP/HTTP (JSON); " + signals + "; default port 4318",
+               "$OTEL_EXPORTER_OTLP_ENDPOINT; no export when unset"),
+        option("service", 0, "NAME", ValueKind::kText, text(&OtlpOptions::service, "a name"),
+               "the resource's service.name (by default the target's OTEP 4719 process context, then "
+               "$OTEL_SERVICE_NAME, then service.name in $OTEL_RESOURCE_ATTRIBUTES, then unknown_service)"),
+        option("otlp-queue", 0, "N", ValueKind::kInteger, queue,
+               "log records held for export at most (beyond: dropped, counted)", "65536"),
+        option("otlp-timeout", 0, "SEC", ValueKind::kSeconds, timeout, "per request, and for the final flush", "10"),
+    };
+}
+
+std::vector<TextSection> attaching_sections(const std::string& who) {
+    return {
+        {"Privilege", who + " " + kPrivilegeText +
+                          ". It only reads the target. A summary of counters (events, ok, no_context, "
+                          "context_unknown, invalid, unmapped, lost) goes to stderr."},
+        {"Exit status",
+         "0 when the session ran to its end (the target exited, --duration, a signal; lost events and OTLP drops "
+         "at a full queue are reported, not an error), 1 on an error (the target, privilege, BPF, output, OTLP "
+         "records still undelivered at the end), 2 on a usage error."},
+    };
 }
 
 namespace {
@@ -249,131 +129,124 @@ Expected<std::vector<std::string>> parse_syscall_list(const std::string& text) {
     return names;
 }
 
-bool trace_takes_value(const std::string& name) {
-    for (const char* n :
-         {"--pid", "--syscalls", "--duration", "--output", "--ready-file", "--identity", "--summary-json"})
-        if (name == n) return true;
-    return false;
+std::string default_syscall_text() {
+    std::string text;
+    for (const std::string& name : default_syscalls()) text += (text.empty() ? "" : ", ") + name;
+    return text;
 }
 
-bool stat_takes_value(const std::string& name) { return name == "--top" || trace_takes_value(name); }
-
-// trace and stat share their options; stat adds --top.
-Expected<Options> parse_trace(const std::vector<std::string>& args, bool aggregate) {
-    const std::string command = aggregate ? "stat" : "trace";
-    Options options;
-    options.command = aggregate ? Command::kStat : Command::kTrace;
-    TraceOptions& t = options.trace;
-    t.aggregate = aggregate;
-    bool have_pid = false;
-    for (size_t i = 0; i < args.size(); i++) {
-        const std::string& arg = args[i];
-        if (arg == "--help" || arg == "-h") {
-            options.command = Command::kHelp;
-            options.help_topic = command;
-            return options;
-        }
-        auto option = split_option(args, i, command, aggregate ? stat_takes_value : trace_takes_value);
-        if (!option) return option.error();
-        const auto& [name, value] = *option;
-        auto otlp = parse_otlp_option(name, value, t.otlp);
-        if (!otlp) return otlp.error();
-        if (*otlp) continue;
-        if (name == "--pid") {
-            if (have_pid) return make_error("--pid given twice (" + command + " observes one process)");
-            auto pid = parse_int(value, "pid", 1, 0x7fffffff);
-            if (!pid) return pid.error();
-            t.pid = static_cast<pid_t>(*pid);
-            have_pid = true;
-        } else if (name == "--syscalls") {
-            auto list = parse_syscall_list(value);
-            if (!list) return list.error();
-            t.syscalls = std::move(*list);
-        } else if (name == "--duration") {
-            errno = 0;
-            char* end = nullptr;
-            double d = std::strtod(value.c_str(), &end);
-            if (value.empty() || errno != 0 || *end != '\0' || !std::isfinite(d) || d <= 0 || d > 1e7)
-                return make_error("invalid duration: '" + value + "' (seconds, > 0 and at most 10000000)");
-            t.duration_seconds = d;
-        } else if (name == "--output") {
-            if (value.empty()) return make_error("--output needs a file name");
-            t.output = value;
-        } else if (name == "--identity") {
-            const ChannelInfo* channel = find_channel(value);
-            if (!channel) return make_error("unknown identity channel '" + value + "' (" + channel_names() + ")");
-            t.identity = channel->channel;
-        } else if (name == "--summary-json") {
-            if (value.empty()) return make_error("--summary-json needs a file name");
-            t.summary_json = value;
-        } else if (name == "--ready-file") {
-            if (value.empty()) return make_error("--ready-file needs a file name");
-            t.ready_file = value;
-        } else if (aggregate && name == "--top") {
-            auto top = parse_int(value, "--top", 1, 1000000);
-            if (!top) return top.error();
-            t.top = static_cast<int>(*top);
-        } else {
-            return make_error("unknown option for " + command + ": '" + name + "'");
-        }
-    }
-    if (!have_pid) return make_error(command + " needs --pid PID");
-    if (t.syscalls.empty()) t.syscalls = default_syscalls();
-    return options;
+Status finish_syscalls(Options& o) {
+    if (o.trace.pid == 0) return make_error(std::string(o.trace.aggregate ? "stat" : "trace") + " needs --pid PID");
+    if (o.trace.syscalls.empty()) o.trace.syscalls = default_syscalls();
+    return ok_status();
 }
 
-Expected<Options> parse_report(const std::vector<std::string>& args) {
-    Options options;
-    options.command = Command::kReport;
-    for (size_t i = 0; i < args.size(); i++) {
-        const std::string& arg = args[i];
-        if (arg == "--help" || arg == "-h") {
-            options.command = Command::kHelp;
-            options.help_topic = "report";
-            return options;
-        }
-        if (arg == "--top") {
-            if (i + 1 >= args.size()) return make_error("--top needs a value");
-            auto top = parse_int(args[++i], "--top", 1, 1000000);
-            if (!top) return top.error();
-            options.report.top = static_cast<int>(*top);
-        } else if (arg.rfind("-", 0) == 0 && arg != "-") {
-            return make_error("unknown option for report: '" + arg + "'");
-        } else if (options.report.input.empty()) {
-            options.report.input = arg;
-        } else {
-            return make_error("report takes one file, got '" + arg + "' too");
-        }
-    }
-    if (options.report.input.empty()) return make_error("report needs a trace file (vtscope report FILE)");
+// trace and stat share their options (stat adds --top); the pid, the syscalls and the output first.
+std::vector<OptionSpec> syscall_option_specs(bool aggregate, const std::string& signals) {
+    std::vector<OptionSpec> options = {
+        option("pid", 'p', "PID", ValueKind::kPid, apply_pid(at(&Options::trace, &TraceOptions::pid)),
+               "the JVM to observe"),
+        option(
+            "syscalls", 's', "LIST", ValueKind::kText,
+            [](Options& o, const std::string&, const std::string& value) -> Status {
+                auto list = parse_syscall_list(value);
+                if (!list) return list.error();
+                o.trace.syscalls = std::move(*list);
+                return ok_status();
+            },
+            "comma-separated syscall names, any with a sys_enter tracepoint", default_syscall_text()),
+    };
+    if (aggregate)
+        options.push_back(option("top", 'n', "N", ValueKind::kInteger,
+                                 apply_int(at(&Options::trace, &TraceOptions::top), 1, 1000000),
+                                 "traces shown in the report", "10"));
+    options.push_back(option("output", 'o', "FILE", ValueKind::kPath,
+                             apply_path(at(&Options::trace, &TraceOptions::output)),
+                             aggregate ? "write the report to FILE" : "write JSON lines to FILE", "standard output"));
+    for (auto& spec : session_option_specs(&Options::trace)) options.push_back(std::move(spec));
+    for (auto& spec : otlp_option_specs(at(&Options::trace, &TraceOptions::otlp), signals))
+        options.push_back(std::move(spec));
     return options;
 }
 
 }  // namespace
 
+CommandSpec trace_command_spec() {
+    CommandSpec spec;
+    spec.name = "trace";
+    spec.command = Command::kTrace;
+    spec.synopsis = "--pid PID [options]";
+    spec.summary = "trace syscall entries of a running JVM, one JSON object per line";
+    spec.description =
+        "Traces the entries of the named syscalls by the threads of a running JVM (stock JDK 24+, HotSpot, no "
+        "agent needed) and writes one JSON object per syscall entry, attributed to the Java virtual thread "
+        "mounted at that instant and to its OpenTelemetry trace context.";
+    spec.options = syscall_option_specs(false, "trace exports one log record per event (URL/v1/logs)");
+    spec.finish = finish_syscalls;
+    spec.sections = attaching_sections(spec.name + " needs");
+    spec.examples = {{"vtscope trace -p 1234 -d 10 -o events.jsonl", "ten seconds of the default syscalls to a file"},
+                     {"vtscope trace --pid 1234 --syscalls read,write --otlp http://localhost:4318",
+                      "reads and writes, also exported as OTLP log records"}};
+    return spec;
+}
+
+CommandSpec stat_command_spec() {
+    CommandSpec spec;
+    spec.name = "stat";
+    spec.command = Command::kStat;
+    spec.synopsis = "--pid PID [options]";
+    spec.summary = "count syscall entries per trace context in the kernel and print a per-trace report";
+    spec.description =
+        "Counts the same attributed syscall entries as trace, per thread, trace context, syscall and status, in "
+        "the kernel (no event stream, so far cheaper per syscall), and prints the per-trace report at the end.";
+    spec.options = syscall_option_specs(
+        true, "stat exports calls and bytes by syscall and status (URL/v1/metrics), trace ids as exemplars");
+    spec.finish = [](Options& o) -> Status {
+        o.trace.aggregate = true;
+        return finish_syscalls(o);
+    };
+    spec.sections = attaching_sections(spec.name + " needs");
+    spec.examples = {{"vtscope stat -p 1234 -d 30 -n 5", "the five busiest traces of thirty seconds"}};
+    return spec;
+}
+
+CommandSpec report_command_spec() {
+    CommandSpec spec;
+    spec.name = "report";
+    spec.command = Command::kReport;
+    spec.synopsis = "FILE [--top N]";
+    spec.summary = "summarise a trace file per trace id (syscalls, bytes, top N)";
+    spec.description =
+        "Reads a file of JSON lines written by vtscope trace and prints, per trace id, the syscalls and bytes "
+        "attributed to it, the top N traces first.";
+    spec.options = {option("top", 'n', "N", ValueKind::kInteger,
+                           apply_int(at(&Options::report, &ReportOptions::top), 1, 1000000), "traces shown", "10")};
+    spec.positional = "FILE";
+    spec.apply_positional = [](Options& o, const std::string& value) -> Status {
+        o.report.input = value;
+        return ok_status();
+    };
+    spec.finish = [](Options& o) -> Status {
+        if (o.report.input.empty()) return make_error("report needs a trace file (vtscope report FILE)");
+        return ok_status();
+    };
+    spec.examples = {{"vtscope report events.jsonl --top 3", "the three traces with the most syscalls"}};
+    return spec;
+}
+
 Expected<Options> parse_options(const std::vector<std::string>& args) {
-    if (args.empty()) return make_error("missing command (try 'vtscope --help')");
+    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") return Options{};
     const std::string& command = args[0];
-    std::vector<std::string> rest(args.begin() + 1, args.end());
-    if (command == "--help" || command == "-h" || command == "help") return Options{};
-    if (command == "--version") {
-        Options o;
-        o.command = Command::kVersion;
-        return o;
-    }
-    if (command == "trace") return parse_trace(rest, false);
-    if (command == "stat") return parse_trace(rest, true);
-    if (command == "report") return parse_report(rest);
-    if (command == "profile") return parse_profile_options(rest);
-    if (command == "block") {
-        auto block = parse_block_options(rest);
-        if (!block) return block.error();
-        Options o;
-        o.command = Command::kBlock;
-        o.block = std::move(*block);
-        return o;
-    }
-    return make_error("unknown command '" + command + "' (try 'vtscope --help')");
+    Options asked;
+    if (command == "--version") asked.command = Command::kVersion;
+    // Hidden: how the build generates vtscope(1), its markdown and the bash completion.
+    if (command == "--man") asked.command = Command::kMan;
+    if (command == "--markdown") asked.command = Command::kMarkdown;
+    if (command == "--completion") asked.command = Command::kCompletion;
+    if (asked.command != Command::kHelp) return asked;
+    const CommandSpec* spec = find_command(command);
+    if (!spec) return make_error("unknown command '" + command + "' (try 'vtscope --help')");
+    return parse_command(*spec, std::vector<std::string>(args.begin() + 1, args.end()));
 }
 
 }  // namespace vtscope

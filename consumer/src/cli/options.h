@@ -11,15 +11,14 @@
 
 #include "cli/block_options.h"
 #include "core/expected.h"
+#include "core/identity.h"
 #include "otlp/otlp_options.h"
 
 namespace vtscope {
 
-enum class Command { kHelp, kVersion, kTrace, kStat, kReport, kProfile, kBlock };
-
-enum class IdentityChannel { kVmStructs, kOtepTls, kLifecycle, kTwoProbe, kHotspotProbes };
-
-const char* identity_name(IdentityChannel channel);
+// kMan, kMarkdown and kCompletion are hidden (--man, --markdown, --completion): the build
+// generates the man pages, docs/commands and the bash completion with them.
+enum class Command { kHelp, kVersion, kMan, kMarkdown, kCompletion, kTrace, kStat, kReport, kProfile, kBlock };
 
 struct TraceOptions {
     pid_t pid = 0;
@@ -61,7 +60,7 @@ struct ProfileOptions {
 
 struct Options {
     Command command = Command::kHelp;
-    std::string help_topic;  // kHelp: the subcommand whose help was asked for, empty for the global one
+    std::string help_topic;  // kHelp, kMan, kMarkdown: the command asked about, empty for vtscope itself
     TraceOptions trace;
     ReportOptions report;
     ProfileOptions profile;
@@ -75,19 +74,8 @@ Expected<long> parse_int(const std::string& text, const std::string& what, long 
 // A number of seconds in (0, max]; the error names `what`, the text and the range.
 Expected<double> parse_seconds(const std::string& text, const std::string& what, double max);
 
-// One option of a subcommand's arguments and its value (its flags are the caller's): "--name=value",
-// or "--name value" when takes_value(name) or an --otlp option takes one (i then moves past the
-// value). Anything else is an error naming the command and the argument.
-struct OptionArg {
-    std::string name;
-    std::string value;
-};
-Expected<OptionArg> split_option(const std::vector<std::string>& args, size_t& i, const std::string& command,
-                                 bool (*takes_value)(const std::string& name));
-
-// `vtscope profile` options (profile_options.cpp); args after the command name.
-Expected<Options> parse_profile_options(const std::vector<std::string>& args);
-// The global help, or one subcommand's ("trace", "stat", "report", "profile").
+// The global help, or one command's ("trace", "stat", "report", "profile", "block"); from the
+// option tables (option_docs.cpp).
 std::string usage(const std::string& command = "");
 
 }  // namespace vtscope

@@ -1,96 +1,58 @@
 // SPDX-License-Identifier: Apache-2.0
-// `vtscope profile`'s options (kept out of options.cpp so the subcommand's parsing is in one place).
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
-
-#include "channels/identity_channels.h"
-#include "cli/options.h"
+// `vtscope profile`'s option table (option_table.h).
+#include "cli/option_table.h"
 
 namespace vtscope {
 namespace {
 
-bool takes_value(const std::string& arg) {
-    for (const char* name : {"--pid", "--hz", "--duration", "--output", "--ready-file", "--summary-json", "--identity",
-                             "--folded", "--flamegraph", "--by", "--top"})
-        if (arg == name) return true;
-    return false;
+Field<std::string> profile_text(std::string ProfileOptions::*member) { return at(&Options::profile, member); }
+
+std::vector<OptionSpec> profile_option_specs() {
+    std::vector<OptionSpec> options = {
+        option("pid", 'p', "PID", ValueKind::kPid, apply_pid(at(&Options::profile, &ProfileOptions::pid)),
+               "the JVM to observe"),
+        option("hz", 'F', "N", ValueKind::kInteger, apply_int(at(&Options::profile, &ProfileOptions::hz), 1, 10000),
+               "samples per second of each CPU", "99"),
+        option(
+            "per-thread", 0, "", ValueKind::kFlag, apply_flag(at(&Options::profile, &ProfileOptions::per_thread), true),
+            "one event per thread of the target (every 1/hz of its CPU time) instead of one per CPU; costs the target "
+            "at each of its context switches (see bench/RESULTS.md)"),
+        option("per-cpu", 0, "", ValueKind::kFlag,
+               apply_flag(at(&Options::profile, &ProfileOptions::per_thread), false),
+               "one event per CPU, system-wide (the last of --per-cpu and --per-thread given counts)", "on"),
+        option("top", 'n', "N", ValueKind::kInteger, apply_int(at(&Options::profile, &ProfileOptions::top), 1, 1000000),
+               "rows shown in the report", "10"),
+        option("output", 'o', "FILE", ValueKind::kPath, apply_path(profile_text(&ProfileOptions::output)),
+               "write the report to FILE", "standard output"),
+        option("by", 0, "trace|span|vthread", ValueKind::kEnum,
+               apply_enum(profile_text(&ProfileOptions::by), {"trace", "span", "vthread"}),
+               "report rows and flame graph towers", "trace", {"trace", "span", "vthread"}),
+        option(
+            "stacks", 0, "", ValueKind::kFlag, apply_flag(at(&Options::profile, &ProfileOptions::stacks)),
+            "user and kernel stacks per sample, symbolised (ELF symbols and the JVM's perf map, which --stacks has the "
+            "JVM write as jcmd Compiler.perfmap does; Java frames need -XX:+PreserveFramePointer)"),
+        option("folded", 0, "FILE", ValueKind::kPath, apply_path(profile_text(&ProfileOptions::folded)),
+               "folded stacks, one root frame per trace (implies --stacks; - is standard output, with the report in "
+               "--output FILE)"),
+        option("flamegraph", 0, "FILE.svg", ValueKind::kPath, apply_path(profile_text(&ProfileOptions::flamegraph)),
+               "an interactive SVG flame graph, one tower per trace (implies --stacks)"),
+        option("otlp-profiles", 0, "", ValueKind::kFlag,
+               apply_flag(at(&Options::profile, &ProfileOptions::otlp_profiles)),
+               "with --otlp: the samples, their stacks and trace links as one OTLP profile at the end (the "
+               "development-stage profiles signal, as Collector v0.165.0 takes it; implies --stacks)"),
+    };
+    for (auto& spec : session_option_specs(&Options::profile)) options.push_back(std::move(spec));
+    for (auto& spec : otlp_option_specs(at(&Options::profile, &ProfileOptions::otlp),
+                                        "profile exports CPU time by status (URL/v1/metrics), trace ids as "
+                                        "exemplars; with --otlp-profiles also the stacks as an OTLP profile "
+                                        "(URL/v1development/profiles)"))
+        options.push_back(std::move(spec));
+    return options;
 }
 
-}  // namespace
-
-Expected<Options> parse_profile_options(const std::vector<std::string>& args) {
-    Options options;
-    options.command = Command::kProfile;
+Status finish_profile(Options& options) {
     ProfileOptions& p = options.profile;
-    bool have_pid = false;
-    for (size_t i = 0; i < args.size(); i++) {
-        const std::string& arg = args[i];
-        if (arg == "--help" || arg == "-h") {
-            options.command = Command::kHelp;
-            options.help_topic = "profile";
-            return options;
-        }
-        if (arg == "--stacks") {
-            p.stacks = true;
-            continue;
-        }
-        if (arg == "--per-cpu" || arg == "--per-thread") {
-            p.per_thread = arg == "--per-thread";  // the last one given counts
-            continue;
-        }
-        if (arg == "--otlp-profiles") {
-            p.otlp_profiles = true;
-            continue;
-        }
-        auto option = split_option(args, i, "profile", takes_value);
-        if (!option) return option.error();
-        const auto& [name, value] = *option;
-        auto otlp = parse_otlp_option(name, value, p.otlp);
-        if (!otlp) return otlp.error();
-        if (*otlp) continue;
-        if (name == "--pid") {
-            if (have_pid) return make_error("--pid given twice (profile observes one process)");
-            auto pid = parse_int(value, "pid", 1, 0x7fffffff);
-            if (!pid) return pid.error();
-            p.pid = static_cast<pid_t>(*pid);
-            have_pid = true;
-        } else if (name == "--hz") {
-            auto hz = parse_int(value, "--hz", 1, 10000);
-            if (!hz) return hz.error();
-            p.hz = static_cast<int>(*hz);
-        } else if (name == "--duration") {
-            errno = 0;
-            char* end = nullptr;
-            double d = std::strtod(value.c_str(), &end);
-            if (value.empty() || errno != 0 || *end != '\0' || !std::isfinite(d) || d <= 0 || d > 1e7)
-                return make_error("invalid duration: '" + value + "' (seconds, > 0)");
-            p.duration_seconds = d;
-        } else if (name == "--output" || name == "--ready-file" || name == "--summary-json" || name == "--folded" ||
-                   name == "--flamegraph") {
-            if (value.empty()) return make_error(name + " needs a file name");
-            if (name == "--output") p.output = value;
-            if (name == "--ready-file") p.ready_file = value;
-            if (name == "--summary-json") p.summary_json = value;
-            if (name == "--folded") p.folded = value;
-            if (name == "--flamegraph") p.flamegraph = value;
-        } else if (name == "--identity") {
-            const ChannelInfo* channel = find_channel(value);
-            if (!channel) return make_error("unknown identity channel '" + value + "' (" + channel_names() + ")");
-            p.identity = channel->channel;
-        } else if (name == "--by") {
-            if (value != "trace" && value != "span" && value != "vthread")
-                return make_error("invalid --by: '" + value + "' (trace, span or vthread)");
-            p.by = value;
-        } else if (name == "--top") {
-            auto top = parse_int(value, "--top", 1, 1000000);
-            if (!top) return top.error();
-            p.top = static_cast<int>(*top);
-        } else {
-            return make_error("unknown option for profile: '" + name + "'");
-        }
-    }
-    if (!have_pid) return make_error("profile needs --pid PID");
+    if (p.pid == 0) return make_error("profile needs --pid PID");
     // "-" is standard output: one of them at most may go there.
     int to_stdout = (p.output == "-") + (p.folded == "-") + (p.flamegraph == "-");
     if (to_stdout > 1)
@@ -98,7 +60,28 @@ Expected<Options> parse_profile_options(const std::vector<std::string>& args) {
             "the report, --folded and --flamegraph would share standard output: give the others a file (--output "
             "FILE)");
     if (!p.folded.empty() || !p.flamegraph.empty() || p.otlp_profiles) p.stacks = true;
-    return options;
+    return ok_status();
+}
+
+}  // namespace
+
+CommandSpec profile_command_spec() {
+    CommandSpec spec;
+    spec.name = "profile";
+    spec.command = Command::kProfile;
+    spec.synopsis = "--pid PID [options]";
+    spec.summary = "sample the JVM's CPU and report CPU time per trace, span or virtual thread";
+    spec.description =
+        "Samples the CPU of a running JVM (a software cpu-clock, or hardware cycles where present) and reports "
+        "CPU time per trace, span or virtual thread, with non-virtual threads and unattributed samples apart; "
+        "optionally with symbolised stacks, folded stacks and an SVG flame graph.";
+    spec.options = profile_option_specs();
+    spec.finish = finish_profile;
+    spec.sections = attaching_sections(spec.name + " needs");
+    spec.examples = {{"vtscope profile -p 1234 -d 30", "thirty seconds of CPU time per trace"},
+                     {"vtscope profile -p 1234 -d 30 --by span --flamegraph cpu.svg", "per span, with a flame graph"},
+                     {"vtscope profile -p 1234 -d 10 -o report.txt --folded -", "folded stacks to standard output"}};
+    return spec;
 }
 
 }  // namespace vtscope

@@ -9,7 +9,7 @@
 
 #include "core/expected.h"
 #include "target/jvm_target.h"
-#include "cli/options.h"
+#include "core/identity.h"
 #include "target/proc_maps.h"
 #include "target/process_handle.h"
 #include "target/process_memory.h"
