@@ -19,7 +19,9 @@
 
 #include "sources/block_jfr.h"
 #include "cli/block_options.h"
-#include "sources/block_source.h"
+#include "core/block_model.h"
+#include "output/block_format.h"
+#include "output/block_summary.h"
 #include "cli/options.h"
 #include "sources/syscall_names.h"
 
@@ -129,14 +131,14 @@ TEST(BlockSummary, TotalsPerTraceAndVirtualThread) {
     agg.by_vthread[5].add(futex, 1, 60000000, true);
     agg.by_vthread[5].add(preempted, 3, 1000000, false);
     agg.by_vthread[5].add(futex, 0, 0, false);  // an existing reason: summed, not listed twice
-    std::string text = agg.render_text(10);
+    std::string text = vtscope::render_block_text(agg, 10);
     EXPECT_NE(text.find("vtscope: block: 2 intervals with a virtual thread mounted (2 reported), 120.0 ms blocked"),
               std::string::npos)
         << text;
     EXPECT_NE(text.find("vtscope: block: vthread 5: 4 intervals, 61.0 ms (syscall:futex 60.0 ms, preempted 1.0 ms)"),
               std::string::npos)
         << text;
-    std::string json = agg.render_json(10);
+    std::string json = vtscope::render_block_json(agg, 10);
     EXPECT_NE(json.find("\"traces\":[{\"trace_id\":\"ab0000000000000000000000000000cd\",\"count\":2,\"reported\":2,"
                         "\"blocked_ns\":120000000"),
               std::string::npos)
@@ -150,7 +152,7 @@ TEST(BlockSummary, ListsAreOrderedAndCut) {
     for (int64_t id : {9, 7, 8}) agg.by_vthread[id].add(other, 1, 5000000, false);
     agg.by_vthread[3].add(other, 1, 1000000, false);
     agg.by_vthread[4].add(other, 1, 9000000, false);
-    std::string text = agg.render_text(3);
+    std::string text = vtscope::render_block_text(agg, 3);
     size_t v4 = text.find("vthread 4:"), v7 = text.find("vthread 7:"), v8 = text.find("vthread 8:");
     ASSERT_NE(v4, std::string::npos) << text;
     ASSERT_NE(v7, std::string::npos) << text;
@@ -198,12 +200,12 @@ TEST(BlockSummary, FoldedEntriesAreSaid) {
     vtscope::BlockAggregate agg;
     agg.folded_traces = {3, 4500000};
     agg.folded_vthreads = {2, 1000000};
-    std::string text = agg.render_text(10);
+    std::string text = vtscope::render_block_text(agg, 10);
     EXPECT_NE(text.find("note: 3 traces (4.5 ms) and 2 virtual threads (1.0 ms) with the least blocked time left the "
                         "lists below, which keep 20000 of each in memory"),
               std::string::npos)
         << text;
-    std::string json = agg.render_json(10);
+    std::string json = vtscope::render_block_json(agg, 10);
     EXPECT_NE(json.find("\"folded\":{\"traces\":3,\"traces_blocked_ns\":4500000,\"vthreads\":2,"
                         "\"vthreads_blocked_ns\":1000000}"),
               std::string::npos)
