@@ -5,13 +5,10 @@
 #include <time.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstddef>
 #include <cstring>
 #include <fstream>
 #include <optional>
-#include <set>
-#include <sstream>
 #include <vector>
 
 #include "block.skel.h"
