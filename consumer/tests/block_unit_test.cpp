@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "sources/block_jfr.h"
@@ -120,6 +121,30 @@ TEST(BlockFormat, StackFields) {
     std::string line = vtscope::format_block_event(e, false, fields);
     EXPECT_NE(line.find("\"open\":false,\"kernel_stack\":["), std::string::npos) << line;
     EXPECT_EQ(line.back(), '}');
+}
+
+// A symbol or a JFR frame of the target's may be no well-formed UTF-8 (a name cut inside a
+// character): the line stays JSON, each such byte one U+FFFD, and quotes stay escaped.
+TEST(BlockFormat, TargetStringsStayValidJson) {
+    vtscope::BlockStack kernel{{"\xD0\x9F\xD1"}, "", false}, user{{"a\"b"}, "", false};
+    std::string line =
+        vtscope::format_block_event(vtscope_block_event{}, false, vtscope::format_block_stacks(kernel, user));
+    auto json = nlohmann::json::parse(line, nullptr, false);
+    ASSERT_FALSE(json.is_discarded()) << line;
+    EXPECT_EQ(json["kernel_stack"][0], "\xD0\x9F\xEF\xBF\xBD");
+    EXPECT_EQ(json["user_stack"][0], "a\"b");
+    vtscope::JfrPinnedEvent jfr;
+    jfr.vthread = 9;
+    jfr.pinned_reason = "Native frame\xFF";
+    jfr.stack = {"x.Y.z:1"};
+    auto only = nlohmann::json::parse(vtscope::format_jfr_only_line(jfr, 4), nullptr, false);
+    ASSERT_FALSE(only.is_discarded());
+    EXPECT_EQ(only["jfr_only"], true);
+    EXPECT_EQ(only["vthread"], 9);
+    EXPECT_EQ(only["jfr_pinned_reason"], "Native frame\xEF\xBF\xBD");
+    EXPECT_EQ(only["jfr_stack"][0], "x.Y.z:1");
+    EXPECT_EQ(vtscope::format_jfr_fields(nullptr),
+              ",\"jfr_pinned_reason\":null,\"jfr_blocking_operation\":null,\"jfr_stack\":null");
 }
 
 TEST(BlockSummary, TotalsPerTraceAndVirtualThread) {
