@@ -15,10 +15,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "sources/block_jfr.h"
-#include "sources/block_source.h"
+#include "cli/block_options.h"
+#include "core/block_model.h"
+#include "output/block_format.h"
+#include "output/block_summary.h"
 #include "cli/options.h"
 #include "sources/syscall_names.h"
 
@@ -120,6 +124,30 @@ TEST(BlockFormat, StackFields) {
     EXPECT_EQ(line.back(), '}');
 }
 
+// A symbol or a JFR frame of the target's may be no well-formed UTF-8 (a name cut inside a
+// character): the line stays JSON, each such byte one U+FFFD, and quotes stay escaped.
+TEST(BlockFormat, TargetStringsStayValidJson) {
+    vtscope::BlockStack kernel{{"\xD0\x9F\xD1"}, "", false}, user{{"a\"b"}, "", false};
+    std::string line =
+        vtscope::format_block_event(vtscope_block_event{}, false, vtscope::format_block_stacks(kernel, user));
+    auto json = nlohmann::json::parse(line, nullptr, false);
+    ASSERT_FALSE(json.is_discarded()) << line;
+    EXPECT_EQ(json["kernel_stack"][0], "\xD0\x9F\xEF\xBF\xBD");
+    EXPECT_EQ(json["user_stack"][0], "a\"b");
+    vtscope::JfrPinnedEvent jfr;
+    jfr.vthread = 9;
+    jfr.pinned_reason = "Native frame\xFF";
+    jfr.stack = {"x.Y.z:1"};
+    auto only = nlohmann::json::parse(vtscope::format_jfr_only_line(jfr, 4), nullptr, false);
+    ASSERT_FALSE(only.is_discarded());
+    EXPECT_EQ(only["jfr_only"], true);
+    EXPECT_EQ(only["vthread"], 9);
+    EXPECT_EQ(only["jfr_pinned_reason"], "Native frame\xEF\xBF\xBD");
+    EXPECT_EQ(only["jfr_stack"][0], "x.Y.z:1");
+    EXPECT_EQ(vtscope::format_jfr_fields(nullptr),
+              ",\"jfr_pinned_reason\":null,\"jfr_blocking_operation\":null,\"jfr_stack\":null");
+}
+
 TEST(BlockSummary, TotalsPerTraceAndVirtualThread) {
     vtscope::BlockAggregate agg;
     const vtscope::BlockReason futex{VTSCOPE_BLOCK_SYSCALL, SYS_futex}, preempted{VTSCOPE_BLOCK_PREEMPTED, -1};
@@ -129,14 +157,14 @@ TEST(BlockSummary, TotalsPerTraceAndVirtualThread) {
     agg.by_vthread[5].add(futex, 1, 60000000, true);
     agg.by_vthread[5].add(preempted, 3, 1000000, false);
     agg.by_vthread[5].add(futex, 0, 0, false);  // an existing reason: summed, not listed twice
-    std::string text = agg.render_text(10);
+    std::string text = vtscope::render_block_text(agg, 10);
     EXPECT_NE(text.find("vtscope: block: 2 intervals with a virtual thread mounted (2 reported), 120.0 ms blocked"),
               std::string::npos)
         << text;
     EXPECT_NE(text.find("vtscope: block: vthread 5: 4 intervals, 61.0 ms (syscall:futex 60.0 ms, preempted 1.0 ms)"),
               std::string::npos)
         << text;
-    std::string json = agg.render_json(10);
+    std::string json = vtscope::render_block_json(agg, 10);
     EXPECT_NE(json.find("\"traces\":[{\"trace_id\":\"ab0000000000000000000000000000cd\",\"count\":2,\"reported\":2,"
                         "\"blocked_ns\":120000000"),
               std::string::npos)
@@ -150,7 +178,7 @@ TEST(BlockSummary, ListsAreOrderedAndCut) {
     for (int64_t id : {9, 7, 8}) agg.by_vthread[id].add(other, 1, 5000000, false);
     agg.by_vthread[3].add(other, 1, 1000000, false);
     agg.by_vthread[4].add(other, 1, 9000000, false);
-    std::string text = agg.render_text(3);
+    std::string text = vtscope::render_block_text(agg, 3);
     size_t v4 = text.find("vthread 4:"), v7 = text.find("vthread 7:"), v8 = text.find("vthread 8:");
     ASSERT_NE(v4, std::string::npos) << text;
     ASSERT_NE(v7, std::string::npos) << text;
@@ -198,12 +226,12 @@ TEST(BlockSummary, FoldedEntriesAreSaid) {
     vtscope::BlockAggregate agg;
     agg.folded_traces = {3, 4500000};
     agg.folded_vthreads = {2, 1000000};
-    std::string text = agg.render_text(10);
+    std::string text = vtscope::render_block_text(agg, 10);
     EXPECT_NE(text.find("note: 3 traces (4.5 ms) and 2 virtual threads (1.0 ms) with the least blocked time left the "
                         "lists below, which keep 20000 of each in memory"),
               std::string::npos)
         << text;
-    std::string json = agg.render_json(10);
+    std::string json = vtscope::render_block_json(agg, 10);
     EXPECT_NE(json.find("\"folded\":{\"traces\":3,\"traces_blocked_ns\":4500000,\"vthreads\":2,"
                         "\"vthreads_blocked_ns\":1000000}"),
               std::string::npos)

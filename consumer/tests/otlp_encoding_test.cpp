@@ -5,9 +5,11 @@
 #include <cstring>
 #include <map>
 
-#include "output/json.h"
+#include "core/profile_model.h"
 #include "otlp/otlp_encoding.h"
-#include "output/profile_report.h"
+#include "otlp/otlp_json.h"
+#include "output/json.h"
+#include "output/json_dump.h"
 #include "core/summary.h"
 
 namespace vtscope {
@@ -73,13 +75,9 @@ TEST(OtlpResource, ServiceNameOrderAndAttributes) {
         "", env_of({{"OTEL_RESOURCE_ATTRIBUTES", "service.name=from-attrs, deployment.environment=prod%2C1"}}), 42,
         "host1", "uuid-1");
     ASSERT_TRUE(r) << r.error().message;
-    std::string out = "[";
-    for (size_t i = 0; i < r->size(); i++) {
-        if (i) out += ",";
-        append_attribute(out, (*r)[i]);
-    }
-    out += "]";
-    Json list = parse(out);
+    nlohmann::ordered_json attributes = nlohmann::ordered_json::array();
+    for (const OtlpAttribute& a : *r) attributes.push_back(attribute_json(a));
+    Json list = parse(dump_json(attributes));
     EXPECT_EQ(attribute(list, "service.name")["stringValue"].string, "from-attrs");
     EXPECT_EQ(attribute(list, "deployment.environment")["stringValue"].string, "prod,1");
     EXPECT_EQ(attribute(list, "process.pid")["intValue"].string, "42");

@@ -20,6 +20,7 @@
 #include <future>
 #include <iterator>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "../bpf/attribution.h"
@@ -342,6 +343,24 @@ TEST(Json, WhatIsNoWellFormedUtf8BecomesTheReplacementCharacter) {
                          "b"),
               "a" + replacement + "b");
     EXPECT_EQ(json_quote("\xD0\x9F\xD1"), "\"\xD0\x9F" + replacement + "\"");
+}
+
+// The summary JSON carries thread names and warnings of the target's: it stays JSON, with
+// U+FFFD for what is no well-formed UTF-8.
+TEST(ProfileReport, JsonOfThreadNamesCutInsideACharacter) {
+    ProfileRow row;
+    row.tid = 7;
+    row.status = VTSCOPE_STATUS_UNMAPPED;
+    row.reason = VTSCOPE_REASON_NOT_JAVA_THREAD;
+    row.samples = 1;
+    ProfileInfo info;
+    info.thread_names = {{7, "\xD0\x9F\xD1"}};
+    info.warnings = {"perf map \"x\xFF\""};
+    std::string text = render_profile_json({row}, info);
+    auto json = nlohmann::json::parse(text, nullptr, false);
+    ASSERT_FALSE(json.is_discarded()) << text;
+    EXPECT_EQ(json["threads"][0]["name"], "\xD0\x9F\xEF\xBF\xBD");
+    EXPECT_EQ(json["warnings"][0], "perf map \"x\xEF\xBF\xBD\"");
 }
 
 TEST(Flamegraph, NamesAreWellFormedUtf8AndLabelsAreCutBetweenCharacters) {

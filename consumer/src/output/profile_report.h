@@ -1,91 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// What `vtscope profile` reports, apart from where the samples come from: the attributed samples
-// (one row per distinct thread, context, status and stack), rendered as the text report, the
-// "profile" object of --summary-json, and folded stacks. Pure functions: unit-tested alone.
+// What `vtscope profile` reports, apart from where the samples come from: over the model
+// (core/profile_model.h), the text report (profile_text.h), the "profile" object of
+// --summary-json (profile_json.h) and folded stacks (folded_stacks.h). Pure functions:
+// unit-tested alone.
 #pragma once
 
-#include <cstdint>
-#include <map>
-#include <optional>
-#include <string>
-#include <vector>
-
-namespace vtscope {
-
-// Samples that share a thread, an attribution and (with --stacks) a symbolised stack.
-struct ProfileRow {
-    uint32_t tid = 0;
-    int64_t java_id = 0;  // 0 when the core resolved none
-    bool mounted_virtual = false;
-    unsigned status = 0;   // enum vtscope_status
-    unsigned reason = 0;   // enum vtscope_reason
-    std::string trace_id;  // hex, empty unless status is ok
-    std::string span_id;
-    std::vector<std::string> frames;  // root first; empty without --stacks or when no stack was taken
-    bool truncated = false;           // the stack stops before the thread's entry frame
-    // Its user or kernel stack (or both) could not be stored in the kernel's stack map (its bucket
-    // held another stack, or the map was full): the part is named by a "[user stack lost]" or
-    // "[kernel stack lost]" frame where it would be.
-    bool stack_lost = false;
-    uint64_t samples = 0;
-    uint64_t cpu_ns = 0;  // estimated CPU time of these samples
-};
-
-// What `vtscope profile` keeps in memory, whatever the target does: it chooses its threads, trace
-// and span ids (its own records) and stacks, and a row of each distinct combination holds its
-// symbolised frames (up to 127 of them). At most kMaxProfileRows distinct thread/trace/span/stack
-// rows and kMaxProfileStacks distinct stacks are kept; a sample that would need one more is not
-// kept, and counted (ProfileInfo::samples_not_kept), said in the report and the summary JSON.
-constexpr size_t kMaxProfileRows = 100000;
-constexpr size_t kMaxProfileStacks = 65536;
-constexpr size_t kMaxProfileThreadNames = 65536;  // comm read per thread; later threads show "?"
-
-// The value of key in table, added when the table holds fewer than bound keys; null when the key
-// is new and the table full (the caller counts what it could not keep).
-template <typename Table>
-typename Table::mapped_type* bounded_slot(Table& table, const typename Table::key_type& key, size_t bound) {
-    if (auto it = table.find(key); it != table.end()) return &it->second;
-    if (table.size() >= bound) return nullptr;
-    return &table[key];
-}
-
-struct ProfileInfo {
-    std::string event;                    // "cpu-clock" or "cycles"
-    std::string sampling = "per-thread";  // or "per-cpu"
-    int hz = 0;
-    double seconds = 0;  // how long the session sampled
-    std::string by = "trace";
-    int top = 10;
-    bool stacks = false;
-    std::map<uint32_t, std::string> thread_names;  // kernel tid -> comm
-    std::vector<std::string> warnings;             // printed at the top of the report
-    uint64_t stack_errors = 0;                     // samples with stack_lost
-    uint64_t samples_not_kept = 0;                 // over kMaxProfileRows or kMaxProfileStacks
-    // The share of the machine's busy CPU time the hypervisor stole during the session (cpu-clock
-    // only: its samples count stolen time, the threads' CPU clocks do not); nullopt when unknown.
-    std::optional<double> steal_share;
-};
-
-// The grouping key of a row: trace id, "trace/span", or the virtual thread's id.
-std::string profile_group(const ProfileRow& row, const std::string& by);
-// Is the row's time that of a mounted virtual thread, of a non-virtual thread (a Java platform
-// thread, a carrier with nothing mounted, or a thread that is not a Java thread: GC, VM), or
-// unattributed (unmapped for another reason, or invalid)? A context_unknown row names its thread,
-// so it is virtual or non-virtual; only its trace context is unknown.
-enum class RowKind { kVirtual, kNonVirtual, kUnattributed };
-RowKind row_kind(const ProfileRow& row);
-
-std::string render_profile_text(const std::vector<ProfileRow>& rows, const ProfileInfo& info);
-std::string render_profile_json(const std::vector<ProfileRow>& rows, const ProfileInfo& info);
-
-// Folded stacks ("root;frame;...;leaf count"): one root frame per group (trace, span or virtual
-// thread, as info.by says), "[non-virtual] NAME" for non-virtual threads and "[unattributed
-// STATUS/REASON]" for the rest; a truncated stack gets a "[truncated]" frame below its root.
-struct FoldedStack {
-    std::vector<std::string> frames;  // root first
-    uint64_t count = 0;
-};
-std::vector<FoldedStack> fold_stacks(const std::vector<ProfileRow>& rows, const ProfileInfo& info);
-std::string render_folded(const std::vector<FoldedStack>& stacks);
-
-}  // namespace vtscope
+#include "core/profile_model.h"
+#include "output/folded_stacks.h"
+#include "output/profile_json.h"
+#include "output/profile_text.h"

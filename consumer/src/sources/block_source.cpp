@@ -5,255 +5,23 @@
 #include <time.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstddef>
 #include <cstring>
 #include <fstream>
 #include <optional>
-#include <set>
-#include <sstream>
 #include <vector>
 
 #include "block.skel.h"
-#include "output/event_format.h"
-#include "output/json.h"
-#include "symbols/jvm_stacks.h"
+#include "core/block_model.h"
+#include "otlp/block_metrics.h"
 #include "otlp/otlp_exporter.h"
+#include "output/block_format.h"
+#include "output/block_summary.h"
 #include "output/sinks.h"
-#include "sources/syscall_names.h"
+#include "sources/block_jfr.h"
+#include "symbols/jvm_stacks.h"
 
 namespace vtscope {
-
-const char* block_reason_name(unsigned reason) {
-    switch (reason) {
-        case VTSCOPE_BLOCK_SYSCALL: return "syscall";
-        case VTSCOPE_BLOCK_PREEMPTED: return "preempted";
-        default: return "other";
-    }
-}
-
-std::string format_block_event(const vtscope_block_event& e, bool open, std::string_view more_fields) {
-    std::string out;
-    out.reserve(360);
-    char buf[128];
-    std::snprintf(buf, sizeof(buf), "{\"ts_ns\":%llu,\"duration_ns\":%llu,\"pid\":%u,\"tid\":%u,",
-                  static_cast<unsigned long long>(e.ts_ns), static_cast<unsigned long long>(e.duration_ns), e.pid,
-                  e.tid);
-    out += buf;
-    append_attribution(out, e.attribution);
-    out += ",\"block_reason\":\"";
-    out += block_reason_name(e.block_reason);
-    out += "\",\"syscall\":";
-    const char* name = syscall_name(e.syscall_nr);
-    if (name) {
-        out += '"';
-        out += name;  // [a-z0-9_] from asm/unistd_64.h
-        out += '"';
-    } else {
-        out += "null";
-    }
-    out += open ? ",\"open\":true" : ",\"open\":false";
-    out += more_fields;
-    out += '}';
-    return out;
-}
-
-std::string format_block_stacks(const BlockStack& kernel, const BlockStack& user) {
-    std::string out;
-    auto add = [&out](const char* name, const BlockStack& stack) {
-        out += ",\"";
-        out += name;
-        out += "\":";
-        if (!stack.error.empty() && stack.frames.empty()) {
-            out += "null";
-        } else {
-            out += '[';
-            for (size_t i = 0; i < stack.frames.size(); i++) out += (i ? "," : "") + json_quote(stack.frames[i]);
-            if (stack.truncated) out += stack.frames.empty() ? "\"[truncated]\"" : ",\"[truncated]\"";
-            out += ']';
-        }
-        out += ",\"";
-        out += name;
-        out += "_error\":";
-        out += stack.error.empty() ? "null" : json_quote(stack.error);
-    };
-    add("kernel_stack", kernel);
-    add("user_stack", user);
-    return out;
-}
-
-std::string BlockReason::name() const {
-    std::string key = block_reason_name(reason);
-    if (reason == VTSCOPE_BLOCK_SYSCALL) {
-        const char* syscall_text = syscall_name(syscall);
-        key += ":";
-        key += syscall_text ? syscall_text : std::to_string(syscall);
-    }
-    return key;
-}
-
-void BlockTotals::add(BlockReason reason, uint64_t n, uint64_t ns, bool long_intervals) {
-    count += n;
-    total_ns += ns;
-    if (long_intervals) reported += n;
-    for (auto& [r, r_ns] : reasons_ns) {
-        if (r == reason) {
-            r_ns += ns;
-            return;
-        }
-    }
-    reasons_ns.emplace_back(reason, ns);
-}
-
-namespace {
-
-// The reasons of t, most time first (then by name), at most n.
-std::vector<std::pair<std::string, uint64_t>> top_reasons(const BlockTotals& t, size_t n) {
-    std::vector<std::pair<std::string, uint64_t>> v;
-    for (const auto& [reason, ns] : t.reasons_ns) v.emplace_back(reason.name(), ns);
-    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
-        return a.second != b.second ? a.second > b.second : a.first < b.first;
-    });
-    if (v.size() > n) v.resize(n);
-    return v;
-}
-
-std::string key_text(const TraceKey& k) { return hex_string(k.data(), k.size()); }
-std::string key_text(int64_t k) { return std::to_string(k); }
-
-// The top entries of a table, most blocked time first (then by key, so equal totals always come
-// out in the same order), keys as the summary prints them.
-template <typename Table>
-std::vector<std::pair<std::string, const BlockTotals*>> top_entries(const Table& table, int top) {
-    std::vector<std::pair<typename Table::key_type, const BlockTotals*>> v;
-    for (const auto& [k, t] : table) v.emplace_back(k, &t);
-    auto heavier = [](const auto& a, const auto& b) {
-        return a.second->total_ns != b.second->total_ns ? a.second->total_ns > b.second->total_ns : a.first < b.first;
-    };
-    size_t n = std::min(v.size(), static_cast<size_t>(std::max(top, 0)));
-    std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n), v.end(), heavier);
-    std::vector<std::pair<std::string, const BlockTotals*>> out;
-    for (size_t i = 0; i < n; i++) out.emplace_back(key_text(v[i].first), v[i].second);
-    return out;
-}
-
-std::string ms(uint64_t ns) {
-    char buf[32];
-    std::snprintf(buf, sizeof(buf), "%.1f ms", static_cast<double>(ns) / 1e6);
-    return buf;
-}
-
-std::string format_share(uint64_t part, uint64_t whole) {
-    char buf[32];
-    std::snprintf(buf, sizeof(buf), "%.1f%%",
-                  whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
-    return buf;
-}
-
-std::string reasons_text(const BlockTotals& t) {
-    std::string s;
-    for (const auto& [reason, ns] : top_reasons(t, 3)) s += (s.empty() ? "" : ", ") + reason + " " + ms(ns);
-    return s;
-}
-
-std::string totals_json(const BlockTotals& t) {
-    std::ostringstream js;
-    js << "\"count\":" << t.count << ",\"reported\":" << t.reported << ",\"blocked_ns\":" << t.total_ns
-       << ",\"top_reasons\":[";
-    bool first = true;
-    for (const auto& [reason, ns] : top_reasons(t, 3)) {
-        js << (first ? "" : ",") << "{\"reason\":" << json_quote(reason) << ",\"blocked_ns\":" << ns << "}";
-        first = false;
-    }
-    js << "]";
-    return js.str();
-}
-
-}  // namespace
-
-void BlockAggregate::compute_carriers(const std::vector<Span>& spans) {
-    std::set<uint32_t> tids;
-    std::vector<std::pair<uint64_t, int>> edges;  // (time, +1 blocked / -1 running again)
-    for (const Span& s : spans) {
-        tids.insert(s.tid);
-        edges.emplace_back(s.start, 1);
-        edges.emplace_back(s.end, -1);
-    }
-    carriers = tids.size();
-    std::sort(edges.begin(), edges.end());  // at equal times the end (-1) first
-    int blocked = 0;
-    uint64_t since = 0;
-    all_carriers_blocked_ns = 0;
-    for (const auto& [t, d] : edges) {
-        if (carriers > 0 && blocked == static_cast<int>(carriers)) all_carriers_blocked_ns += t - since;
-        blocked += d;
-        since = t;
-    }
-}
-
-std::string BlockAggregate::render_text(int top) const {
-    std::string text = "vtscope: block: " + std::to_string(all.count) + " intervals with a virtual thread mounted (" +
-                       std::to_string(all.reported) + " reported), " + ms(all.total_ns) + " blocked";
-    if (open_at_end) text += ", " + std::to_string(open_at_end) + " still open at the end";
-    text += "\n";
-    if (missed_switch_ins)
-        text += "vtscope: block: note: " + std::to_string(missed_switch_ins) +
-                " switch-ins made without a sched_switch event; their intervals end at the arrival the kernel "
-                "recorded\n";
-    if (dropped_end_unknown || program_misses)
-        text += "vtscope: warning: block: " + std::to_string(dropped_end_unknown) +
-                " intervals dropped (their end was not seen) and " + std::to_string(program_misses) +
-                " sched_switch events the program missed\n";
-    if (carriers > 0)
-        text += "vtscope: block: carriers: " + std::to_string(carriers) + " seen blocked, " +
-                format_share(carrier_blocked_ns, carriers * session_ns) + " of their time blocked (" +
-                ms(carrier_blocked_ns) + " of " + ms(carriers * session_ns) + "); all " + std::to_string(carriers) +
-                " blocked at once for " + ms(all_carriers_blocked_ns) + "\n";
-    if (jfr)
-        text += "vtscope: block: JFR jdk.VirtualThreadPinned: " + std::to_string(jfr_events) + " events, " +
-                std::to_string(jfr_joined) + " joined to an interval, " + std::to_string(jfr_only) +
-                " seen by JFR only; " + std::to_string(reported_not_in_jfr) + " reported intervals JFR did not see\n";
-    if (folded_traces.keys || folded_vthreads.keys)
-        text += "vtscope: block: note: " + std::to_string(folded_traces.keys) + " traces (" + ms(folded_traces.weight) +
-                ") and " + std::to_string(folded_vthreads.keys) + " virtual threads (" + ms(folded_vthreads.weight) +
-                ") with the least blocked time left the lists below, which keep " + std::to_string(keep) +
-                " of each in memory; their time stays in the totals\n";
-    for (const auto& [trace, t] : top_entries(by_trace, top))
-        text += "vtscope: block: trace " + trace + ": " + std::to_string(t->count) + " intervals, " + ms(t->total_ns) +
-                " (" + reasons_text(*t) + ")\n";
-    for (const auto& [vthread, t] : top_entries(by_vthread, top))
-        text += "vtscope: block: vthread " + vthread + ": " + std::to_string(t->count) + " intervals, " +
-                ms(t->total_ns) + " (" + reasons_text(*t) + ")\n";
-    return text;
-}
-
-std::string BlockAggregate::render_json(int top) const {
-    std::ostringstream js;
-    js << "{" << totals_json(all) << ",\"open_at_end\":" << open_at_end;
-    js << ",\"carriers\":{\"seen\":" << carriers << ",\"session_ns\":" << session_ns
-       << ",\"blocked_ns\":" << carrier_blocked_ns << ",\"all_blocked_ns\":" << all_carriers_blocked_ns << "}";
-    js << ",\"folded\":{\"traces\":" << folded_traces.keys << ",\"traces_blocked_ns\":" << folded_traces.weight
-       << ",\"vthreads\":" << folded_vthreads.keys << ",\"vthreads_blocked_ns\":" << folded_vthreads.weight << "}";
-    js << ",\"missed_switch_ins\":" << missed_switch_ins << ",\"dropped_end_unknown\":" << dropped_end_unknown
-       << ",\"program_misses\":" << program_misses;
-    if (jfr)
-        js << ",\"jfr\":{\"events\":" << jfr_events << ",\"joined\":" << jfr_joined << ",\"jfr_only\":" << jfr_only
-           << ",\"reported_not_in_jfr\":" << reported_not_in_jfr << "}";
-    js << ",\"traces\":[";
-    bool first = true;
-    for (const auto& [trace, t] : top_entries(by_trace, top)) {
-        js << (first ? "" : ",") << "{\"trace_id\":" << json_quote(trace) << "," << totals_json(*t) << "}";
-        first = false;
-    }
-    js << "],\"vthreads\":[";
-    first = true;
-    for (const auto& [vthread, t] : top_entries(by_vthread, top)) {
-        js << (first ? "" : ",") << "{\"vthread\":" << vthread << "," << totals_json(*t) << "}";
-        first = false;
-    }
-    js << "]}";
-    return js.str();
-}
 
 namespace {
 
@@ -276,40 +44,6 @@ std::string stack_error(int32_t bytes) {
     if (bytes == -ENOENT) return "not taken (the task's stack entry could not be created: the map was full)";
     return std::string("not readable (") + std::strerror(-bytes) + ")";
 }
-
-// Upper bounds (seconds) of the blocked-time histogram's buckets: from 1 ms (below the default
-// 20 ms threshold, for --threshold 0 or 1) to 10 s, the last bucket open-ended.
-const std::vector<double> kBlockBounds = {0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10};
-
-// The blocked time of the reported intervals of one block reason and syscall (--otlp), and one
-// exemplar per bucket: its latest interval with a trace context since the last export, as the
-// OpenTelemetry SDKs' AlignedHistogramBucketExemplarReservoir keeps.
-struct BlockHistogram {
-    uint64_t count = 0;
-    double sum = 0;
-    std::vector<uint64_t> buckets = std::vector<uint64_t>(kBlockBounds.size() + 1, 0);
-    std::vector<std::optional<OtlpExemplar>> exemplars = std::vector<std::optional<OtlpExemplar>>(buckets.size());
-
-    void add(const vtscope_block_event& e, uint64_t unix_ns) {
-        double seconds = static_cast<double>(e.duration_ns) / 1e9;
-        // Buckets are (bound[i-1], bound[i]] (opentelemetry/proto/metrics/v1/metrics.proto).
-        size_t bucket = static_cast<size_t>(std::lower_bound(kBlockBounds.begin(), kBlockBounds.end(), seconds) -
-                                            kBlockBounds.begin());
-        count++;
-        sum += seconds;
-        buckets[bucket]++;
-        const vtscope_attribution& a = e.attribution;
-        if (a.status != VTSCOPE_STATUS_OK) return;
-        OtlpExemplar x;
-        x.time_unix_ns = unix_ns;
-        x.value = seconds;
-        std::memcpy(x.trace_id.data(), a.trace_id, x.trace_id.size());
-        SpanId span;
-        std::memcpy(span.data(), a.span_id, span.size());
-        x.span_id = span;
-        exemplars[bucket] = x;
-    }
-};
 
 // Whether the kernel's sched_clock is stable across CPUs, so that block may time intervals on
 // the run queues' clocks: on x86, where the TSC is the clocksource. The kernel marks sched_clock
@@ -403,35 +137,14 @@ public:
         for (unsigned s = 0; s < VTSCOPE_STATUS_COUNT; s++) summary.delivered[s] = delivered_[s];
         summary.lost_cause = "the ring buffer or the open-interval map was full";
         summary.section_name = "block";
-        summary.section_text = aggregate_.render_text(options_.top);
-        summary.section_json = aggregate_.render_json(options_.top);
+        summary.section_text = render_block_text(aggregate_, options_.top);
+        summary.section_json = render_block_json(aggregate_, options_.top);
         if (otlp_) otlp_->summarise(summary);
     }
 
 private:
     // block --otlp: the histograms so far, and their exemplars since the last export.
-    void publish_histograms() {
-        OtlpMetric metric{"vtscope.block.duration", "s",
-                          "off-CPU intervals with a virtual thread mounted, at least the --threshold long, by "
-                          "block reason and syscall",
-                          OtlpMetric::Kind::kHistogram};
-        metric.bounds = kBlockBounds;
-        for (auto& [key, h] : histograms_) {
-            OtlpDataPoint p;
-            p.attributes.push_back(OtlpAttribute::string("vtscope.block.reason", block_reason_name(key.first)));
-            if (const char* name = key.first == VTSCOPE_BLOCK_SYSCALL ? syscall_name(key.second) : nullptr)
-                p.attributes.push_back(OtlpAttribute::string("vtscope.syscall", name));
-            p.count = h.count;
-            p.sum = h.sum;
-            p.bucket_counts = h.buckets;
-            for (auto& x : h.exemplars) {
-                if (x) p.exemplars.push_back(*x);
-                x.reset();
-            }
-            metric.points.push_back(std::move(p));
-        }
-        otlp_->metrics()->publish({std::move(metric)});
-    }
+    void publish_histograms() { otlp_->metrics()->publish({block_duration_metric(histograms_)}); }
 
     // Every interval, reported or counted, goes into the summary's totals here.
     void add(const vtscope_attribution& a, unsigned block_reason, int syscall_nr, uint64_t n, uint64_t ns,
@@ -643,41 +356,18 @@ private:
         aggregate_.jfr_joined = jfr_events_.size() - unjoined.size();
         for (const Pending& p : pending_) {
             if (!p.jfr) aggregate_.reported_not_in_jfr++;
-            std::string fields = p.stacks;
-            append_jfr_fields(fields, p.jfr);
-            std::string line = format_block_event(p.event, p.open, fields);
+            std::string line = format_block_event(p.event, p.open, p.stacks + format_jfr_fields(p.jfr));
             line.push_back('\n');
             output_.write(line);
         }
-        for (const JfrPinnedEvent* j : unjoined) {
-            char buf[160];
-            std::snprintf(buf, sizeof(buf),
-                          "{\"jfr_only\":true,\"ts_ns\":%llu,\"duration_ns\":%llu,\"pid\":%d,\"vthread\":%lld",
-                          static_cast<unsigned long long>(j->start_ns), static_cast<unsigned long long>(j->duration_ns),
-                          static_cast<int>(target_.pid), static_cast<long long>(j->vthread));
-            std::string line = buf;
-            append_jfr_fields(line, j);
-            line += "}\n";
-            output_.write(line);
-        }
-    }
-
-    static void append_jfr_fields(std::string& line, const JfrPinnedEvent* j) {
-        if (!j) {
-            line += ",\"jfr_pinned_reason\":null,\"jfr_blocking_operation\":null,\"jfr_stack\":null";
-            return;
-        }
-        line += ",\"jfr_pinned_reason\":" + json_quote(j->pinned_reason) +
-                ",\"jfr_blocking_operation\":" + json_quote(j->blocking_operation) + ",\"jfr_stack\":[";
-        for (size_t i = 0; i < j->stack.size(); i++) line += (i ? "," : "") + json_quote(j->stack[i]);
-        line += "]";
+        for (const JfrPinnedEvent* j : unjoined) output_.write(format_jfr_only_line(*j, target_.pid) + "\n");
     }
 
     const BlockOptions& options_;
     const Target& target_;
     OutputFile& output_;
-    std::unique_ptr<OtlpSession> otlp_;                              // --otlp
-    std::map<std::pair<unsigned, int>, BlockHistogram> histograms_;  // by block reason and syscall
+    std::unique_ptr<OtlpSession> otlp_;  // --otlp
+    BlockHistograms histograms_;
     int64_t realtime_offset_ns_ = static_cast<int64_t>(unix_now_ns()) - static_cast<int64_t>(monotonic_ns());
     unsigned sync_rounds_ = 0;
     uint64_t threshold_ns_ = 0;

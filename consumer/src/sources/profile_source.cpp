@@ -27,7 +27,10 @@
 #include "otlp/otlp_exporter.h"
 #include "profile.skel.h"
 #include "target/proc_stat.h"
-#include "output/profile_report.h"
+#include "core/profile_model.h"
+#include "output/folded_stacks.h"
+#include "output/profile_json.h"
+#include "output/profile_text.h"
 #include "output/sinks.h"
 #include "symbols/jvm_stacks.h"
 
@@ -303,7 +306,7 @@ private:
 
     // One drained count: added to the totals of its attribution and stacks. The stacks are read
     // now, from the stack map of the count's generation, which is emptied right after. A count
-    // that needs a row or a stack over the bounds (profile_report.h) is counted as not kept.
+    // that needs a row or a stack over the bounds (core/profile_model.h) is counted as not kept.
     void count(std::span<const uint8_t> key_bytes, std::span<const uint8_t> value_bytes) {
         vtscope_profile_key key;
         vtscope_profile_value value;
