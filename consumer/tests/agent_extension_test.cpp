@@ -18,24 +18,26 @@
 #include <vector>
 
 #include "attribution_checker.h"
-#include "output/json.h"
 #include "target/jvm_attach.h"
 #include "cli/privilege.h"
 #include "channels/process_context.h"
 #include "process_runner.h"
 #include "output/report.h"
 #include "test_support.h"
-#include "traced_run.h"
 
 using namespace std::chrono_literals;
+using vtscope::testing::at;
 using vtscope::testing::check_markers;
 using vtscope::testing::CheckResult;
 using vtscope::testing::Child;
+using vtscope::testing::E2e;
+using vtscope::testing::E2eRun;
 using vtscope::testing::read_file;
 using vtscope::testing::read_lines;
 using vtscope::testing::TempDir;
-using vtscope::testing::TraceRun;
+using vtscope::testing::text;
 using vtscope::testing::wait_for_file;
+using vtscope::testing::Workload;
 
 namespace {
 
@@ -75,13 +77,18 @@ std::vector<std::string> agent_options(const std::string& agent, bool with_exten
     return o;
 }
 
-struct ServiceRun {
-    std::vector<std::string> expected, trace;
-    std::string java_stdout, java_stderr, vtscope_stderr;
-    vtscope::Json summary;  // vtscope's --summary-json
-    int java_exit = -1, vtscope_exit = -1;
-    int regions = -1;  // vtscope record regions mapped by the JVM while it served
+// A run of AgentHttpService: the fixture's, and the vtscope record regions the JVM mapped while it
+// served.
+struct ServiceRun : E2eRun {
+    int regions = -1;
 };
+
+int record_regions(pid_t pid) {
+    int regions = 0;
+    for (const std::string& line : read_lines("/proc/" + std::to_string(pid) + "/maps"))
+        if (line.find("/memfd:vtscope-records") != std::string::npos) regions++;
+    return regions;
+}
 
 // Starts AgentHttpService with the JVM options, class path and arguments, attaches vtscope trace
 // (write syscalls, plus vtscope_args) once the server is up, lets the requests run and collects
@@ -90,51 +97,29 @@ ServiceRun run_service(const std::vector<std::string>& jvm_options, const std::s
                        const std::vector<std::string>& args, bool trace = true,
                        const std::vector<std::string>& vtscope_args = {},
                        const std::function<void(pid_t)>& before_trace = {}) {
-    TempDir dir;
+    E2e e2e;
     ServiceRun run;
-    std::vector<std::string> java = {java_bin(), "--enable-native-access=ALL-UNNAMED"};
-    java.insert(java.end(), jvm_options.begin(), jvm_options.end());
-    for (const std::string& a :
-         {std::string("-cp"), class_path, std::string("io.vtscope.workloads.AgentHttpService"),
-          std::string("--expected"), dir.path("expected.jsonl"), std::string("--sink"), dir.path("sink"),
-          std::string("--ready-file"), dir.path("java.ready"), std::string("--go-file"), dir.path("go")})
-        java.push_back(a);
-    java.insert(java.end(), args.begin(), args.end());
-    Child jvm = Child::start(java, dir.path("java.out"), dir.path("java.err"));
-    if (!wait_for_file(dir.path("java.ready"), 180s)) {
-        ADD_FAILURE() << "the service did not become ready: " << read_file(dir.path("java.err"));
+    std::vector<std::string> service_args = {"--sink", e2e.path("sink")};
+    service_args.insert(service_args.end(), args.begin(), args.end());
+    Workload service("io.vtscope.workloads.AgentHttpService", jvm_options, service_args);
+    service.class_path = class_path;
+    service.ready_timeout = std::chrono::seconds(180);
+    ::testing::AssertionResult ready = e2e.start(service);
+    if (!ready) {
+        ADD_FAILURE() << ready.message();
         return run;
     }
-    if (before_trace) before_trace(jvm.pid());
-    run.regions = 0;
-    for (const std::string& line : read_lines("/proc/" + std::to_string(jvm.pid()) + "/maps"))
-        if (line.find("/memfd:vtscope-records") != std::string::npos) run.regions++;
-    std::optional<Child> tracer;
-    if (trace) {
-        std::vector<std::string> argv = {kVtscope,         "trace",
-                                         "--pid",          std::to_string(jvm.pid()),
-                                         "--syscalls",     "write",
-                                         "--output",       dir.path("trace.jsonl"),
-                                         "--ready-file",   dir.path("vtscope.ready"),
-                                         "--summary-json", dir.path("summary.json")};
-        argv.insert(argv.end(), vtscope_args.begin(), vtscope_args.end());
-        tracer.emplace(Child::start(argv, "", dir.path("vtscope.err")));
-        if (!wait_for_file(dir.path("vtscope.ready"), 60s)) {
-            ADD_FAILURE() << "vtscope did not become ready: " << read_file(dir.path("vtscope.err"));
-            return run;
-        }
+    if (before_trace) before_trace(e2e.pid());
+    int regions = record_regions(e2e.pid());
+    std::vector<std::string> options = {"--syscalls", "write"};
+    options.insert(options.end(), vtscope_args.begin(), vtscope_args.end());
+    if (trace && !(ready = e2e.attach("trace", options))) {
+        ADD_FAILURE() << ready.message();
+        return run;
     }
-    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
-    run.java_exit = jvm.wait(300s).value_or(-1);
-    if (tracer) run.vtscope_exit = tracer->wait(60s).value_or(-1);
-    run.expected = read_lines(dir.path("expected.jsonl"));
-    run.trace = read_lines(dir.path("trace.jsonl"));
-    run.java_stdout = read_file(dir.path("java.out"));
-    run.java_stderr = read_file(dir.path("java.err"));
-    run.vtscope_stderr = read_file(dir.path("vtscope.err"));
-    std::string summary = read_file(dir.path("summary.json")), error;
-    if (trace && !vtscope::parse_json(summary, &run.summary, &error))
-        ADD_FAILURE() << "--summary-json: " << error << ": " << summary;
+    static_cast<E2eRun&>(run) = e2e.run();
+    run.regions = regions;
+    if (trace && run.summary.is_null()) ADD_FAILURE() << "no --summary-json: " << run.vtscope_stderr;
     return run;
 }
 
@@ -221,7 +206,7 @@ Attribution check_writes(const ServiceRun& run) {
         EXPECT_EQ(c.trace_id, server[n].trace_id) << "child span of request " << n;
         EXPECT_EQ(c.parent_span_id, server[n].span_id) << "child span of request " << n;
     }
-    for (const std::string& line : run.trace) {
+    for (const std::string& line : run.lines) {
         auto e = vtscope::parse_event_line(line);
         if (!e || e->syscall != "write" || !e->fd || *e->fd != sink_fd || !e->count) continue;
         auto it = by_size.find(*e->count);
@@ -250,7 +235,7 @@ Attribution check_writes(const ServiceRun& run) {
 void expect_all_attributed(const ServiceRun& run, const std::string& label, int requests, bool child) {
     EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
-    EXPECT_NE(run.vtscope_stderr.find("lost 0"), std::string::npos) << run.vtscope_stderr;
+    EXPECT_EQ(at(run.summary, "/lost"), 0) << run.vtscope_stderr;
     EXPECT_EQ(run.regions, 1) << "one vtscope record region per JVM";
     EXPECT_EQ(run.java_stderr.find("WARN io.vtscope"), std::string::npos) << run.java_stderr;
     Attribution a = check_writes(run);
@@ -288,7 +273,7 @@ void expect_no_write_attributed(const ServiceRun& run, const std::string& label,
 // is unknown for `reason` (context_unknown).
 std::pair<int, int> count_no_context_and_unknown(const ServiceRun& run, const std::string& reason) {
     int no_context = 0, unknown = 0;
-    for (const auto& line : run.trace) {
+    for (const auto& line : run.lines) {
         auto e = vtscope::parse_event_line(line);
         if (!e) continue;
         if (e->status == "no_context") no_context++;
@@ -346,16 +331,16 @@ TEST(AgentExtensionFailure, OneWarnLineWhenTheWrapperIsNotInstalled) {
     for (const std::string& o : agent_options(agent_jar("newest"))) jvm.push_back(o);
     // run_service adds --enable-native-access=ALL-UNNAMED first; deny wins only without it, so
     // this run starts the JVM itself.
-    TempDir dir;
-    std::vector<std::string> java = {java_bin()};
-    java.insert(java.end(), jvm.begin(), jvm.end());
-    for (const std::string& a : {std::string("-cp"), kWorkloads, std::string("io.vtscope.workloads.AgentHttpService"),
-                                 std::string("--expected"), dir.path("expected.jsonl"), std::string("--sink"),
-                                 dir.path("sink"), std::string("--requests"), std::string("5")})
-        java.push_back(a);
-    Child service = Child::start(java, dir.path("out"), dir.path("err"));
-    ASSERT_EQ(service.wait(180s).value_or(-1), 0) << read_file(dir.path("err"));
-    std::string err = read_file(dir.path("err"));
+    E2e service;
+    Workload denied("io.vtscope.workloads.AgentHttpService", jvm, {"--sink", service.path("sink"), "--requests", "5"});
+    denied.launcher = {java_bin()};
+    denied.class_path = kWorkloads;
+    denied.go_file = false;
+    denied.ready_timeout = std::chrono::seconds(180);
+    ASSERT_TRUE(service.start(denied));
+    E2eRun run = service.run(180s);
+    ASSERT_EQ(run.java_exit, 0) << run.java_stderr;
+    const std::string& err = run.java_stderr;
     int warnings = 0;
     std::string warning;
     for (size_t at = 0; (at = err.find("WARN io.vtscope", at)) != std::string::npos; at++) {
@@ -366,7 +351,7 @@ TEST(AgentExtensionFailure, OneWarnLineWhenTheWrapperIsNotInstalled) {
     EXPECT_EQ(warnings, 1) << err;
     EXPECT_NE(warning.find("the context storage wrapper was not installed"), std::string::npos) << err;
     EXPECT_NE(warning.find("Illegal native access"), std::string::npos) << err;
-    EXPECT_EQ(read_lines(dir.path("expected.jsonl")).size(), 1u + 5 * 4) << "the service still served";
+    EXPECT_EQ(run.expected.size(), 1u + 5 * 4) << "the service still served";
 }
 
 // Control: the agent without the extension publishes nothing (the reason the extension exists).
@@ -377,10 +362,11 @@ TEST(AgentExtensionFailure, WithoutTheExtensionNothingIsAttributed) {
     // vtscope says why, at attach and in the summary, and claims no "no span was current".
     const std::string why =
         "runs the OpenTelemetry Java agent (" + agent_jar("newest") + ") without vtscope's agent extension";
-    size_t note = run.vtscope_stderr.find("vtscope: note: the target " + why);
-    EXPECT_NE(note, std::string::npos) << run.vtscope_stderr;
-    EXPECT_NE(run.vtscope_stderr.find("vtscope: the target " + why), std::string::npos) << run.vtscope_stderr;
-    EXPECT_EQ(run.vtscope_stderr.find("put vtscope-java.jar"), std::string::npos) << run.vtscope_stderr;
+    EXPECT_NE(run.vtscope_stderr.find("vtscope: note: the target " + why), std::string::npos) << run.vtscope_stderr;
+    EXPECT_EQ(at(run.summary, "/region_found"), false) << run.summary;
+    std::string missing = text(run.summary, "/missing_region");
+    EXPECT_NE(missing.find("the target " + why), std::string::npos) << run.summary;
+    EXPECT_EQ(missing.find("put vtscope-java.jar"), std::string::npos) << run.summary;
     auto [no_context, unknown] = count_no_context_and_unknown(run, "no_record_region");
     EXPECT_EQ(no_context, 0);
     EXPECT_GE(unknown, 40) << "the request writes, at least";
@@ -401,10 +387,9 @@ TEST(AgentExtensionFailure, WithoutTheExtensionLibvtscopesRecordsClaimNoContext)
     std::printf("[ agent    ] no_context %d, context_unknown/no_context_writer %d\n", no_context, no_writer);
     EXPECT_EQ(no_context, 0);
     EXPECT_GE(no_writer, 40) << "the request writes, at least";
-    const vtscope::Json& writer = run.summary["writer"];
-    EXPECT_EQ(writer["context_writers"].string, "none");
-    EXPECT_NE(writer["missing_writer"].string.find("without vtscope's agent extension"), std::string::npos)
-        << run.vtscope_stderr;
+    EXPECT_EQ(text(run.summary, "/writer/context_writers"), "none") << run.summary;
+    EXPECT_NE(text(run.summary, "/writer/missing_writer").find("without vtscope's agent extension"), std::string::npos)
+        << run.summary;
     EXPECT_NE(run.vtscope_stderr.find("vtscope: note: the target runs the OpenTelemetry Java agent ("),
               std::string::npos)
         << run.vtscope_stderr;
@@ -418,11 +403,10 @@ TEST(AgentExtensionHarness, EveryMarkerAttributedOnBothPlanes) {
                                     "-Dotel.traces.exporter=none",       "-Dotel.metrics.exporter=none",
                                     "-Dotel.logs.exporter=none",         "-Djdk.virtualThreadScheduler.parallelism=2"};
     for (const char* scope : {"clean", "leaky-final"}) {
-        TraceRun run = vtscope::testing::run_traced_harness(
-            {kVtscope, java_bin(), kJavaDir + "/*:" + kJavaDir + "/lib/*", VTSCOPE_NATIVE_LIB}, jvm,
-            {"--scope", scope, "--mode", "concurrent", "--yields", "--tracer", "global"}, {});
+        E2eRun run = vtscope::testing::run_marker_harness(
+            jvm, {"--scope", scope, "--mode", "concurrent", "--yields", "--tracer", "global"});
         EXPECT_TRUE(run.error.empty()) << run.error << run.java_stderr;
-        CheckResult r = check_markers(run.expected, run.trace);
+        CheckResult r = check_markers(run.expected, run.lines);
         std::printf("[ agent    ] harness %s: %s; identity %d ok, content %d ok\n", scope, r.summary().c_str(),
                     r.identity.correct, r.content.correct);
         EXPECT_EQ(r.expected, 128);
@@ -465,15 +449,13 @@ struct NoServiceInEnvironment {
 };
 
 void expect_exported_under(const ServiceRun& run, const std::string& service) {
-    const vtscope::Json& resource = run.summary["otlp_resource"];
-    std::printf("[ agent    ] --otlp resource: service.name %s (from %s)\n", resource["service.name"].string.c_str(),
-                resource["source"].string.c_str());
-    EXPECT_EQ(resource["service.name"].string, service) << run.vtscope_stderr;
-    EXPECT_EQ(resource["source"].string, "process_context");
+    std::string name = text(run.summary, "/otlp_resource/service.name");
+    std::string source = text(run.summary, "/otlp_resource/source");
+    std::printf("[ agent    ] --otlp resource: service.name %s (from %s)\n", name.c_str(), source.c_str());
+    EXPECT_EQ(name, service) << run.vtscope_stderr;
+    EXPECT_EQ(source, "process_context");
+    // No warning that it fell back to a default (that warning's wording: NoResourceAnywhereIsOneWarningLine).
     EXPECT_EQ(run.vtscope_stderr.find("otlp: exporting under"), std::string::npos) << run.vtscope_stderr;
-    EXPECT_NE(run.vtscope_stderr.find("vtscope: otlp resource: service.name " + service + " (from process_context)"),
-              std::string::npos)
-        << run.vtscope_stderr;
 }
 
 }  // namespace
@@ -525,7 +507,7 @@ TEST(AgentResource, LibraryAtStartUpPublishesTheAgentsResource) {
     EXPECT_EQ(at_ready, "agent-start-e2e") << run.java_stderr;
     EXPECT_EQ(run.regions, 1);
     // The extension's storage declared itself in the region libvtscope.so created.
-    EXPECT_EQ(run.summary["writer"]["context_writers"].string, "otel-storage") << run.vtscope_stderr;
+    EXPECT_EQ(text(run.summary, "/writer/context_writers"), "otel-storage") << run.vtscope_stderr;
     expect_exported_under(run, "agent-start-e2e");
     EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
 }
@@ -551,6 +533,6 @@ TEST(AgentResource, NoResourceAnywhereIsOneWarningLine) {
     EXPECT_EQ(line.rfind("vtscope: warning: otlp: exporting under service.name=unknown_service: ", 0), 0u) << line;
     EXPECT_NE(line.find("the target publishes no OTEP 4719 process context"), std::string::npos) << line;
     EXPECT_NE(line.find("--service NAME or OTEL_SERVICE_NAME"), std::string::npos) << line;
-    EXPECT_EQ(run.summary["otlp_resource"]["service.name"].string, "unknown_service");
-    EXPECT_EQ(run.summary["otlp_resource"]["source"].string, "default");
+    EXPECT_EQ(text(run.summary, "/otlp_resource/service.name"), "unknown_service");
+    EXPECT_EQ(text(run.summary, "/otlp_resource/source"), "default");
 }

@@ -10,133 +10,115 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "output/json.h"
 #include "cli/privilege.h"
+#include "e2e_fixture.h"
 #include "process_runner.h"
 #include "test_support.h"
 
 using namespace std::chrono_literals;
-using vtscope::Json;
+using nlohmann::json;
+using vtscope::testing::at;
 using vtscope::testing::Child;
+using vtscope::testing::E2e;
+using vtscope::testing::E2eRun;
+using vtscope::testing::number;
 using vtscope::testing::read_file;
 using vtscope::testing::read_lines;
 using vtscope::testing::TempDir;
-using vtscope::testing::wait_for_file;
+using vtscope::testing::text;
+using vtscope::testing::Workload;
 
 namespace {
 
-using vtscope::testing::class_path;
-using vtscope::testing::env_or;
 using vtscope::testing::java_bin;
 using vtscope::testing::kJavaDir;
 using vtscope::testing::kNoPrivilege;
 using vtscope::testing::kVtscope;
 
-struct BlockRun {
-    std::vector<Json> expected;   // PinningCases' ground truth, one per case and repetition
-    std::vector<Json> intervals;  // vtscope block's JSON lines
-    Json summary;                 // --summary-json
-    std::string vtscope_stderr, java_stderr;
-    int vtscope_exit = -1, java_exit = -1;
-    std::string error;
+// A run of PinningCases under vtscope block: the fixture's, with both sides parsed.
+struct BlockRun : E2eRun {
+    std::vector<json> truth;      // PinningCases' ground truth, one per case and repetition
+    std::vector<json> intervals;  // vtscope block's JSON lines
 };
 
-std::vector<Json> parse_lines(const std::vector<std::string>& lines, std::string* error) {
-    std::vector<Json> out;
-    for (const std::string& line : lines) {
-        if (line.empty()) continue;
-        Json j;
-        std::string e;
-        if (!vtscope::parse_json(line, &j, &e)) {
-            *error += "unparsable line (" + e + "): " + line + "\n";
-            continue;
-        }
-        out.push_back(std::move(j));
-    }
-    return out;
-}
-
-// Starts PinningCases on 2 carriers with its files in dir (expected.jsonl, java.ready, go,
-// java.err); it waits for the go file once ready.
-Child start_pinning_cases(const TempDir& dir, const std::vector<std::string>& jvm_options,
-                          const std::vector<std::string>& workload_options,
-                          const std::vector<std::string>& java_command = {java_bin()}) {
-    std::vector<std::string> java = java_command;
-    for (const char* option : {"--enable-native-access=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2"})
-        java.push_back(option);
-    java.insert(java.end(), jvm_options.begin(), jvm_options.end());
-    for (const std::string& a : std::vector<std::string>{"-cp", class_path(), "io.vtscope.workloads.PinningCases",
-                                                         "--expected", dir.path("expected.jsonl"), "--ready-file",
-                                                         dir.path("java.ready"), "--go-file", dir.path("go")})
-        java.push_back(a);
-    java.insert(java.end(), workload_options.begin(), workload_options.end());
-    return Child::start(java, "", dir.path("java.err"));
+// PinningCases on 2 carriers; it waits for the go file once ready. launcher: the command that
+// runs java (another JDK's, or java as another user).
+Workload pinning_cases(const std::vector<std::string>& jvm_options, const std::vector<std::string>& workload_options,
+                       std::vector<std::string> launcher = {java_bin()}) {
+    launcher.push_back("--enable-native-access=ALL-UNNAMED");
+    std::vector<std::string> options = {"-Djdk.virtualThreadScheduler.parallelism=2"};
+    options.insert(options.end(), jvm_options.begin(), jvm_options.end());
+    Workload workload("io.vtscope.workloads.PinningCases", options, workload_options);
+    workload.launcher = launcher;
+    return workload;
 }
 
 // Runs PinningCases (repetitions of every case), traced by `vtscope block` with block_options.
 BlockRun run_block(const std::vector<std::string>& jvm_options, int repetitions,
                    const std::vector<std::string>& block_options,
                    const std::vector<std::string>& workload_options = {}) {
-    TempDir dir;
+    E2e e2e;
     BlockRun run;
     std::vector<std::string> workload = {"--repetitions", std::to_string(repetitions)};
     workload.insert(workload.end(), workload_options.begin(), workload_options.end());
-    Child jvm = start_pinning_cases(dir, jvm_options, workload);
-    if (!wait_for_file(dir.path("java.ready"), 60s)) {
-        run.error = "PinningCases did not become ready: " + read_file(dir.path("java.err"));
+    ::testing::AssertionResult ready = e2e.start(pinning_cases(jvm_options, workload));
+    if (ready) ready = e2e.attach("block", block_options);
+    if (!ready) {
+        run.error = ready.message();
         return run;
     }
-    std::vector<std::string> block = {kVtscope,         "block",
-                                      "--pid",          std::to_string(jvm.pid()),
-                                      "--output",       dir.path("block.jsonl"),
-                                      "--ready-file",   dir.path("vtscope.ready"),
-                                      "--summary-json", dir.path("summary.json")};
-    block.insert(block.end(), block_options.begin(), block_options.end());
-    Child tracer = Child::start(block, "", dir.path("vtscope.err"));
-    if (!wait_for_file(dir.path("vtscope.ready"), 30s)) {
-        tracer.wait(1s);
-        run.error = "vtscope did not become ready: " + read_file(dir.path("vtscope.err"));
-        return run;
-    }
-    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
-    run.java_exit = jvm.wait(300s).value_or(-1);
-    run.vtscope_exit = tracer.wait(60s).value_or(-1);
-    run.expected = parse_lines(read_lines(dir.path("expected.jsonl")), &run.error);
-    run.intervals = parse_lines(read_lines(dir.path("block.jsonl")), &run.error);
-    std::string e;
-    if (!vtscope::parse_json(read_file(dir.path("summary.json")), &run.summary, &e)) run.error += "summary: " + e;
-    run.vtscope_stderr = read_file(dir.path("vtscope.err"));
-    run.java_stderr = read_file(dir.path("java.err"));
+    static_cast<E2eRun&>(run) = e2e.run();
+    run.truth = vtscope::testing::parse_lines(run.expected, &run.error);
+    run.intervals = vtscope::testing::parse_lines(run.lines, &run.error);
+    if (run.summary.is_null()) run.error += "no summary: " + run.vtscope_stderr;
     return run;
 }
 
-double num(const Json& j, const char* key) { return j[key].number; }
-std::string str(const Json& j, const char* key) { return j[key].type == Json::Type::String ? j[key].string : "null"; }
+double num(const json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_number() ? it->get<double>() : 0;
+}
+std::string str(const json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : "null";
+}
+bool is_num(const json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_number();
+}
+bool flag(const json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_boolean() && it->get<bool>();
+}
+const json& field(const json& j, const char* key) { return at(j, std::string("/") + key); }
 
-std::string frames_text(const Json& stack) {
+std::string frames_text(const json& stack) {
     std::string text;
-    for (const Json& f : stack.array) text += (text.empty() ? "" : ";") + f.string;
+    for (const json& f : stack)
+        if (f.is_string()) text += (text.empty() ? "" : ";") + f.get<std::string>();
     return text;
 }
 
-bool has_frame(const Json& stack, const std::vector<std::string>& names) {
-    for (const Json& f : stack.array)
+bool has_frame(const json& stack, const std::vector<std::string>& names) {
+    for (const json& f : stack)
         for (const std::string& n : names)
-            if (f.type == Json::Type::String && f.string.find(n) != std::string::npos) return true;
+            if (f.is_string() && f.get<std::string>().find(n) != std::string::npos) return true;
     return false;
 }
 
 // Whether a frame of stack starts with one of prefixes ("Monitor::wait" is not "ObjectMonitor::wait").
-bool has_frame_prefix(const Json& stack, const std::vector<std::string>& prefixes) {
-    for (const Json& f : stack.array)
+bool has_frame_prefix(const json& stack, const std::vector<std::string>& prefixes) {
+    for (const json& f : stack)
         for (const std::string& p : prefixes)
-            if (f.type == Json::Type::String && f.string.starts_with(p)) return true;
+            if (f.is_string() && f.get<std::string>().starts_with(p)) return true;
     return false;
 }
 
@@ -147,11 +129,11 @@ const std::vector<std::string> kVmInternalFrames = {
     "SafepointMechanism::", "HandshakeState::", "CompileBroker::"};
 
 // An interval's reason, syscall, attribution and (with --stacks) stacks, for a message.
-std::string describe(const Json& iv) {
+std::string describe(const json& iv) {
     std::string text = str(iv, "block_reason") + " " + str(iv, "syscall") + ", " + str(iv, "status") + ", trace " +
                        str(iv, "trace_id");
-    if (iv["kernel_stack"].type == Json::Type::Array) text += "; kernel: " + frames_text(iv["kernel_stack"]);
-    if (iv["user_stack"].type == Json::Type::Array) text += "; user: " + frames_text(iv["user_stack"]);
+    if (field(iv, "kernel_stack").is_array()) text += "; kernel: " + frames_text(field(iv, "kernel_stack"));
+    if (field(iv, "user_stack").is_array()) text += "; user: " + frames_text(field(iv, "user_stack"));
     return text;
 }
 
@@ -159,14 +141,13 @@ std::string describe(const Json& iv) {
 // every switch away from the guest agent's threads; block.h, vtscope_block_anomaly). Each must
 // have been closed at the arrival the kernel recorded, none dropped: printed, and checked.
 void check_unseen_switch_ins(const BlockRun& run) {
-    const Json& block = run.summary["block"];
-    int unseen = static_cast<int>(block["missed_switch_ins"].number);
+    int unseen = static_cast<int>(number(run.summary, "/block/missed_switch_ins"));
     if (unseen > 0)
         std::printf("[ block    ] %d switch-in(s) without a sched_switch event, closed at the kernel's arrival time\n",
                     unseen);
-    EXPECT_EQ(block["dropped_end_unknown"].type, Json::Type::Number) << run.vtscope_stderr;
-    EXPECT_EQ(block["dropped_end_unknown"].number, 0) << run.vtscope_stderr;
-    EXPECT_EQ(block["program_misses"].number, 0) << run.vtscope_stderr;
+    EXPECT_TRUE(at(run.summary, "/block/dropped_end_unknown").is_number()) << run.vtscope_stderr;
+    EXPECT_EQ(at(run.summary, "/block/dropped_end_unknown"), 0) << run.vtscope_stderr;
+    EXPECT_EQ(at(run.summary, "/block/program_misses"), 0) << run.vtscope_stderr;
 }
 
 const std::vector<std::string> kBlockingCases = {"downcall-usleep", "pipe-read",          "upcall-sleep",
@@ -182,147 +163,146 @@ struct CaseTally {
     int did_not_wait = 0;  // clinit-wait: the initialiser was done before the waiter got there
 };
 
-// Checks one run against its ground truth; prints the tally per case.
-void check_run(const BlockRun& run, int repetitions, const std::string& label) {
-    ASSERT_TRUE(run.error.empty()) << run.error;
-    EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
-    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
-    EXPECT_NE(run.vtscope_stderr.find("target exited"), std::string::npos) << run.vtscope_stderr;
-    EXPECT_NE(run.vtscope_stderr.find("lost 0"), std::string::npos) << run.vtscope_stderr;
-    ASSERT_EQ(run.expected.size(), (kBlockingCases.size() + kUnmountingCases.size()) * repetitions) << run.java_stderr;
+constexpr double kSlackNs = 2e6;  // the window is measured in Java, around the off-CPU time
 
-    std::vector<bool> used(run.intervals.size(), false);
-    std::map<std::string, CaseTally> tally;
-    check_unseen_switch_ins(run);
-    constexpr double kSlackNs = 2e6;  // the window is measured in Java, around the off-CPU time
-    for (const Json& op : run.expected) {
-        const std::string kase = str(op, "case");
-        CaseTally& t = tally[kase];
-        t.expected++;
-        double t0 = num(op, "t0_ns"), t1 = num(op, "t1_ns");
-        std::vector<size_t> matches;
-        for (size_t i = 0; i < run.intervals.size(); i++) {
-            const Json& iv = run.intervals[i];
-            if (str(iv, "block_reason") == "preempted") continue;  // run-queue wait, not blocking
-            if (iv["vthread"].type != Json::Type::Number || num(iv, "vthread") != num(op, "vthread")) continue;
-            double start = num(iv, "ts_ns"), end = start + num(iv, "duration_ns");
-            if (end < t0 - kSlackNs || start > t1 + kSlackNs) continue;
-            matches.push_back(i);
-        }
-        bool blocking = op["blocking"].boolean;
-        std::string what = label + " " + kase + " rep " + std::to_string(static_cast<int>(num(op, "rep")));
-        if (!blocking && kase == "clinit-wait") {
-            // The waiter ran only once the initialiser was (nearly) done: it did not wait, or under
-            // 10 ms (its truth says so): neither required nor forbidden.
-            t.did_not_wait++;
-            for (size_t i : matches) used[i] = true;
-            continue;
-        }
-        if (!blocking) {
-            // The case unmounts, so its operation must not block the carrier: had it pinned, one
-            // interval would span most of the window (it sleeps, parks, waits or waits for the
-            // lock from start to end). The JVM can still block a mounted thread briefly on its own
-            // locks: seen on this loaded machine, 9.2 ms in futex under Mutex::lock <-
-            // CompileBroker::compile_method_base <- InterpreterRuntime::frequency_counter_overflow
-            // (interpreted code queueing a compilation while a compiler thread, preempted, held
-            // the queue's lock), and 27.8 ms in futex just before a window (its stack cut in libc).
-            // vtscope is right to report those (the carrier is blocked with the thread mounted);
-            // they are told from the operation by their stack (HotSpot's own lock, safepoint or
-            // compiler frames) or by covering less than half of the window, and counted.
-            for (size_t i : matches) {
-                used[i] = true;
-                const Json& iv = run.intervals[i];
-                double start = num(iv, "ts_ns"), end = start + num(iv, "duration_ns");
-                double covered = std::max(0.0, std::min(end, t1) - std::max(start, t0));
-                bool vm_internal = has_frame_prefix(iv["user_stack"], kVmInternalFrames);
-                std::printf("[ block    ] %s: off-CPU %.1f ms at %+.1f ms of a %.1f ms window (%s): %s\n", what.c_str(),
-                            num(iv, "duration_ns") / 1e6, (start - t0) / 1e6, (t1 - t0) / 1e6,
-                            vm_internal ? "in the JVM's own code" : "no JVM-internal frame", describe(iv).c_str());
-                EXPECT_TRUE(vm_internal || covered < 0.5 * (t1 - t0))
-                    << what << ": an unmounting case blocked its carrier for " << covered / 1e6 << " ms of its "
-                    << (t1 - t0) / 1e6 << " ms: " << describe(iv);
-                t.stalls++;
-            }
-            continue;
-        }
-        // The operation itself: the interval in its syscall covering most of its window. Further
-        // intervals of the same thread in the window, under its own span, are real further stalls
-        // of its carrier (a safepoint met on the way back, ...): counted and printed, and every one
-        // must carry the right trace; a split of the operation would fail the duration check.
-        std::vector<size_t> operation;
-        for (size_t i : matches) {
-            used[i] = true;
-            const Json& iv = run.intervals[i];
-            if (str(iv, "status") != "no_context") {
-                EXPECT_EQ(str(iv, "trace_id"), str(op, "trace_id")) << what << ": misattributed";
-            }
-            double start = num(iv, "ts_ns"), end = start + num(iv, "duration_ns");
-            bool inside = start >= t0 - kSlackNs && end <= t1 + kSlackNs;
-            if (inside && str(iv, "syscall") == str(op, "syscall") && num(iv, "duration_ns") >= 0.5 * (t1 - t0))
-                operation.push_back(i);
-            else
-                t.stalls++;
-        }
-        EXPECT_EQ(operation.size(), 1u) << what << ": " << operation.size() << " intervals";
-        if (matches.size() > 1 || operation.size() != 1)
-            for (size_t i : matches)
-                std::printf("[ block    ] %s: ts %+.1f ms from the start of the operation, %.1f ms, %s\n", what.c_str(),
-                            (num(run.intervals[i], "ts_ns") - t0) / 1e6, num(run.intervals[i], "duration_ns") / 1e6,
-                            describe(run.intervals[i]).c_str());
-        if (operation.size() != 1) continue;
-        // The part of the window that blocks: the whole operation, but for the <clinit> cases, whose
-        // Class.forName also loads and verifies the class (CPU work) around the sleep timed inside.
-        double b0 = op["blocked_t0_ns"].type == Json::Type::Number ? num(op, "blocked_t0_ns") : t0;
-        double b1 = op["blocked_t1_ns"].type == Json::Type::Number ? num(op, "blocked_t1_ns") : t1;
-        // The further stalls' time in it is not the operation's either.
-        double further_ns = 0;
-        for (size_t i : matches) {
-            if (i == operation[0]) continue;
-            double ws = num(run.intervals[i], "ts_ns"), we = ws + num(run.intervals[i], "duration_ns");
-            further_ns += std::max(0.0, std::min(we, b1) - std::max(ws, b0));
-        }
-        matches = operation;
-        const Json& iv = run.intervals[matches[0]];
-        t.reported++;
-        // That part, measured in Java, holds the off-CPU time, a little CPU time and, on a loaded
-        // machine, run-queue waits (preempted intervals, not blocking) and further stalls (above):
-        // those are taken out.
-        double waits_ns = 0;
-        for (size_t i = 0; i < run.intervals.size(); i++) {
-            const Json& w = run.intervals[i];
-            if (str(w, "block_reason") != "preempted" || w["vthread"].type != Json::Type::Number ||
-                num(w, "vthread") != num(op, "vthread"))
-                continue;
-            double ws = num(w, "ts_ns"), we = ws + num(w, "duration_ns");
-            waits_ns += std::max(0.0, std::min(we, b1) - std::max(ws, b0));
-        }
-        double window_ms = (b1 - b0 - waits_ns - further_ns) / 1e6, ms = num(iv, "duration_ns") / 1e6;
-        t.min_ms = std::min(t.min_ms, ms);
-        t.max_ms = std::max(t.max_ms, ms);
-        t.worst_error_ms = std::max(t.worst_error_ms, std::fabs(ms - window_ms));
-        EXPECT_LE(std::fabs(ms - window_ms), std::max(0.1 * window_ms, 5.0))
-            << what << ": " << ms << " ms off-CPU for a " << window_ms << " ms operation";
-        EXPECT_EQ(str(iv, "trace_id"), str(op, "trace_id")) << what;
-        EXPECT_EQ(str(iv, "span_id"), str(op, "span_id")) << what;
-        EXPECT_EQ(str(iv, "status"), "ok") << what;
-        EXPECT_EQ(num(iv, "java_thread"), num(op, "vthread")) << what;
-        EXPECT_EQ(str(iv, "block_reason"), "syscall") << what;
-        EXPECT_EQ(str(iv, "syscall"), str(op, "syscall")) << what;
-        EXPECT_FALSE(iv["open"].boolean) << what;
+// The intervals of one operation's thread in its window (run-queue waits aside), and one of them.
+struct OperationCheck {
+    const BlockRun& run;
+    const json& op;
+    std::string what;             // label, case and repetition, for messages
+    std::vector<size_t> matches;  // indices in run.intervals
+    double t0 = 0, t1 = 0;
+};
+
+double start_ns(const json& iv) { return num(iv, "ts_ns"); }
+double end_ns(const json& iv) { return num(iv, "ts_ns") + num(iv, "duration_ns"); }
+// How much of [from, to] the interval covers.
+double overlap_ns(const json& iv, double from, double to) {
+    return std::max(0.0, std::min(end_ns(iv), to) - std::max(start_ns(iv), from));
+}
+
+OperationCheck match_operation(const BlockRun& run, const json& op, const std::string& label) {
+    OperationCheck c{run,
+                     op,
+                     label + " " + str(op, "case") + " rep " + std::to_string(static_cast<int>(num(op, "rep"))),
+                     {},
+                     num(op, "t0_ns"),
+                     num(op, "t1_ns")};
+    for (size_t i = 0; i < run.intervals.size(); i++) {
+        const json& iv = run.intervals[i];
+        if (str(iv, "block_reason") == "preempted") continue;  // run-queue wait, not blocking
+        if (!is_num(iv, "vthread") || num(iv, "vthread") != num(op, "vthread")) continue;
+        if (end_ns(iv) < c.t0 - kSlackNs || start_ns(iv) > c.t1 + kSlackNs) continue;
+        c.matches.push_back(i);
     }
-    // Everything reported (but run-queue waits) is one of the blocking operations: nothing for
-    // idle carriers, nothing for another thread, nothing twice.
+    return c;
+}
+
+// A case that unmounts must not block its carrier: had it pinned, one interval would span most of
+// the window (it sleeps, parks, waits or waits for the lock from start to end). The JVM can still
+// block a mounted thread briefly on its own locks: seen on this loaded machine, 9.2 ms in futex
+// under Mutex::lock <- CompileBroker::compile_method_base <- InterpreterRuntime::
+// frequency_counter_overflow (interpreted code queueing a compilation while a compiler thread,
+// preempted, held the queue's lock), and 27.8 ms in futex just before a window (its stack cut in
+// libc). vtscope is right to report those (the carrier is blocked with the thread mounted); they
+// are told from the operation by their stack (HotSpot's own lock, safepoint or compiler frames)
+// or by covering less than half of the window, and counted.
+void check_unmounting_case(const OperationCheck& c, CaseTally& t) {
+    for (size_t i : c.matches) {
+        const json& iv = c.run.intervals[i];
+        double covered = overlap_ns(iv, c.t0, c.t1);
+        bool vm_internal = has_frame_prefix(field(iv, "user_stack"), kVmInternalFrames);
+        std::printf("[ block    ] %s: off-CPU %.1f ms at %+.1f ms of a %.1f ms window (%s): %s\n", c.what.c_str(),
+                    num(iv, "duration_ns") / 1e6, (start_ns(iv) - c.t0) / 1e6, (c.t1 - c.t0) / 1e6,
+                    vm_internal ? "in the JVM's own code" : "no JVM-internal frame", describe(iv).c_str());
+        EXPECT_TRUE(vm_internal || covered < 0.5 * (c.t1 - c.t0))
+            << c.what << ": an unmounting case blocked its carrier for " << covered / 1e6 << " ms of its "
+            << (c.t1 - c.t0) / 1e6 << " ms: " << describe(iv);
+        t.stalls++;
+    }
+}
+
+// The operation itself: the interval in its syscall covering most of its window. Further intervals
+// of the same thread in the window, under its own span, are real further stalls of its carrier (a
+// safepoint met on the way back, ...): counted, and every one must carry the right trace; a split
+// of the operation would fail the duration check.
+std::vector<size_t> find_operation(const OperationCheck& c, CaseTally& t) {
+    std::vector<size_t> operation;
+    for (size_t i : c.matches) {
+        const json& iv = c.run.intervals[i];
+        if (str(iv, "status") != "no_context") {
+            EXPECT_EQ(str(iv, "trace_id"), str(c.op, "trace_id")) << c.what << ": misattributed";
+        }
+        bool inside = start_ns(iv) >= c.t0 - kSlackNs && end_ns(iv) <= c.t1 + kSlackNs;
+        if (inside && str(iv, "syscall") == str(c.op, "syscall") && num(iv, "duration_ns") >= 0.5 * (c.t1 - c.t0))
+            operation.push_back(i);
+        else
+            t.stalls++;
+    }
+    EXPECT_EQ(operation.size(), 1u) << c.what << ": " << operation.size() << " intervals";
+    if (c.matches.size() > 1 || operation.size() != 1)
+        for (size_t i : c.matches)
+            std::printf("[ block    ] %s: ts %+.1f ms from the start of the operation, %.1f ms, %s\n", c.what.c_str(),
+                        (start_ns(c.run.intervals[i]) - c.t0) / 1e6, num(c.run.intervals[i], "duration_ns") / 1e6,
+                        describe(c.run.intervals[i]).c_str());
+    return operation;
+}
+
+// The ms of the operation's window that block: the whole operation, but for the <clinit> cases,
+// whose Class.forName also loads and verifies the class (CPU work) around the sleep timed inside.
+// That part, measured in Java, holds the off-CPU time, a little CPU time and, on a loaded machine,
+// run-queue waits (preempted intervals, not blocking) and further stalls of the carrier (not the
+// operation's either): those are taken out.
+double blocked_window_ms(const OperationCheck& c, size_t operation) {
+    double b0 = is_num(c.op, "blocked_t0_ns") ? num(c.op, "blocked_t0_ns") : c.t0;
+    double b1 = is_num(c.op, "blocked_t1_ns") ? num(c.op, "blocked_t1_ns") : c.t1;
+    double further_ns = 0, waits_ns = 0;
+    for (size_t i : c.matches)
+        if (i != operation) further_ns += overlap_ns(c.run.intervals[i], b0, b1);
+    for (const json& w : c.run.intervals)
+        if (str(w, "block_reason") == "preempted" && is_num(w, "vthread") && num(w, "vthread") == num(c.op, "vthread"))
+            waits_ns += overlap_ns(w, b0, b1);
+    return (b1 - b0 - waits_ns - further_ns) / 1e6;
+}
+
+void check_blocking_case(const OperationCheck& c, CaseTally& t) {
+    std::vector<size_t> operation = find_operation(c, t);
+    if (operation.size() != 1) return;
+    const json& iv = c.run.intervals[operation[0]];
+    t.reported++;
+    double window_ms = blocked_window_ms(c, operation[0]), ms = num(iv, "duration_ns") / 1e6;
+    t.min_ms = std::min(t.min_ms, ms);
+    t.max_ms = std::max(t.max_ms, ms);
+    t.worst_error_ms = std::max(t.worst_error_ms, std::fabs(ms - window_ms));
+    EXPECT_LE(std::fabs(ms - window_ms), std::max(0.1 * window_ms, 5.0))
+        << c.what << ": " << ms << " ms off-CPU for a " << window_ms << " ms operation";
+    EXPECT_EQ(str(iv, "trace_id"), str(c.op, "trace_id")) << c.what;
+    EXPECT_EQ(str(iv, "span_id"), str(c.op, "span_id")) << c.what;
+    EXPECT_EQ(str(iv, "status"), "ok") << c.what;
+    EXPECT_EQ(num(iv, "java_thread"), num(c.op, "vthread")) << c.what;
+    EXPECT_EQ(str(iv, "block_reason"), "syscall") << c.what;
+    EXPECT_EQ(str(iv, "syscall"), str(c.op, "syscall")) << c.what;
+    EXPECT_FALSE(flag(iv, "open")) << c.what;
+}
+
+// Everything reported (but run-queue waits) is one of the blocking operations: nothing for idle
+// carriers, nothing for another thread, nothing twice. Returns the run-queue waits.
+int check_nothing_else(const BlockRun& run, const std::vector<bool>& used, const std::string& label) {
     int preempted = 0;
     for (size_t i = 0; i < run.intervals.size(); i++) {
         if (str(run.intervals[i], "block_reason") == "preempted") {
             preempted++;
-            EXPECT_EQ(run.intervals[i]["vthread"].type, Json::Type::Number) << "a run-queue wait without a vthread";
+            EXPECT_TRUE(is_num(run.intervals[i], "vthread")) << "a run-queue wait without a vthread";
             continue;
         }
         EXPECT_TRUE(used[i]) << label << ": unmatched interval (idle carrier or misattributed?)";
     }
+    return preempted;
+}
+
+void print_tally(const std::map<std::string, CaseTally>& tally, const std::string& label, int repetitions) {
     for (const std::string& kase : kBlockingCases) {
-        const CaseTally& t = tally[kase];
+        const CaseTally& t = tally.at(kase);
         std::printf(
             "[ block    ] %s %-20s expected %2d reported %2d, %.1f-%.1f ms, worst error %.2f ms, %d further stalls%s\n",
             label.c_str(), kase.c_str(), t.expected, t.reported, t.min_ms, t.max_ms, t.worst_error_ms, t.stalls,
@@ -333,14 +313,44 @@ void check_run(const BlockRun& run, int repetitions, const std::string& label) {
         std::printf(
             "[ block    ] %s %-20s expected  0 reported  0 of %d runs (unmounts), %d stalls that are not the "
             "operation\n",
-            label.c_str(), kase.c_str(), tally[kase].expected, tally[kase].stalls);
+            label.c_str(), kase.c_str(), tally.at(kase).expected, tally.at(kase).stalls);
+}
+
+// Checks one run against its ground truth; prints the tally per case.
+void check_run(const BlockRun& run, int repetitions, const std::string& label) {
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    EXPECT_EQ(text(run.summary, "/stop_reason"), "target exited") << run.vtscope_stderr;
+    EXPECT_EQ(at(run.summary, "/lost"), 0) << run.vtscope_stderr;
+    ASSERT_EQ(run.truth.size(), (kBlockingCases.size() + kUnmountingCases.size()) * repetitions) << run.java_stderr;
+    check_unseen_switch_ins(run);
+
+    std::vector<bool> used(run.intervals.size(), false);
+    std::map<std::string, CaseTally> tally;
+    for (const json& op : run.truth) {
+        CaseTally& t = tally[str(op, "case")];
+        t.expected++;
+        OperationCheck c = match_operation(run, op, label);
+        for (size_t i : c.matches) used[i] = true;
+        if (flag(op, "blocking"))
+            check_blocking_case(c, t);
+        else if (str(op, "case") == "clinit-wait")
+            // The waiter ran only once the initialiser was (nearly) done: it did not wait, or under
+            // 10 ms (its truth says so): neither required nor forbidden.
+            t.did_not_wait++;
+        else
+            check_unmounting_case(c, t);
+    }
+    int preempted = check_nothing_else(run, used, label);
+    print_tally(tally, label, repetitions);
     std::printf("[ block    ] %s %zu intervals reported, %d of them run-queue waits; %.0f intervals in all\n",
-                label.c_str(), run.intervals.size(), preempted, run.summary["block"]["count"].number);
+                label.c_str(), run.intervals.size(), preempted, number(run.summary, "/block/count"));
     // The program saw every switch of the target.
-    EXPECT_EQ(run.summary["block"]["program_misses"].number, 0) << run.vtscope_stderr;
+    EXPECT_EQ(at(run.summary, "/block/program_misses"), 0) << run.vtscope_stderr;
     // The summary's totals cover every interval, reported or counted in the kernel.
-    EXPECT_GE(run.summary["block"]["count"].number, static_cast<double>(run.intervals.size()));
-    EXPECT_EQ(run.summary["block"]["reported"].number, static_cast<double>(run.intervals.size()));
+    EXPECT_GE(number(run.summary, "/block/count"), static_cast<double>(run.intervals.size()));
+    EXPECT_EQ(number(run.summary, "/block/reported"), static_cast<double>(run.intervals.size()));
 }
 
 }  // namespace
@@ -367,7 +377,7 @@ TEST(Block, AllThreadsAddsThreadsWithoutAVirtualThread) {
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     int with_vthread = 0, without = 0;
-    for (const Json& iv : run.intervals) (iv["vthread"].type == Json::Type::Number ? with_vthread : without)++;
+    for (const json& iv : run.intervals) (is_num(iv, "vthread") ? with_vthread : without)++;
     std::printf("[ block    ] --all-threads: %d intervals with a virtual thread, %d without\n", with_vthread, without);
     EXPECT_GE(with_vthread, 2 * static_cast<int>(kBlockingCases.size() - 1));  // clinit-wait may not wait
     EXPECT_GT(without, 0);
@@ -397,23 +407,23 @@ TEST(Block, StressFourHundredBlockingDowncallsOnTwoCarriers) {
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
-    EXPECT_NE(run.vtscope_stderr.find("lost 0"), std::string::npos) << run.vtscope_stderr;
-    ASSERT_EQ(run.expected.size(), static_cast<size_t>(kThreads)) << run.java_stderr;
-    std::map<double, const Json*> by_vthread;  // the ground truth by virtual thread
-    for (const Json& op : run.expected) by_vthread[num(op, "vthread")] = &op;
+    EXPECT_EQ(at(run.summary, "/lost"), 0) << run.vtscope_stderr;
+    ASSERT_EQ(run.truth.size(), static_cast<size_t>(kThreads)) << run.java_stderr;
+    std::map<double, const json*> by_vthread;  // the ground truth by virtual thread
+    for (const json& op : run.truth) by_vthread[num(op, "vthread")] = &op;
     int correct = 0, misattributed = 0, extra = 0, preempted = 0, stalls = 0;
     std::map<double, int> seen;
-    for (const Json& iv : run.intervals) {
+    for (const json& iv : run.intervals) {
         if (str(iv, "block_reason") == "preempted") {
             preempted++;
             continue;
         }
-        auto it = iv["vthread"].type == Json::Type::Number ? by_vthread.find(num(iv, "vthread")) : by_vthread.end();
+        auto it = is_num(iv, "vthread") ? by_vthread.find(num(iv, "vthread")) : by_vthread.end();
         if (it == by_vthread.end()) {
             extra++;
             continue;
         }
-        const Json& op = *it->second;
+        const json& op = *it->second;
         // A stall before the thread published its span (or after it cleared it) has no context:
         // right too. Misattributed means another span.
         bool right = (str(iv, "trace_id") == str(op, "trace_id") && str(iv, "span_id") == str(op, "span_id")) ||
@@ -450,12 +460,12 @@ TEST(Block, StressFourHundredBlockingDowncallsOnTwoCarriers) {
     EXPECT_EQ(misattributed, 0);
     EXPECT_EQ(extra, 0);
     // 400 x 30 ms on 2 carriers: both are blocked at once for nearly all of 6 s.
-    const Json& carriers = run.summary["block"]["carriers"];
-    std::printf("[ block    ] stress: %.0f carriers, all blocked at once for %.0f ms\n", carriers["seen"].number,
-                carriers["all_blocked_ns"].number / 1e6);
-    EXPECT_EQ(carriers["seen"].number, 2);
-    EXPECT_EQ(run.summary["block"]["program_misses"].number, 0) << run.vtscope_stderr;
-    EXPECT_GT(carriers["all_blocked_ns"].number, 0.8 * kThreads * 30e6 / 2);
+    const json& carriers = at(run.summary, "/block/carriers");
+    std::printf("[ block    ] stress: %.0f carriers, all blocked at once for %.0f ms\n", number(carriers, "/seen"),
+                number(carriers, "/all_blocked_ns") / 1e6);
+    EXPECT_EQ(at(carriers, "/seen"), 2);
+    EXPECT_EQ(at(run.summary, "/block/program_misses"), 0) << run.vtscope_stderr;
+    EXPECT_GT(number(carriers, "/all_blocked_ns"), 0.8 * kThreads * 30e6 / 2);
 }
 
 // The same 400 calls under a threshold above them: none is reported, and every one reaches the
@@ -469,14 +479,14 @@ TEST(Block, ShortIntervalsAreSummedUnderTheirOwnTraces) {
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
-    EXPECT_NE(run.vtscope_stderr.find("lost 0"), std::string::npos) << run.vtscope_stderr;
-    ASSERT_EQ(run.expected.size(), static_cast<size_t>(kThreads)) << run.java_stderr;
+    EXPECT_EQ(at(run.summary, "/lost"), 0) << run.vtscope_stderr;
+    ASSERT_EQ(run.truth.size(), static_cast<size_t>(kThreads)) << run.java_stderr;
     EXPECT_TRUE(run.intervals.empty()) << run.intervals.size() << " intervals of 200 ms or more";
     std::map<std::string, double> blocked_ns;  // by trace, from the summary
-    for (const Json& t : run.summary["block"]["traces"].array) blocked_ns[str(t, "trace_id")] = num(t, "blocked_ns");
+    for (const json& t : at(run.summary, "/block/traces")) blocked_ns[str(t, "trace_id")] = num(t, "blocked_ns");
     int summed = 0, foreign = 0;
     std::set<std::string> traces;
-    for (const Json& op : run.expected) {
+    for (const json& op : run.truth) {
         traces.insert(str(op, "trace_id"));
         auto it = blocked_ns.find(str(op, "trace_id"));
         // Its 30 ms call, less what the thread spent on the CPU inside it.
@@ -485,11 +495,11 @@ TEST(Block, ShortIntervalsAreSummedUnderTheirOwnTraces) {
     for (const auto& [trace, ns] : blocked_ns) foreign += traces.count(trace) == 0;
     std::printf(
         "[ block    ] short: %d of %d traces with their call summed, %d traces not of the run, %.0f intervals\n",
-        summed, kThreads, foreign, run.summary["block"]["count"].number);
+        summed, kThreads, foreign, number(run.summary, "/block/count"));
     check_unseen_switch_ins(run);
     EXPECT_EQ(summed, kThreads) << run.vtscope_stderr;
     EXPECT_EQ(foreign, 0);
-    EXPECT_GE(run.summary["block"]["count"].number, kThreads);
+    EXPECT_GE(number(run.summary, "/block/count"), kThreads);
 }
 
 // --jfr: every jdk.VirtualThreadPinned event of the run is joined to a vtscope interval (the
@@ -500,19 +510,19 @@ TEST(Block, JfrPinnedEventsJoinTheirIntervals) {
     constexpr int kRepetitions = 3;
     BlockRun run = run_block({}, kRepetitions, {"--threshold", "5", "--jfr"});
     check_run(run, kRepetitions, "--jfr");
-    const Json& jfr = run.summary["block"]["jfr"];
+    const json& jfr = at(run.summary, "/block/jfr");
     std::map<std::string, std::string> case_of;  // trace id -> case
-    for (const Json& op : run.expected) case_of[str(op, "trace_id")] = str(op, "case");
+    for (const json& op : run.truth) case_of[str(op, "trace_id")] = str(op, "case");
     std::map<std::string, int> joined, vtscope_only;
     int jfr_only = 0;
-    for (const Json& iv : run.intervals) {
-        if (iv["jfr_only"].boolean) {
+    for (const json& iv : run.intervals) {
+        if (flag(iv, "jfr_only")) {
             jfr_only++;
             continue;
         }
         if (str(iv, "block_reason") == "preempted") continue;
         std::string kase = case_of[str(iv, "trace_id")];
-        if (iv["jfr_pinned_reason"].type == Json::Type::String) {
+        if (field(iv, "jfr_pinned_reason").is_string()) {
             joined[kase]++;
             std::string reason = str(iv, "jfr_pinned_reason");
             if (kase == "upcall-sleep") {
@@ -522,7 +532,7 @@ TEST(Block, JfrPinnedEventsJoinTheirIntervals) {
             } else if (kase == "clinit-wait") {
                 EXPECT_NE(reason.find("Waited for initialization"), std::string::npos) << reason;
             }
-            EXPECT_FALSE(iv["jfr_stack"].array.empty());
+            EXPECT_FALSE(field(iv, "jfr_stack").empty());
         } else {
             vtscope_only[kase]++;
         }
@@ -530,14 +540,14 @@ TEST(Block, JfrPinnedEventsJoinTheirIntervals) {
     for (const std::string& kase : kBlockingCases)
         std::printf("[ block    ] --jfr %-20s in JFR and vtscope %d, vtscope only %d\n", kase.c_str(), joined[kase],
                     vtscope_only[kase]);
-    std::printf("[ block    ] --jfr: %.0f JFR events, %.0f joined, %d seen by JFR only\n", jfr["events"].number,
-                jfr["joined"].number, jfr_only);
+    std::printf("[ block    ] --jfr: %.0f JFR events, %.0f joined, %d seen by JFR only\n", number(jfr, "/events"),
+                number(jfr, "/joined"), jfr_only);
     EXPECT_EQ(jfr_only, 0);
-    EXPECT_EQ(jfr["jfr_only"].number, 0);
-    EXPECT_EQ(jfr["joined"].number, jfr["events"].number);
+    EXPECT_EQ(number(jfr, "/jfr_only"), 0);
+    EXPECT_EQ(number(jfr, "/joined"), number(jfr, "/events"));
     std::map<std::string, int> blocking;  // operations that blocked, per case (clinit-wait may not)
-    for (const Json& op : run.expected)
-        if (op["blocking"].boolean) blocking[str(op, "case")]++;
+    for (const json& op : run.truth)
+        if (flag(op, "blocking")) blocking[str(op, "case")]++;
     for (const char* kase : {"upcall-sleep", "clinit-sleep", "clinit-initialiser", "clinit-wait"})
         EXPECT_EQ(joined[kase], blocking[kase]) << kase;
     for (const char* kase : {"downcall-usleep", "pipe-read"}) {
@@ -552,9 +562,9 @@ TEST(Block, JfrPinnedEventsJoinTheirIntervals) {
 // recording is printed by the root-owned --jfr-jdk.
 TEST(Block, JfrNeverRunsTheTargetsOwnTools) {
     REQUIRE_BPF();
-    TempDir dir;
-    std::string jdk = dir.path("user-jdk"), marker = dir.path("target-tool-ran");
-    std::string real_jdk = java_bin().substr(0, java_bin().size() - std::string("/bin/java").size());
+    E2e e2e;
+    std::string jdk = e2e.path("user-jdk"), marker = e2e.path("target-tool-ran");
+    std::string real_jdk = vtscope::testing::java_home();
     std::string setup = "mkdir -p " + jdk + "/bin && cp " + java_bin() + " " + jdk + "/bin/java && ln -s " + real_jdk +
                         "/lib " + jdk + "/lib && ln -s " + real_jdk + "/conf " + jdk + "/conf";
     for (const char* tool : {"jcmd", "jfr"})
@@ -562,23 +572,15 @@ TEST(Block, JfrNeverRunsTheTargetsOwnTools) {
                  "/bin/" + tool;
     setup += " && chown -R nobody " + jdk;
     ASSERT_EQ(std::system(setup.c_str()), 0) << setup;
-    Child jvm = start_pinning_cases(dir, {}, {"--repetitions", "1"}, {jdk + "/bin/java"});
-    ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 60s)) << read_file(dir.path("java.err"));
-    Child tracer = Child::start({kVtscope, "block", "--pid", std::to_string(jvm.pid()), "--threshold", "5", "--jfr",
-                                 "--output", dir.path("block.jsonl"), "--ready-file", dir.path("vtscope.ready"),
-                                 "--summary-json", dir.path("summary.json")},
-                                "", dir.path("vtscope.err"));
-    bool ready = wait_for_file(dir.path("vtscope.ready"), 30s);
+    ASSERT_TRUE(e2e.start(pinning_cases({}, {"--repetitions", "1"}, {jdk + "/bin/java"})));
+    ::testing::AssertionResult ready = e2e.attach("block", {"--threshold", "5", "--jfr"});
     EXPECT_NE(access(marker.c_str(), F_OK), 0) << "vtscope ran the target JDK's jcmd or jfr";
-    ASSERT_TRUE(ready) << read_file(dir.path("vtscope.err"));
-    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
-    EXPECT_EQ(jvm.wait(120s).value_or(-1), 0) << read_file(dir.path("java.err"));
-    EXPECT_EQ(tracer.wait(60s).value_or(-1), 0) << read_file(dir.path("vtscope.err"));
+    ASSERT_TRUE(ready);
+    E2eRun run = e2e.run(120s);
+    EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     EXPECT_NE(access(marker.c_str(), F_OK), 0) << "vtscope ran the target JDK's jcmd or jfr";
-    Json summary;
-    std::string error;
-    ASSERT_TRUE(vtscope::parse_json(read_file(dir.path("summary.json")), &summary, &error)) << error;
-    EXPECT_GT(summary["block"]["jfr"]["events"].number, 0) << read_file(dir.path("vtscope.err"));
+    EXPECT_GT(number(run.summary, "/block/jfr/events"), 0) << run.vtscope_stderr;
 }
 
 // A target of another user (nobody): the recording it writes in its /tmp is read back, printed by
@@ -586,8 +588,8 @@ TEST(Block, JfrNeverRunsTheTargetsOwnTools) {
 TEST(Block, JfrOfATargetOfAnotherUser) {
     REQUIRE_BPF();
     REQUIRE_READABLE_BY_NOBODY(vtscope::testing::kJavaDir + "/vtscope-workloads.jar");
-    TempDir dir;
-    ASSERT_EQ(chown(dir.path("").c_str(), 65534, 65534), 0);  // PinningCases writes its files there
+    E2e e2e;
+    ASSERT_EQ(chown(e2e.path("").c_str(), 65534, 65534), 0);  // PinningCases writes its files there
     // What vtscope --jfr makes in /tmp: its 0700 work directories and the target's recordings.
     auto leftovers = [] {
         std::string err;
@@ -601,50 +603,40 @@ TEST(Block, JfrOfATargetOfAnotherUser) {
         return text;
     };
     std::string before = leftovers();
-    Child jvm =
-        start_pinning_cases(dir, {}, {"--repetitions", "1"},
-                            {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", java_bin()});
-    ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 60s)) << read_file(dir.path("java.err"));
-    Child tracer = Child::start({kVtscope, "block", "--pid", std::to_string(jvm.pid()), "--threshold", "5", "--jfr",
-                                 "--output", dir.path("block.jsonl"), "--ready-file", dir.path("vtscope.ready"),
-                                 "--summary-json", dir.path("summary.json")},
-                                "", dir.path("vtscope.err"));
-    ASSERT_TRUE(wait_for_file(dir.path("vtscope.ready"), 30s)) << read_file(dir.path("vtscope.err"));
+    ASSERT_TRUE(
+        e2e.start(pinning_cases({}, {"--repetitions", "1"},
+                                {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", java_bin()})));
+    ASSERT_TRUE(e2e.attach("block", {"--threshold", "5", "--jfr"}));
     // While the recording runs, no directory of vtscope's in /tmp lets another user plant a name
     // (before, its work directory was 0777 without the sticky bit for the whole session).
-    std::string err, writable_list = dir.path("writable");
+    std::string err, writable_list = e2e.path("writable");
     vtscope::testing::run_command(
         {"/bin/sh", "-c", "find /tmp -maxdepth 1 -name 'vtscope-jfr-*' -type d -perm /022 > " + writable_list}, &err,
         10s);
     EXPECT_EQ(read_file(writable_list), "") << "a vtscope work directory others can write";
-    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
-    EXPECT_EQ(jvm.wait(120s).value_or(-1), 0) << read_file(dir.path("java.err"));
-    EXPECT_EQ(tracer.wait(60s).value_or(-1), 0) << read_file(dir.path("vtscope.err"));
-    Json summary;
-    std::string error;
-    ASSERT_TRUE(vtscope::parse_json(read_file(dir.path("summary.json")), &summary, &error)) << error;
-    EXPECT_GT(summary["block"]["jfr"]["events"].number, 0) << read_file(dir.path("vtscope.err"));
-    EXPECT_EQ(summary["block"]["jfr"]["joined"].number, summary["block"]["jfr"]["events"].number);
+    E2eRun run = e2e.run(120s);
+    EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    EXPECT_GT(number(run.summary, "/block/jfr/events"), 0) << run.vtscope_stderr;
+    EXPECT_EQ(number(run.summary, "/block/jfr/joined"), number(run.summary, "/block/jfr/events"));
     EXPECT_EQ(leftovers(), before) << "vtscope left its work directory or the recording in /tmp";
 }
 
 // --jfr-jdk naming a JDK that is not root's alone: refused at start with one line, nothing run.
 TEST(Block, JfrJdkNotOwnedByRootIsRefused) {
     REQUIRE_BPF();
-    TempDir dir;
-    Child jvm = start_pinning_cases(dir, {}, {"--repetitions", "1"});
-    ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 60s)) << read_file(dir.path("java.err"));
-    std::string jdk = dir.path("user-jdk"), marker = dir.path("jfr-ran");
+    E2e e2e;
+    ASSERT_TRUE(e2e.start(pinning_cases({}, {"--repetitions", "1"})));
+    std::string jdk = e2e.path("user-jdk"), marker = e2e.path("jfr-ran");
     std::string setup = "mkdir -p " + jdk + "/bin && printf '#!/bin/sh\\ntouch " + marker + "\\n' > " + jdk +
                         "/bin/jfr && chmod 755 " + jdk + "/bin/jfr && chown -R nobody " + jdk;
     ASSERT_EQ(std::system(setup.c_str()), 0) << setup;
     std::string err;
     int exit_code = vtscope::testing::run_command(
-        {kVtscope, "block", "--pid", std::to_string(jvm.pid()), "--jfr", "--jfr-jdk", jdk, "--duration", "1"}, &err,
+        {kVtscope, "block", "--pid", std::to_string(e2e.pid()), "--jfr", "--jfr-jdk", jdk, "--duration", "1"}, &err,
         60s);
-    kill(jvm.pid(), SIGKILL);
-    jvm.wait(10s);
     EXPECT_NE(exit_code, 0);
+    // The wording users read: which option, and that it was refused.
     EXPECT_NE(err.find("--jfr-jdk: "), std::string::npos) << err;
     EXPECT_NE(err.find("(refused)"), std::string::npos) << err;
     EXPECT_NE(access(marker.c_str(), F_OK), 0) << "a refused jfr ran";
@@ -654,75 +646,80 @@ TEST(Block, JfrJdkNotOwnedByRootIsRefused) {
 // reported with "open":true, its duration running to the end; nothing is lost.
 TEST(Block, IntervalOpenAtTheEndIsClosedAndReported) {
     REQUIRE_BPF();
-    TempDir dir;
-    Child jvm = start_pinning_cases(dir, {}, {"--repetitions", "1", "--sleep-ms", "4000"});
-    ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 120s)) << read_file(dir.path("java.err"));
-    Child tracer = Child::start({kVtscope, "block", "--pid", std::to_string(jvm.pid()), "--threshold", "5",
-                                 "--duration", "2", "--output", dir.path("block.jsonl"), "--ready-file",
-                                 dir.path("vtscope.ready"), "--summary-json", dir.path("summary.json")},
-                                "", dir.path("vtscope.err"));
-    ASSERT_TRUE(wait_for_file(dir.path("vtscope.ready"), 30s)) << read_file(dir.path("vtscope.err"));
-    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
+    E2e e2e;
+    ASSERT_TRUE(e2e.start(pinning_cases({}, {"--repetitions", "1", "--sleep-ms", "4000"})));
+    ASSERT_TRUE(e2e.attach("block", {"--threshold", "5", "--duration", "2"}));
+    e2e.go();
     // The first case is a 4 s downcall to usleep; vtscope stops after 2 s, in the middle of it.
-    EXPECT_EQ(tracer.wait(60s).value_or(-1), 0) << read_file(dir.path("vtscope.err"));
+    E2eRun run = e2e.finish();
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     std::string error;
-    std::vector<Json> intervals = parse_lines(read_lines(dir.path("block.jsonl")), &error);
+    std::vector<json> intervals = vtscope::testing::parse_lines(run.lines, &error);
     ASSERT_TRUE(error.empty()) << error;
     int open = 0;
-    for (const Json& iv : intervals) {
-        if (!iv["open"].boolean) continue;
+    for (const json& iv : intervals) {
+        if (!flag(iv, "open")) continue;
         open++;
         EXPECT_EQ(str(iv, "syscall"), "clock_nanosleep");
         EXPECT_EQ(str(iv, "status"), "ok");
         EXPECT_GT(num(iv, "duration_ns"), 0.5e9);
         EXPECT_LT(num(iv, "duration_ns"), 4e9);
     }
-    EXPECT_EQ(open, 1) << read_file(dir.path("block.jsonl"));
-    EXPECT_NE(read_file(dir.path("vtscope.err")).find("1 still open at the end"), std::string::npos)
-        << read_file(dir.path("vtscope.err"));
-    jvm.signal(SIGKILL);
-    jvm.wait(30s);
+    EXPECT_EQ(open, 1) << ::testing::PrintToString(run.lines);
+    EXPECT_EQ(at(run.summary, "/block/open_at_end"), 1) << run.vtscope_stderr;
+    EXPECT_EQ(at(run.summary, "/lost"), 0) << run.vtscope_stderr;
+}
+
+// Whether a carrier of pid (a ForkJoinPool worker) is in the clock_nanosleep syscall (230 on
+// x86_64) now: the downcall to usleep has begun.
+bool carrier_in_nanosleep(pid_t pid) {
+    std::error_code ec;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+        std::string dir = task.path().string();
+        if (read_file(dir + "/comm").rfind("ForkJoinPool", 0) == 0 && read_file(dir + "/syscall").rfind("230 ", 0) == 0)
+            return true;
+    }
+    return false;
 }
 
 // The target dies (SIGKILL) while a carrier is blocked: the carrier runs once more to exit,
 // which closes its interval; vtscope reports it, stops on "target exited" and loses nothing.
 TEST(Block, TargetKilledMidIntervalLosesNothing) {
     REQUIRE_BPF();
-    TempDir dir;
-    Child jvm = start_pinning_cases(dir, {}, {"--repetitions", "1", "--sleep-ms", "4000"});
-    ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 120s)) << read_file(dir.path("java.err"));
-    Child tracer = Child::start({kVtscope, "block", "--pid", std::to_string(jvm.pid()), "--threshold", "5", "--output",
-                                 dir.path("block.jsonl"), "--ready-file", dir.path("vtscope.ready")},
-                                "", dir.path("vtscope.err"));
-    ASSERT_TRUE(wait_for_file(dir.path("vtscope.ready"), 30s)) << read_file(dir.path("vtscope.err"));
-    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
-    std::this_thread::sleep_for(1500ms);  // inside the 4 s downcall
-    jvm.signal(SIGKILL);
-    jvm.wait(30s);
-    EXPECT_EQ(tracer.wait(60s).value_or(-1), 0) << read_file(dir.path("vtscope.err"));
-    std::string err = read_file(dir.path("vtscope.err"));
-    EXPECT_NE(err.find("target exited"), std::string::npos) << err;
-    EXPECT_NE(err.find("lost 0"), std::string::npos) << err;
+    E2e e2e;
+    ASSERT_TRUE(e2e.start(pinning_cases({}, {"--repetitions", "1", "--sleep-ms", "4000"})));
+    ASSERT_TRUE(e2e.attach("block", {"--threshold", "5"}));
+    e2e.go();
+    // Inside the 4 s downcall: the first case's carrier is in clock_nanosleep.
+    ASSERT_TRUE(vtscope::testing::wait_until([&] { return carrier_in_nanosleep(e2e.pid()); }, 60s))
+        << "the downcall did not begin";
+    std::this_thread::sleep_for(1s);  // not a synchronisation: the blocked interval's length when the kill lands
+    e2e.workload().signal(SIGKILL);
+    e2e.wait_workload(30s);
+    E2eRun run = e2e.finish();
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    EXPECT_EQ(text(run.summary, "/stop_reason"), "target exited") << run.vtscope_stderr;
+    EXPECT_EQ(at(run.summary, "/lost"), 0) << run.vtscope_stderr;
     std::string error;
-    std::vector<Json> intervals = parse_lines(read_lines(dir.path("block.jsonl")), &error);
+    std::vector<json> intervals = vtscope::testing::parse_lines(run.lines, &error);
     ASSERT_TRUE(error.empty()) << error;
     int downcall = 0;
-    for (const Json& iv : intervals)
+    for (const json& iv : intervals)
         if (str(iv, "syscall") == "clock_nanosleep" && num(iv, "duration_ns") > 0.5e9) downcall++;
-    EXPECT_EQ(downcall, 1) << read_file(dir.path("block.jsonl"));
+    EXPECT_EQ(downcall, 1) << ::testing::PrintToString(run.lines);
 }
 
 namespace {
 
 // The reported interval of each downcall-usleep operation of run (the one in clock_nanosleep on
 // its virtual thread, inside its window), null when there is none.
-std::vector<const Json*> downcall_intervals(const BlockRun& run) {
-    std::vector<const Json*> out;
-    for (const Json& op : run.expected) {
+std::vector<const json*> downcall_intervals(const BlockRun& run) {
+    std::vector<const json*> out;
+    for (const json& op : run.truth) {
         if (str(op, "case") != "downcall-usleep") continue;
-        const Json* found = nullptr;
-        for (const Json& iv : run.intervals)
-            if (iv["vthread"].type == Json::Type::Number && num(iv, "vthread") == num(op, "vthread") &&
+        const json* found = nullptr;
+        for (const json& iv : run.intervals)
+            if (is_num(iv, "vthread") && num(iv, "vthread") == num(op, "vthread") &&
                 str(iv, "syscall") == "clock_nanosleep" && num(iv, "ts_ns") >= num(op, "t0_ns") - 2e6 &&
                 num(iv, "ts_ns") + num(iv, "duration_ns") <= num(op, "t1_ns") + 2e6)
                 found = &iv;
@@ -734,24 +731,24 @@ std::vector<const Json*> downcall_intervals(const BlockRun& run) {
 // The checks every --stacks run shares: each reported interval carries both stacks (or says why
 // not); each downcall's kernel stack holds the scheduler and its user stack the sleep.
 void check_stacks(const BlockRun& run, int repetitions) {
-    for (const Json& iv : run.intervals) {
-        ASSERT_NE(iv["kernel_stack"].type, Json::Type::Null) << "no kernel stack: " << str(iv, "kernel_stack_error");
-        EXPECT_EQ(iv["kernel_stack_error"].type, Json::Type::Null);
-        if (iv["user_stack"].type == Json::Type::Null) {
-            EXPECT_EQ(iv["user_stack_error"].type, Json::Type::String) << "a missing user stack without its reason";
+    for (const json& iv : run.intervals) {
+        ASSERT_FALSE(field(iv, "kernel_stack").is_null()) << "no kernel stack: " << str(iv, "kernel_stack_error");
+        EXPECT_TRUE(field(iv, "kernel_stack_error").is_null());
+        if (field(iv, "user_stack").is_null()) {
+            EXPECT_TRUE(field(iv, "user_stack_error").is_string()) << "a missing user stack without its reason";
         }
     }
-    std::vector<const Json*> downcalls = downcall_intervals(run);
+    std::vector<const json*> downcalls = downcall_intervals(run);
     ASSERT_EQ(downcalls.size(), static_cast<size_t>(repetitions));
-    for (const Json* iv : downcalls) {
+    for (const json* iv : downcalls) {
         ASSERT_NE(iv, nullptr) << "a downcall without its interval";
-        const Json& kernel = (*iv)["kernel_stack"];
-        const Json& user = (*iv)["user_stack"];
+        const json& kernel = field(*iv, "kernel_stack");
+        const json& user = field(*iv, "user_stack");
         std::printf("[ block    ] --stacks downcall: kernel %s\n[ block    ] --stacks downcall: user %s\n",
                     frames_text(kernel).c_str(), frames_text(user).c_str());
         EXPECT_TRUE(has_frame(kernel, {"__schedule_[k]", "schedule_[k]"})) << frames_text(kernel);
         EXPECT_TRUE(has_frame(kernel, {"nanosleep"})) << frames_text(kernel);
-        ASSERT_FALSE(user.array.empty()) << str(*iv, "user_stack_error");
+        ASSERT_FALSE(user.empty()) << str(*iv, "user_stack_error");
         EXPECT_TRUE(has_frame(user, {"usleep", "clock_nanosleep"})) << frames_text(user);
     }
 }
@@ -768,9 +765,9 @@ TEST(Block, StacksNameTheSleepAndTheJavaMethod) {
     check_run(run, kRepetitions, "--stacks");
     check_stacks(run, kRepetitions);
     EXPECT_EQ(run.vtscope_stderr.find("PreserveFramePointer"), std::string::npos) << run.vtscope_stderr;
-    for (const Json* iv : downcall_intervals(run)) {
+    for (const json* iv : downcall_intervals(run)) {
         if (!iv) continue;
-        const Json& user = (*iv)["user_stack"];
+        const json& user = field(*iv, "user_stack");
         EXPECT_TRUE(has_frame(user, {"io.vtscope.workloads.PinningCases.downcallUsleep"})) << frames_text(user);
         EXPECT_TRUE(has_frame(user, {"enterSpecial", "VirtualThread.run"})) << frames_text(user);
         EXPECT_FALSE(has_frame(user, {"[truncated]"})) << frames_text(user);

@@ -20,49 +20,56 @@
 #include "attribution_checker.h"
 #include "cli/privilege.h"
 #include "core/probe_modules.h"
+#include "symbols/elf_symbols.h"
 #include "target/proc_maps.h"
 #include "target/process_memory.h"
 #include "output/report.h"
 #include "process_runner.h"
 #include "test_support.h"
-#include "traced_run.h"
 
 using namespace std::chrono_literals;
+using vtscope::testing::at;
 using vtscope::testing::check_markers;
 using vtscope::testing::CheckResult;
 using vtscope::testing::Child;
+using vtscope::testing::E2e;
+using vtscope::testing::E2eRun;
+using vtscope::testing::number;
 using vtscope::testing::read_file;
 using vtscope::testing::read_lines;
 using vtscope::testing::run_command;
 using vtscope::testing::TempDir;
-using vtscope::testing::TraceRun;
+using vtscope::testing::text;
 using vtscope::testing::wait_for_file;
+using vtscope::testing::Workload;
 
 namespace {
 
 using vtscope::testing::class_path;
-using vtscope::testing::env_or;
 using vtscope::testing::java_bin;
+using vtscope::testing::jdk_tool;
 using vtscope::testing::kJavaDir;
 using vtscope::testing::kVtscope;
 
-vtscope::testing::HarnessPaths paths() { return {kVtscope, java_bin(), class_path(), VTSCOPE_NATIVE_LIB}; }
-
-TraceRun run_harness(const std::vector<std::string>& jvm_options, const std::vector<std::string>& harness_options,
-                     const std::vector<std::string>& trace_options = {},
-                     const std::function<std::string(pid_t)>& before_trace = {}) {
-    TraceRun run =
-        vtscope::testing::run_traced_harness(paths(), jvm_options, harness_options, trace_options, before_trace);
-    if (!run.error.empty() && run.expected.empty()) ADD_FAILURE() << run.error;
+E2eRun run_harness(const std::vector<std::string>& jvm_options, const std::vector<std::string>& harness_options,
+                   const std::vector<std::string>& trace_options = {},
+                   const std::function<std::string(pid_t)>& before_trace = {}) {
+    E2eRun run = vtscope::testing::run_marker_harness(jvm_options, harness_options, trace_options, before_trace);
+    if (!run.error.empty()) ADD_FAILURE() << run.error;
     return run;
 }
 
-void expect_clean_run(const TraceRun& run) {
+void expect_clean_run(const E2eRun& run) {
     EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
-    EXPECT_EQ(run.summary["stop_reason"].string, "target exited") << run.vtscope_stderr;
-    EXPECT_TRUE(run.summary["lost"].is_number()) << run.vtscope_stderr;
-    EXPECT_EQ(run.summary["lost"].number, 0) << run.vtscope_stderr;
+    EXPECT_EQ(text(run.summary, "/stop_reason"), "target exited") << run.vtscope_stderr;
+    EXPECT_TRUE(at(run.summary, "/lost").is_number()) << run.vtscope_stderr;
+    EXPECT_EQ(number(run.summary, "/lost"), 0) << run.vtscope_stderr;
+}
+
+// MarkerHarness ready and waiting for a go that never comes: a JVM to attach to.
+Workload idle_harness(const std::vector<std::string>& jvm_options = {}, const std::vector<std::string>& args = {}) {
+    return {"io.vtscope.workloads.MarkerHarness", jvm_options, args};
 }
 
 }  // namespace
@@ -75,9 +82,9 @@ class PaperHarness : public ::testing::TestWithParam<std::vector<std::string>> {
 TEST_P(PaperHarness, EveryMarkerAttributedOnBothPlanes) {
     REQUIRE_BPF();
     for (int round = 0; round < 2; round++) {
-        TraceRun run = run_harness({"-Djdk.virtualThreadScheduler.parallelism=2"}, GetParam());
+        E2eRun run = run_harness({"-Djdk.virtualThreadScheduler.parallelism=2"}, GetParam());
         expect_clean_run(run);
-        CheckResult r = check_markers(run.expected, run.trace);
+        CheckResult r = check_markers(run.expected, run.lines);
         std::printf("[ harness  ] %s round %d: %s\n", ::testing::PrintToString(GetParam()).c_str(), round,
                     r.summary().c_str());
         EXPECT_GE(r.expected, 128);
@@ -98,9 +105,9 @@ INSTANTIATE_TEST_SUITE_P(Modes, PaperHarness,
 // Platform threads: their markers carry vthread null and their own context.
 TEST(PlatformThreads, MarkersCarryNullVthreadAndOwnContext) {
     REQUIRE_BPF();
-    TraceRun run = run_harness({}, {"--threads", "2", "--platform-threads", "6", "--mode", "concurrent"});
+    E2eRun run = run_harness({}, {"--threads", "2", "--platform-threads", "6", "--mode", "concurrent"});
     expect_clean_run(run);
-    CheckResult r = check_markers(run.expected, run.trace);
+    CheckResult r = check_markers(run.expected, run.lines);
     EXPECT_EQ(r.correct, r.expected) << r.summary();
     int platform_markers = 0;
     for (const auto& line : run.expected)
@@ -112,14 +119,13 @@ TEST(PlatformThreads, MarkersCarryNullVthreadAndOwnContext) {
 // when the markers run) are picked up through the JavaThread::run uprobe.
 TEST(NewThreads, CarriersStartedAfterAttachAreAttributed) {
     REQUIRE_BPF();
-    TraceRun run = run_harness({"-Djdk.virtualThreadScheduler.parallelism=2"},
-                               {"--no-warm-up", "--mode", "concurrent", "--yields"});
+    E2eRun run = run_harness({"-Djdk.virtualThreadScheduler.parallelism=2"},
+                             {"--no-warm-up", "--mode", "concurrent", "--yields"});
     expect_clean_run(run);
-    CheckResult r = check_markers(run.expected, run.trace);
+    CheckResult r = check_markers(run.expected, run.lines);
     EXPECT_EQ(r.correct, 128) << r.summary();
-    const vtscope::Json& threads = run.summary["threads"];
-    ASSERT_TRUE(threads["started"].is_number()) << run.vtscope_stderr;
-    long started = static_cast<long>(threads["started"].number);
+    ASSERT_TRUE(at(run.summary, "/threads/started").is_number()) << run.vtscope_stderr;
+    long started = static_cast<long>(number(run.summary, "/threads/started"));
     std::printf("[ threads  ] %ld Java threads started during the trace; %s\n", started, r.summary().c_str());
     EXPECT_GE(started, 2) << run.vtscope_stderr;
 }
@@ -131,12 +137,12 @@ class Stress : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Stress, NoMisattributionUnderGcPressure) {
     REQUIRE_BPF();
-    TraceRun run = run_harness({GetParam(), "-Xmx96m", "-Xlog:gc:stderr", "-Djdk.virtualThreadScheduler.parallelism=2",
-                                "-Djdk.virtualThreadScheduler.maxPoolSize=2"},
-                               {"--mode", "concurrent", "--threads", "2000", "--markers", "10", "--nested", "--yields",
-                                "--gc-pressure", "--platform-threads", "4", "--scope", "leaky-final"});
+    E2eRun run = run_harness({GetParam(), "-Xmx96m", "-Xlog:gc:stderr", "-Djdk.virtualThreadScheduler.parallelism=2",
+                              "-Djdk.virtualThreadScheduler.maxPoolSize=2"},
+                             {"--mode", "concurrent", "--threads", "2000", "--markers", "10", "--nested", "--yields",
+                              "--gc-pressure", "--platform-threads", "4", "--scope", "leaky-final"});
     expect_clean_run(run);
-    CheckResult r = check_markers(run.expected, run.trace);
+    CheckResult r = check_markers(run.expected, run.lines);
     int gcs = 0;
     for (size_t at = 0; (at = run.java_stderr.find("[gc", at)) != std::string::npos; at++) gcs++;
     std::printf("[ stress   ] %s: %d GC log lines; %s\n", GetParam().c_str(), gcs, r.summary().c_str());
@@ -154,14 +160,14 @@ class RegionWindow : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RegionWindow, RegionCreatedAfterAttachIsKnownBeforeAnyMarker) {
     REQUIRE_BPF();
-    TraceRun run = run_harness({GetParam(), "-Djdk.virtualThreadScheduler.parallelism=2"},
-                               {"--late-region", "--mode", "concurrent", "--threads", "300", "--markers", "10"});
+    E2eRun run = run_harness({GetParam(), "-Djdk.virtualThreadScheduler.parallelism=2"},
+                             {"--late-region", "--mode", "concurrent", "--threads", "300", "--markers", "10"});
     expect_clean_run(run);
-    CheckResult r = check_markers(run.expected, run.trace);
+    CheckResult r = check_markers(run.expected, run.lines);
     std::printf("[ region   ] %s: %s\n", GetParam().c_str(), r.summary().c_str());
     EXPECT_EQ(r.expected, 3000);
     EXPECT_EQ(r.correct, r.expected) << r.summary();
-    EXPECT_TRUE(run.summary["region_found"].boolean) << run.vtscope_stderr;
+    EXPECT_EQ(at(run.summary, "/region_found"), true) << run.vtscope_stderr;
 }
 
 // The same window in a target that creates its region, writes its markers and exits within one of
@@ -170,14 +176,14 @@ TEST_P(RegionWindow, RegionCreatedAfterAttachIsKnownBeforeAnyMarker) {
 // final look at what the BPF side found).
 TEST(RegionWindowShortRun, RegionFoundInTheSummaryOfARunShorterThanOneRound) {
     REQUIRE_BPF();
-    TraceRun run = run_harness({"-Djdk.virtualThreadScheduler.parallelism=2"},
-                               {"--late-region", "--mode", "concurrent", "--threads", "2", "--markers", "2"});
+    E2eRun run = run_harness({"-Djdk.virtualThreadScheduler.parallelism=2"},
+                             {"--late-region", "--mode", "concurrent", "--threads", "2", "--markers", "2"});
     expect_clean_run(run);
-    CheckResult r = check_markers(run.expected, run.trace);
+    CheckResult r = check_markers(run.expected, run.lines);
     std::printf("[ region   ] short run: %s\n", r.summary().c_str());
     EXPECT_EQ(r.expected, 4);
     EXPECT_EQ(r.correct, r.expected) << r.summary();
-    EXPECT_TRUE(run.summary["region_found"].boolean) << run.vtscope_stderr;
+    EXPECT_EQ(at(run.summary, "/region_found"), true) << run.vtscope_stderr;
 }
 
 INSTANTIATE_TEST_SUITE_P(Collectors, RegionWindow,
@@ -191,35 +197,36 @@ INSTANTIATE_TEST_SUITE_P(Collectors, RegionWindow,
 // read. Any mistake in the hand-over would show as a foreign context.
 TEST(Stress, SlotTakeOverUnderChurnIsSound) {
     REQUIRE_BPF();
-    TraceRun run =
+    E2eRun run =
         run_harness({"-XX:+UseG1GC", "-Xmx96m", "-Dvtscope.records.capacity=256",
                      "-Djdk.virtualThreadScheduler.parallelism=2", "-Djdk.virtualThreadScheduler.maxPoolSize=2"},
                     {"--mode", "concurrent", "--waves", "8", "--threads", "2000", "--markers", "6", "--nested",
                      "--yields", "--gc-pressure", "--scope", "leaky-final", "--writer-stats"});
     expect_clean_run(run);
-    CheckResult r = check_markers(run.expected, run.trace);
+    CheckResult r = check_markers(run.expected, run.lines);
     std::printf("[ takeover ] %s\n", r.summary().c_str());
     // The writer's final counters, from the workload itself: vtscope's summary holds its last look
     // while the JVM lived (every 250 ms), which can miss the last wave's take-overs.
     long claimed = -1, released = -1, unavailable = -1;
-    auto at = run.java_stderr.find("MarkerHarness: writer records: ");
-    ASSERT_NE(at, std::string::npos) << run.java_stderr;
-    ASSERT_EQ(std::sscanf(run.java_stderr.c_str() + at, "MarkerHarness: writer records: %ld claimed, %ld released, %ld",
-                          &claimed, &released, &unavailable),
-              3);
-    const vtscope::Json& writer = run.summary["writer"];
-    ASSERT_TRUE(writer["released"].is_number()) << run.vtscope_stderr;
+    auto stats = run.java_stderr.find("MarkerHarness: writer records: ");
+    ASSERT_NE(stats, std::string::npos) << run.java_stderr;
+    ASSERT_EQ(
+        std::sscanf(run.java_stderr.c_str() + stats, "MarkerHarness: writer records: %ld claimed, %ld released, %ld",
+                    &claimed, &released, &unavailable),
+        3);
+    const nlohmann::json& writer = at(run.summary, "/writer");
+    ASSERT_TRUE(at(writer, "/released").is_number()) << run.vtscope_stderr;
     std::printf(
         "[ takeover ] writer records: %ld claimed, %ld released, %ld unavailable (vtscope's last look: %.0f, "
         "%.0f, %.0f)\n",
-        claimed, released, unavailable, writer["claimed"].number, writer["released"].number,
-        writer["unavailable"].number);
+        claimed, released, unavailable, number(writer, "/claimed"), number(writer, "/released"),
+        number(writer, "/unavailable"));
     EXPECT_GT(released, 1000) << "most claims should take over a dead thread's slot";
     // The target exits at the end of its run: vtscope's last look came before, and says so.
-    EXPECT_FALSE(writer["final"].boolean);
-    EXPECT_LE(writer["released"].number, released) << "vtscope's look is an earlier one";
-    EXPECT_LE(writer["claimed"].number, claimed);
-    EXPECT_GT(writer["claimed"].number, 0);
+    EXPECT_EQ(at(writer, "/final"), false);
+    EXPECT_LE(number(writer, "/released"), released) << "vtscope's look is an earlier one";
+    EXPECT_LE(number(writer, "/claimed"), claimed);
+    EXPECT_GT(number(writer, "/claimed"), 0);
     EXPECT_EQ(r.expected, 2000 * 6);
     EXPECT_EQ(r.misattributed, 0) << r.summary();
     EXPECT_EQ(r.missing, 0) << r.summary();
@@ -242,30 +249,6 @@ void expect_one_line_error(const std::vector<std::string>& argv, const std::stri
     EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "one line expected, got: " << err;
 }
 
-// A JVM that waits; killed when the handle dies.
-struct IdleJvm {
-    TempDir dir;
-    Child child;
-    explicit IdleJvm(const std::string& java, const std::vector<std::string>& extra = {},
-                     const std::vector<std::string>& harness_extra = {})
-        : child(start(java, extra, harness_extra, dir)) {}
-    static Child start(const std::string& java, const std::vector<std::string>& extra,
-                       const std::vector<std::string>& harness_extra, const TempDir& dir) {
-        std::vector<std::string> argv = {java};
-        argv.insert(argv.end(), extra.begin(), extra.end());
-        argv.push_back("-cp");
-        argv.push_back(class_path());
-        argv.push_back("io.vtscope.workloads.MarkerHarness");
-        argv.push_back("--expected");
-        argv.push_back(dir.path("e"));
-        argv.push_back("--ready-file");
-        argv.push_back(dir.path("ready"));
-        argv.push_back("--go-file");
-        argv.push_back(dir.path("never"));
-        argv.insert(argv.end(), harness_extra.begin(), harness_extra.end());
-        return Child::start(argv, "", "");
-    }
-};
 }  // namespace
 
 TEST(BadInput, OptionsAndPids) {
@@ -286,10 +269,10 @@ TEST(BadInput, NotAJvmUnknownSyscallOldJdkNoPrivilege) {
     Child sleeper = Child::start({"sleep", "60"}, "", "");
     expect_one_line_error({kVtscope, "trace", "--pid", std::to_string(sleeper.pid())}, "is not a JVM");
 
-    IdleJvm jvm(java_bin());
+    E2e jvm;
     TempDir dir;
-    ASSERT_TRUE(wait_for_file(jvm.dir.path("ready"), 60s));
-    std::string pid = std::to_string(jvm.child.pid());
+    ASSERT_TRUE(jvm.start(idle_harness()));
+    std::string pid = std::to_string(jvm.pid());
     expect_one_line_error({kVtscope, "trace", "--pid", pid, "--syscalls", "write,notasyscall"},
                           "unknown syscall 'notasyscall'");
     expect_one_line_error({kVtscope, "trace", "--pid", pid, "--duration", "5", "--output", "/dev/null", "--ready-file",
@@ -335,7 +318,7 @@ struct JvmtiCounts {
 JvmtiCounts count_jvmti_activity(const std::string& extra_jvm_option) {
     TempDir dir;
     JvmtiCounts counts;
-    std::string libjvm = env_or("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64") + "/lib/server/libjvm.so";
+    std::string libjvm = vtscope::testing::java_home() + "/lib/server/libjvm.so";
     std::string command = java_bin() + " --enable-native-access=ALL-UNNAMED " +
                           (extra_jvm_option.empty() ? "" : extra_jvm_option + " ") + "-cp " + class_path() +
                           " io.vtscope.workloads.MarkerHarness --expected " + dir.path("expected.jsonl") +
@@ -426,22 +409,23 @@ TEST(Trust, NoRegionIsContextUnknownAndTheSummarySaysWhy) {
         }
     }
     EXPECT_GT(unknown, 100) << err;
-    EXPECT_NE(err.find("vtscope: note: no record region found"), std::string::npos) << err;
-    vtscope::Json summary;
-    std::string error;
-    ASSERT_TRUE(vtscope::parse_json(read_file(dir.path("plain.json")), &summary, &error)) << error;
-    EXPECT_NE(summary["missing_region"].string.find("put vtscope-java.jar"), std::string::npos);
+    EXPECT_NE(err.find("vtscope: note: no record region found"), std::string::npos) << err;  // its wording
+    nlohmann::json summary = vtscope::testing::read_json(dir.path("plain.json"));
+    EXPECT_EQ(at(summary, "/region_found"), false) << summary;
+    EXPECT_NE(text(summary, "/missing_region").find("put vtscope-java.jar"), std::string::npos) << summary;
 
     // The writer on the class path, no context published yet (--late-region): say that instead.
-    IdleJvm idle(java_bin(), {"--enable-native-access=ALL-UNNAMED"}, {"--late-region"});
-    ASSERT_TRUE(wait_for_file(idle.dir.path("ready"), 60s));
-    ASSERT_EQ(run_command({kVtscope, "trace", "--pid", std::to_string(idle.child.pid()), "--duration", "0.3",
-                           "--output", "/dev/null"},
+    E2e idle;
+    ASSERT_TRUE(idle.start(idle_harness({}, {"--late-region"})));
+    ASSERT_EQ(run_command({kVtscope, "trace", "--pid", std::to_string(idle.pid()), "--duration", "0.3", "--output",
+                           "/dev/null", "--summary-json", dir.path("late.json")},
                           &err, 60s),
               0)
         << err;
-    EXPECT_NE(err.find("writer is in the target but has published no context yet"), std::string::npos) << err;
-    EXPECT_EQ(err.find("put vtscope-java.jar"), std::string::npos) << err;
+    summary = vtscope::testing::read_json(dir.path("late.json"));
+    std::string missing = text(summary, "/missing_region");
+    EXPECT_NE(missing.find("writer is in the target but has published no context yet"), std::string::npos) << summary;
+    EXPECT_EQ(missing.find("put vtscope-java.jar"), std::string::npos) << summary;
 }
 
 // The attach window: a JVM whose 64 virtual and 2 platform threads already hold contexts and write
@@ -449,27 +433,24 @@ TEST(Trust, NoRegionIsContextUnknownAndTheSummarySaysWhy) {
 // those threads must be attributed to the right thread and context, from the first one on.
 TEST(Trust, AttachingToABusyJvmIsCorrectFromTheFirstEvent) {
     REQUIRE_BPF();
-    TempDir dir;
-    Child jvm =
-        Child::start({java_bin(), "--enable-native-access=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2",
-                      "-cp", class_path(), "io.vtscope.workloads.ContextHolders", "--expected",
-                      dir.path("expected.jsonl"), "--ready-file", dir.path("java.ready"), "--seconds", "900"},
-                     "", dir.path("java.err"));
-    ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 60s)) << read_file(dir.path("java.err"));
+    E2e jvm;
+    Workload holders("io.vtscope.workloads.ContextHolders", {"-Djdk.virtualThreadScheduler.parallelism=2"},
+                     {"--seconds", "900"});
+    holders.go_file = false;
+    ASSERT_TRUE(jvm.start(holders));
+    const E2e& dir = jvm;
     struct Truth {
         long long thread_id;
         bool virtual_thread;
         std::string trace_id, span_id;
     };
     std::map<long long, Truth> by_count;
-    for (const auto& line : read_lines(dir.path("expected.jsonl"))) {
-        vtscope::Json t;
-        std::string error;
-        ASSERT_TRUE(vtscope::parse_json(line, &t, &error)) << line;
-        by_count[static_cast<long long>(t["count"].number)] = {static_cast<long long>(t["thread_id"].number),
-                                                               t["virtual"].boolean, t["trace_id"].string,
-                                                               t["span_id"].string};
-    }
+    std::string error;
+    for (const nlohmann::json& t : vtscope::testing::parse_lines(read_lines(dir.path("expected.jsonl")), &error))
+        by_count[static_cast<long long>(number(t, "/count"))] = {static_cast<long long>(number(t, "/thread_id")),
+                                                                 at(t, "/virtual") == true, text(t, "/trace_id"),
+                                                                 text(t, "/span_id")};
+    ASSERT_EQ(error, "");
     ASSERT_EQ(by_count.size(), 66u);
     Child load1 = Child::start({"sh", "-c", "while :; do :; done"}, "", "");
     Child load2 = Child::start({"sh", "-c", "while :; do :; done"}, "", "");
@@ -508,17 +489,18 @@ TEST(BadInput, TargetExitingDuringAttachIsOneLine) {
     REQUIRE_BPF();
     int during = 0, after = 0;
     for (int delay_ms : {0, 40, 80, 120, 200, 300}) {
-        IdleJvm jvm(java_bin());
-        ASSERT_TRUE(wait_for_file(jvm.dir.path("ready"), 60s));
+        E2e jvm;
+        ASSERT_TRUE(jvm.start(idle_harness()));
         TempDir dir;
-        Child tracer = Child::start(
-            {kVtscope, "trace", "--pid", std::to_string(jvm.child.pid()), "--output", dir.path("out.jsonl")}, "",
-            dir.path("err"));
+        Child tracer = Child::start({kVtscope, "trace", "--pid", std::to_string(jvm.pid()), "--output",
+                                     dir.path("out.jsonl"), "--summary-json", dir.path("summary.json")},
+                                    "", dir.path("err"));
+        // Not a synchronisation: the kill lands at each of these points of the attach in turn.
         std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
-        jvm.child.signal(SIGKILL);
+        jvm.workload().signal(SIGKILL);
         int code = tracer.wait(60s).value_or(-1);
         std::string err = read_file(dir.path("err"));
-        std::string pid = std::to_string(jvm.child.pid());
+        std::string pid = std::to_string(jvm.workload().pid());
         if (code == 1) {
             during++;
             // Gone before vtscope first looked: it never was there for vtscope.
@@ -528,7 +510,8 @@ TEST(BadInput, TargetExitingDuringAttachIsOneLine) {
         } else {
             after++;
             EXPECT_EQ(code, 0) << err;
-            EXPECT_NE(err.find("vtscope: target exited;"), std::string::npos) << err;
+            EXPECT_EQ(text(vtscope::testing::read_json(dir.path("summary.json")), "/stop_reason"), "target exited")
+                << err;
         }
     }
     std::printf("[ exiting  ] killed during attach %d times, after it %d times\n", during, after);
@@ -539,15 +522,14 @@ TEST(BadInput, TargetExitingDuringAttachIsOneLine) {
 // JSON carries them, and the exit status stays 0 (they are reported, not an error).
 TEST(Trust, LostEventsAreCountedInTheFirstLineAndTheJson) {
     REQUIRE_BPF();
-    TempDir dir;
-    Child jvm = Child::start(
-        {java_bin(), "--enable-native-access=ALL-UNNAMED", "-cp", class_path(), "io.vtscope.workloads.ContextHolders",
-         "--expected", dir.path("expected.jsonl"), "--ready-file", dir.path("java.ready"), "--seconds", "60"},
-        "", dir.path("java.err"));
-    ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 60s)) << read_file(dir.path("java.err"));
+    E2e jvm;
+    Workload holders("io.vtscope.workloads.ContextHolders", {}, {"--seconds", "60"});
+    holders.go_file = false;
+    ASSERT_TRUE(jvm.start(holders));
+    const E2e& dir = jvm;
     std::string fifo = dir.path("out.fifo");
     ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-    // Opened at once (vtscope's open does not block), read only 3 s later.
+    // Opened at once (vtscope's open does not block), read only 3 s later: the stall is the test.
     Child reader = Child::start({"sh", "-c", "exec 3<" + fifo + "; sleep 3; cat <&3 > /dev/null"}, "", "");
     std::string err;
     ASSERT_EQ(run_command({kVtscope, "trace", "--pid", std::to_string(jvm.pid()), "--syscalls", "write", "--duration",
@@ -555,59 +537,57 @@ TEST(Trust, LostEventsAreCountedInTheFirstLineAndTheJson) {
                           &err, 120s),
               0)
         << err;
-    vtscope::Json summary;
-    std::string error;
-    ASSERT_TRUE(vtscope::parse_json(read_file(dir.path("s.json")), &summary, &error)) << error;
-    double lost = summary["lost"].number;
-    std::printf("[ lost     ] %.0f of %.0f events lost while the output stalled\n", lost, summary["events"].number);
+    nlohmann::json summary = vtscope::testing::read_json(dir.path("s.json"));
+    double lost = number(summary, "/lost");
+    std::printf("[ lost     ] %.0f of %.0f events lost while the output stalled\n", lost, number(summary, "/events"));
     EXPECT_GT(lost, 0) << err;
+    EXPECT_EQ(text(summary, "/lost_cause"), "the ring buffer was full") << summary;
+    // What the user reads: the count in the first line, and the cause.
     std::string first_line = err.substr(0, err.find('\n'));
     EXPECT_NE(first_line.find("lost " + std::to_string(static_cast<long long>(lost))), std::string::npos) << err;
     EXPECT_NE(err.find("events were not counted: the ring buffer was full"), std::string::npos) << err;
-    EXPECT_EQ(summary["lost_cause"].string, "the ring buffer was full");
 }
 
 // Stopping: at --duration and on SIGINT vtscope flushes, prints its summary and exits 0.
 TEST(Lifecycle, DurationAndSignalStopCleanly) {
     REQUIRE_BPF();
-    IdleJvm jvm(java_bin());
-    ASSERT_TRUE(wait_for_file(jvm.dir.path("ready"), 60s));
-    std::string pid = std::to_string(jvm.child.pid());
+    E2e jvm;
+    ASSERT_TRUE(jvm.start(idle_harness()));
+    std::string pid = std::to_string(jvm.pid());
     std::string err;
-    EXPECT_EQ(run_command({kVtscope, "trace", "--pid", pid, "--duration", "0.5", "--output", "/dev/null"}, &err, 60s),
+    TempDir json_dir;
+    EXPECT_EQ(run_command({kVtscope, "trace", "--pid", pid, "--duration", "0.5", "--output", "/dev/null",
+                           "--summary-json", json_dir.path("t.json")},
+                          &err, 60s),
               0)
         << err;
-    EXPECT_NE(err.find("duration reached"), std::string::npos) << err;
-    EXPECT_NE(err.find("events "), std::string::npos) << err;
-    // The same facts as JSON, and an error as JSON too (exit code 1, the message, no counts).
-    TempDir json_dir;
+    nlohmann::json summary = vtscope::testing::read_json(json_dir.path("t.json"));
+    EXPECT_EQ(text(summary, "/stop_reason"), "duration reached") << summary;
+    EXPECT_TRUE(at(summary, "/events").is_number()) << summary;
+    // stat's summary, and an error's too (exit code 1, the message, no counts).
     EXPECT_EQ(run_command({kVtscope, "stat", "--pid", pid, "--duration", "0.3", "--output", "/dev/null",
                            "--summary-json", json_dir.path("s.json")},
                           &err, 60s),
               0)
         << err;
-    vtscope::Json summary;
-    std::string error;
-    ASSERT_TRUE(vtscope::parse_json(read_file(json_dir.path("s.json")), &summary, &error)) << error;
-    EXPECT_EQ(summary["command"].string, "stat");
-    EXPECT_EQ(summary["stop_reason"].string, "duration reached");
-    EXPECT_EQ(summary["exit_code"].number, 0);
-    EXPECT_EQ(summary["identity"].string, "vmstructs");
-    EXPECT_TRUE(summary["threads"]["at_attach"].number > 0) << read_file(json_dir.path("s.json"));
+    summary = vtscope::testing::read_json(json_dir.path("s.json"));
+    EXPECT_EQ(text(summary, "/command"), "stat");
+    EXPECT_EQ(text(summary, "/stop_reason"), "duration reached");
+    EXPECT_EQ(at(summary, "/exit_code"), 0);
+    EXPECT_EQ(text(summary, "/identity"), "vmstructs");
+    EXPECT_GT(number(summary, "/threads/at_attach"), 0) << summary;
     EXPECT_EQ(
         run_command({kVtscope, "trace", "--pid", "99999999", "--summary-json", json_dir.path("e.json")}, &err, 60s), 1);
-    ASSERT_TRUE(vtscope::parse_json(read_file(json_dir.path("e.json")), &summary, &error)) << error;
-    EXPECT_EQ(summary["exit_code"].number, 1);
-    EXPECT_EQ(summary["error"].string, "no process with pid 99999999");
+    summary = vtscope::testing::read_json(json_dir.path("e.json"));
+    EXPECT_EQ(at(summary, "/exit_code"), 1) << summary;
+    EXPECT_EQ(text(summary, "/error"), "no process with pid 99999999");
 
-    TempDir dir;
-    Child tracer = Child::start(
-        {kVtscope, "trace", "--pid", pid, "--output", dir.path("out.jsonl"), "--ready-file", dir.path("ready")}, "",
-        dir.path("err"));
-    ASSERT_TRUE(wait_for_file(dir.path("ready"), 30s)) << read_file(dir.path("err"));
-    tracer.signal(SIGINT);
-    EXPECT_EQ(tracer.wait(30s).value_or(-1), 0) << read_file(dir.path("err"));
-    EXPECT_NE(read_file(dir.path("err")).find("vtscope: signal;"), std::string::npos) << read_file(dir.path("err"));
+    // SIGINT once it is ready.
+    ASSERT_TRUE(jvm.attach("trace"));
+    jvm.signal_sessions(SIGINT);
+    E2eRun run = jvm.finish(30s);
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    EXPECT_EQ(text(run.summary, "/stop_reason"), "signal") << run.vtscope_stderr;
 }
 
 // A machine that booted without tracefs mounted (seen on these VMs): every subcommand attaches
@@ -616,24 +596,52 @@ TEST(Lifecycle, DurationAndSignalStopCleanly) {
 TEST(Lifecycle, EverySubcommandStartsWithoutTracefsMounted) {
     REQUIRE_BPF();
     if (access("/usr/bin/unshare", X_OK) != 0) SKIP_LOUDLY("needs /usr/bin/unshare (util-linux)");
-    IdleJvm jvm(java_bin());
-    ASSERT_TRUE(wait_for_file(jvm.dir.path("ready"), 60s));
-    std::string pid = std::to_string(jvm.child.pid());
+    E2e jvm;
+    ASSERT_TRUE(jvm.start(idle_harness()));
+    std::string pid = std::to_string(jvm.pid());
     for (const char* command : {"trace", "stat", "profile", "block"}) {
         const char* script =
             "umount -R /sys/kernel/tracing 2>/dev/null; umount -R /sys/kernel/debug 2>/dev/null; "
             "if [ -d /sys/kernel/tracing/events ]; then echo 'tracefs still mounted' >&2; exit 97; fi; "
             "exec \"$0\" \"$@\"";
         std::string err;
-        int code = run_command({"/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", script,
-                                kVtscope, command, "--pid", pid, "--duration", "0.3", "--output", "/dev/null"},
-                               &err, 60s);
+        std::string summary_path = jvm.path(std::string(command) + ".json");
+        int code = run_command(
+            {"/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", script, kVtscope, command,
+             "--pid", pid, "--duration", "0.3", "--output", "/dev/null", "--summary-json", summary_path},
+            &err, 60s);
         EXPECT_EQ(code, 0) << command << ": " << err;
         EXPECT_NE(err.find("tracefs was not mounted; mounted it at /sys/kernel/tracing"), std::string::npos)
             << command << ": " << err;
-        EXPECT_NE(err.find("duration reached"), std::string::npos) << command << ": " << err;
+        EXPECT_EQ(text(vtscope::testing::read_json(summary_path), "/stop_reason"), "duration reached")
+            << command << ": " << err;
     }
 }
+
+namespace {
+
+// Whether a tracer holds all four USDT semaphores of libvtscope.so in pid, that is, every one of its
+// probes is live (bpftrace prints "Attaching" before the last one is).
+bool all_probe_semaphores_held(pid_t pid, const std::vector<vtscope::Mapping>& maps, const std::string& lib,
+                               const vtscope::ProcessMemory& memory) {
+    const std::vector<std::string> names = {"vtscope_vthread__start_semaphore", "vtscope_vthread__end_semaphore",
+                                            "vtscope_vthread__mount_semaphore", "vtscope_vthread__unmount_semaphore"};
+    const vtscope::Mapping* base = vtscope::find_module_mapping(maps, lib);
+    if (!base) return false;
+    auto file = vtscope::open_module(pid, *base);
+    if (!file) return false;
+    auto elf = vtscope::ElfFile::load(file->fd.get(), names, lib);
+    if (!elf) return false;
+    for (const std::string& name : names) {
+        const vtscope::ElfSymbol* symbol = elf->find(name);
+        uint16_t held = 0;
+        if (!symbol || !memory.read_value(base->start - elf->first_load_vaddr() + symbol->value, held) || held == 0)
+            return false;
+    }
+    return true;
+}
+
+}  // namespace
 
 // The lifecycle probes of libvtscope.so (-agentpath:...=probes): bpftrace attaches to the four
 // USDT probes (which enables their semaphores) before the harness runs, prints every event, and
@@ -644,24 +652,9 @@ TEST(LifecycleProbes, CountsAndRecordAddressesMatchTheWorkload) {
     REQUIRE_BPF();
     TempDir dir;
     const std::string lib = VTSCOPE_NATIVE_LIB;
-    std::vector<std::string> java = {java_bin(),
-                                     "-agentpath:" + lib + "=probes",
-                                     "--enable-native-access=ALL-UNNAMED",
-                                     "-Djdk.virtualThreadScheduler.parallelism=2",
-                                     "-cp",
-                                     class_path(),
-                                     "io.vtscope.workloads.MarkerHarness",
-                                     "--expected",
-                                     dir.path("expected.jsonl"),
-                                     "--ready-file",
-                                     dir.path("java.ready"),
-                                     "--go-file",
-                                     dir.path("go"),
-                                     "--mode",
-                                     "concurrent",
-                                     "--yields"};
-    Child jvm = Child::start(java, "", dir.path("java.err"));
-    ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 60s)) << read_file(dir.path("java.err"));
+    E2e jvm;
+    ASSERT_TRUE(jvm.start(idle_harness({"-agentpath:" + lib + "=probes", "-Djdk.virtualThreadScheduler.parallelism=2"},
+                                       {"--mode", "concurrent", "--yields"})));
     // Dormant until a tracer attaches: the library keeps its JVMTI events off.
     vtscope::ProcessMemory memory(jvm.pid());
     auto maps = vtscope::read_maps(jvm.pid());
@@ -675,17 +668,15 @@ TEST(LifecycleProbes, CountsAndRecordAddressesMatchTheWorkload) {
                           "vthread__unmount { printf(\"U %lld\\n\", arg0); }\n";
     Child tracer = Child::start({"bpftrace", "-p", std::to_string(jvm.pid()), "-e", program}, dir.path("events"),
                                 dir.path("bpftrace.err"));
-    auto deadline = std::chrono::steady_clock::now() + 60s;
-    while (read_file(dir.path("events")).find("Attaching") == std::string::npos) {
-        ASSERT_LT(std::chrono::steady_clock::now(), deadline) << read_file(dir.path("bpftrace.err"));
-        ASSERT_FALSE(tracer.wait(10ms).has_value()) << read_file(dir.path("bpftrace.err"));
-    }
-    std::this_thread::sleep_for(300ms);  // "Attaching" precedes the last probe going live
+    ASSERT_TRUE(vtscope::testing::wait_until(
+        [&] { return !tracer.running() || all_probe_semaphores_held(jvm.pid(), *maps, lib, memory); }, 60s))
+        << "bpftrace did not attach: " << read_file(dir.path("bpftrace.err"));
+    ASSERT_TRUE(tracer.running()) << read_file(dir.path("bpftrace.err"));
     // The library sees the semaphores within 50 ms and switches its events on.
     ASSERT_TRUE(vtscope::wait_for_probe_events(jvm.pid(), *maps, lib, memory, 5s))
         << "libvtscope did not enable its events for the attached tracer";
-    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
-    ASSERT_EQ(jvm.wait(120s).value_or(-1), 0) << read_file(dir.path("java.err"));
+    jvm.go();
+    ASSERT_EQ(jvm.wait_workload(120s), 0) << read_file(jvm.path("java.err"));
     tracer.signal(SIGINT);
     tracer.wait(30s);
 
@@ -713,7 +704,7 @@ TEST(LifecycleProbes, CountsAndRecordAddressesMatchTheWorkload) {
     }
     int senders = 0;
     std::set<long long> seen;
-    for (const std::string& line : read_lines(dir.path("expected.jsonl"))) {
+    for (const std::string& line : read_lines(jvm.path("expected.jsonl"))) {
         long long vid = vtscope::json_int_field(line, "vthread").value_or(-1);
         long long record = vtscope::json_int_field(line, "record").value_or(0);
         if (vid < 0 || !seen.insert(vid).second) continue;
@@ -745,33 +736,32 @@ TEST(LifecycleProbes, CountsAndRecordAddressesMatchTheWorkload) {
 // (every status count, every trace id with its syscalls, bytes and virtual threads).
 TEST(Stat, CountsEqualTheReportOfATraceOfTheSameRun) {
     REQUIRE_BPF();
-    TempDir dir;
-    Child service = Child::start({java_bin(), "--enable-native-access=ALL-UNNAMED", "-cp", class_path(),
-                                  "io.vtscope.workloads.DemoService", "--requests", "120", "--concurrency", "8",
-                                  "--ready-file", dir.path("service.ready"), "--go-file", dir.path("go")},
-                                 dir.path("service.out"), dir.path("service.err"));
-    ASSERT_TRUE(wait_for_file(dir.path("service.ready"), 60s)) << read_file(dir.path("service.err"));
-    std::string pid = std::to_string(service.pid());
-    Child trace = Child::start(
-        {kVtscope, "trace", "--pid", pid, "--output", dir.path("trace.jsonl"), "--ready-file", dir.path("trace.ready")},
-        "", dir.path("trace.err"));
-    Child stat = Child::start({kVtscope, "stat", "--pid", pid, "--top", "1000", "--output", dir.path("stat.txt"),
-                               "--ready-file", dir.path("stat.ready")},
-                              "", dir.path("stat.err"));
-    ASSERT_TRUE(wait_for_file(dir.path("trace.ready"), 30s)) << read_file(dir.path("trace.err"));
-    ASSERT_TRUE(wait_for_file(dir.path("stat.ready"), 30s)) << read_file(dir.path("stat.err"));
-    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
-    ASSERT_EQ(service.wait(120s).value_or(-1), 0) << read_file(dir.path("service.err"));
-    ASSERT_EQ(trace.wait(30s).value_or(-1), 0) << read_file(dir.path("trace.err"));
-    ASSERT_EQ(stat.wait(30s).value_or(-1), 0) << read_file(dir.path("stat.err"));
-    EXPECT_NE(read_file(dir.path("trace.err")).find("lost 0"), std::string::npos) << read_file(dir.path("trace.err"));
-    EXPECT_NE(read_file(dir.path("stat.err")).find("lost 0"), std::string::npos) << read_file(dir.path("stat.err"));
+    E2e e2e;
+    Workload service("io.vtscope.workloads.DemoService", {}, {"--requests", "120", "--concurrency", "8"});
+    service.expected = false;
+    ASSERT_TRUE(e2e.start(service));
+    ASSERT_TRUE(e2e.attach("trace"));
+    ASSERT_TRUE(e2e.attach("stat", {"--top", "1000"}));
+    E2eRun run = e2e.run(120s);
+    ASSERT_EQ(run.java_exit, 0) << run.java_stderr;
+    ASSERT_EQ(run.sessions.size(), 2u);
+    for (const vtscope::testing::Session& s : run.sessions) {
+        ASSERT_EQ(s.exit, 0) << s.stderr_text;
+        EXPECT_EQ(at(s.summary, "/lost"), 0) << s.stderr_text;
+        EXPECT_EQ(text(s.summary, "/stop_reason"), "target exited") << s.stderr_text;
+    }
+    EXPECT_EQ(text(run.sessions[1].summary, "/command"), "stat");
 
-    Child report_run = Child::start({kVtscope, "report", dir.path("trace.jsonl"), "--top", "1000"},
-                                    dir.path("report.txt"), dir.path("report.err"));
-    ASSERT_EQ(report_run.wait(60s).value_or(-1), 0) << read_file(dir.path("report.err"));
-    std::string report = read_file(dir.path("report.txt"));
-    std::string counted = read_file(dir.path("stat.txt"));
+    std::string trace_path = e2e.path("trace.jsonl");
+    if (std::FILE* f = std::fopen(trace_path.c_str(), "w")) {
+        std::fputs(run.sessions[0].output_text.c_str(), f);
+        std::fclose(f);
+    }
+    Child report_run =
+        Child::start({kVtscope, "report", trace_path, "--top", "1000"}, e2e.path("report.txt"), e2e.path("report.err"));
+    ASSERT_EQ(report_run.wait(60s).value_or(-1), 0) << read_file(e2e.path("report.err"));
+    std::string report = read_file(e2e.path("report.txt"));
+    const std::string& counted = run.sessions[1].output_text;
     EXPECT_EQ(counted, report);
     EXPECT_NE(counted.find("traces: 120 distinct trace ids"), std::string::npos) << counted;
 }
@@ -780,50 +770,37 @@ TEST(Stat, CountsEqualTheReportOfATraceOfTheSameRun) {
 // until a tracer holds the probe semaphores, and switches them off again once it detaches.
 TEST(LifecycleProbes, EventsAreOnOnlyWhileATracerIsAttached) {
     REQUIRE_BPF();
-    TempDir dir;
     const std::string lib = VTSCOPE_NATIVE_LIB;
-    Child jvm =
-        Child::start({java_bin(), "-agentpath:" + lib + "=probes", "--enable-native-access=ALL-UNNAMED", "-cp",
-                      class_path(), "io.vtscope.workloads.MarkerHarness", "--expected", dir.path("expected.jsonl"),
-                      "--ready-file", dir.path("java.ready"), "--go-file", dir.path("go")},
-                     "", dir.path("java.err"));
-    ASSERT_TRUE(wait_for_file(dir.path("java.ready"), 60s)) << read_file(dir.path("java.err"));
+    E2e jvm;
+    ASSERT_TRUE(jvm.start(idle_harness({"-agentpath:" + lib + "=probes"})));
     vtscope::ProcessMemory memory(jvm.pid());
     auto maps = vtscope::read_maps(jvm.pid());
     ASSERT_TRUE(static_cast<bool>(maps));
     EXPECT_FALSE(vtscope::wait_for_probe_events(jvm.pid(), *maps, lib, memory, 200ms)) << "on before any tracer";
 
-    Child tracer =
-        Child::start({kVtscope, "trace", "--pid", std::to_string(jvm.pid()), "--identity", "lifecycle", "--duration",
-                      "2", "--output", dir.path("out.jsonl"), "--ready-file", dir.path("vtscope.ready")},
-                     "", dir.path("vtscope.err"));
-    ASSERT_TRUE(wait_for_file(dir.path("vtscope.ready"), 30s)) << read_file(dir.path("vtscope.err"));
-    // vtscope waits for the library before it reports ready.
-    EXPECT_TRUE(vtscope::wait_for_probe_events(jvm.pid(), *maps, lib, memory, 0ms)) << "off while traced";
-    EXPECT_EQ(read_file(dir.path("vtscope.err")).find("warning"), std::string::npos)
-        << read_file(dir.path("vtscope.err"));
-    ASSERT_EQ(tracer.wait(30s).value_or(-1), 0) << read_file(dir.path("vtscope.err"));
-
-    // A second tracer right after the first: it finds the events on, and nothing went off under it.
-    Child second =
-        Child::start({kVtscope, "trace", "--pid", std::to_string(jvm.pid()), "--identity", "lifecycle", "--duration",
-                      "1", "--output", dir.path("out2.jsonl"), "--ready-file", dir.path("vtscope2.ready")},
-                     "", dir.path("vtscope2.err"));
-    ASSERT_TRUE(wait_for_file(dir.path("vtscope2.ready"), 30s)) << read_file(dir.path("vtscope2.err"));
-    EXPECT_TRUE(vtscope::wait_for_probe_events(jvm.pid(), *maps, lib, memory, 0ms)) << "off under the second tracer";
-    ASSERT_EQ(second.wait(30s).value_or(-1), 0) << read_file(dir.path("vtscope2.err"));
-    EXPECT_EQ(read_file(dir.path("vtscope2.err")).find("warning"), std::string::npos)
-        << read_file(dir.path("vtscope2.err"));
+    // Two tracers, one after the other: the second finds the events on, and nothing went off under
+    // either (vtscope waits for the library before it reports ready).
+    for (const char* duration : {"2", "1"}) {
+        TempDir dir;
+        Child session = Child::start({kVtscope, "trace", "--pid", std::to_string(jvm.pid()), "--identity", "lifecycle",
+                                      "--duration", duration, "--output", dir.path("out.jsonl"), "--ready-file",
+                                      dir.path("vtscope.ready"), "--summary-json", dir.path("summary.json")},
+                                     "", dir.path("vtscope.err"));
+        ASSERT_TRUE(wait_for_file(dir.path("vtscope.ready"), 30s, {&session})) << read_file(dir.path("vtscope.err"));
+        EXPECT_TRUE(vtscope::wait_for_probe_events(jvm.pid(), *maps, lib, memory, 0ms)) << "off while traced";
+        ASSERT_EQ(session.wait(30s).value_or(-1), 0) << read_file(dir.path("vtscope.err"));
+        nlohmann::json summary = vtscope::testing::read_json(dir.path("summary.json"));
+        EXPECT_EQ(number(summary, "/mappings/resets"), 0) << "the events went off under a tracer: " << summary;
+        EXPECT_EQ(read_file(dir.path("vtscope.err")).find("warning"), std::string::npos)
+            << read_file(dir.path("vtscope.err"));
+    }
 
     // Detached: the watcher switches off after two polls without a tracer.
-    bool off = false;
-    for (int i = 0; i < 100 && !off; i++) {
-        off = !vtscope::wait_for_probe_events(jvm.pid(), *maps, lib, memory, 0ms);
-        if (!off) std::this_thread::sleep_for(10ms);
-    }
+    bool off = vtscope::testing::wait_until(
+        [&] { return !vtscope::wait_for_probe_events(jvm.pid(), *maps, lib, memory, 0ms); }, 1s);
     EXPECT_TRUE(off) << "still on 1 s after the tracer detached";
-    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
-    ASSERT_EQ(jvm.wait(120s).value_or(-1), 0) << read_file(dir.path("java.err"));
+    jvm.go();
+    ASSERT_EQ(jvm.wait_workload(120s), 0) << read_file(jvm.path("java.err"));
 }
 
 // A java.base patched for OTEP by the library under test (agent option write-patch=DIR), written
@@ -880,12 +857,12 @@ TEST(OtepTls, ThirdPartyReaderFindsTheMountedThreadsContext) {
     REQUIRE_BPF();
     for (const OtepPath& path : kOtepPaths) {
         for (const char* scope : {"clean", "leaky-final"}) {
-            TraceRun run =
+            E2eRun run =
                 run_harness(otep_jvm_options(path), {"--mode", "concurrent", "--yields", "--nested", "--scope", scope},
                             {"--identity", "otep-tls"});
             expect_clean_run(run);
             EXPECT_NE(run.java_stderr.find(path.log_line), std::string::npos) << run.java_stderr;
-            CheckResult r = check_markers(run.expected, run.trace);
+            CheckResult r = check_markers(run.expected, run.lines);
             std::printf("[ otep-tls ] %s %s: %s\n", path.name, scope, r.summary().c_str());
             EXPECT_EQ(r.expected, 128);
             EXPECT_EQ(r.correct, r.expected) << path.name << " " << scope << ": " << r.summary();
@@ -899,12 +876,12 @@ TEST(OtepTls, ThirdPartyReaderFindsTheMountedThreadsContext) {
 TEST(OtepTls, ThirdPartyReaderFindsPlatformThreadsContext) {
     REQUIRE_BPF();
     for (const OtepPath& path : kOtepPaths) {
-        TraceRun run = run_harness(otep_jvm_options(path),
-                                   {"--mode", "concurrent", "--threads", "4", "--platform-threads", "4", "--nested"},
-                                   {"--identity", "otep-tls"});
+        E2eRun run = run_harness(otep_jvm_options(path),
+                                 {"--mode", "concurrent", "--threads", "4", "--platform-threads", "4", "--nested"},
+                                 {"--identity", "otep-tls"});
         expect_clean_run(run);
         EXPECT_NE(run.java_stderr.find(path.log_line), std::string::npos) << run.java_stderr;
-        CheckResult r = check_markers(run.expected, run.trace);
+        CheckResult r = check_markers(run.expected, run.lines);
         std::printf("[ otep-tls ] %s platform + virtual: %s\n", path.name, r.summary().c_str());
         EXPECT_EQ(r.expected, 64);
         EXPECT_EQ(r.correct, r.expected) << path.name << ": " << r.summary();
@@ -919,18 +896,17 @@ TEST(OtepTls, ThirdPartyReaderFindsPlatformThreadsContext) {
 // finds every marker's thread and context.
 TEST(OtepTls, ALibraryLoadedLaterKeepsTheThreadLocalsOfLaterThreads) {
     REQUIRE_BPF();
-    std::string bin = java_bin().substr(0, java_bin().size() - 4);  // .../bin/
     auto load = [&](pid_t pid) -> std::string {
         std::string err;
-        int rc =
-            run_command({bin + "jcmd", std::to_string(pid), "JVMTI.agent_load", VTSCOPE_NATIVE_LIB, "otep"}, &err, 60s);
+        int rc = run_command({jdk_tool("jcmd"), std::to_string(pid), "JVMTI.agent_load", VTSCOPE_NATIVE_LIB, "otep"},
+                             &err, 60s);
         return rc == 0 ? std::string() : "jcmd JVMTI.agent_load failed (" + std::to_string(rc) + "): " + err;
     };
-    TraceRun run = run_harness({"-Djdk.virtualThreadScheduler.parallelism=2", "-XX:+EnableDynamicAgentLoading"},
-                               {"--mode", "concurrent", "--nested"}, {"--identity", "otep-tls"}, load);
+    E2eRun run = run_harness({"-Djdk.virtualThreadScheduler.parallelism=2", "-XX:+EnableDynamicAgentLoading"},
+                             {"--mode", "concurrent", "--nested"}, {"--identity", "otep-tls"}, load);
     expect_clean_run(run);
     EXPECT_NE(run.java_stderr.find(kOtepPaths[0].log_line), std::string::npos) << run.java_stderr;
-    CheckResult r = check_markers(run.expected, run.trace);
+    CheckResult r = check_markers(run.expected, run.lines);
     std::printf("[ otep-tls ] library loaded after the warm-up: %s\n", r.summary().c_str());
     EXPECT_EQ(r.expected, 128);
     EXPECT_EQ(r.correct, r.expected) << r.summary();
@@ -943,10 +919,10 @@ TEST(OtepTls, MountHookAndLifecycleProbesTogether) {
     const std::vector<std::string> jvm = {"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=probes,otep",
                                           "-Djdk.virtualThreadScheduler.parallelism=2"};
     for (const char* identity : {"lifecycle", "otep-tls"}) {
-        TraceRun run = run_harness(jvm, {"--mode", "concurrent", "--yields"}, {"--identity", identity});
+        E2eRun run = run_harness(jvm, {"--mode", "concurrent", "--yields"}, {"--identity", identity});
         expect_clean_run(run);
         EXPECT_NE(run.java_stderr.find(kOtepPaths[0].log_line), std::string::npos) << run.java_stderr;
-        CheckResult r = check_markers(run.expected, run.trace);
+        CheckResult r = check_markers(run.expected, run.lines);
         std::printf("[ probes,otep ] %s: %s\n", identity, r.summary().c_str());
         EXPECT_EQ(r.expected, 128);
         EXPECT_EQ(r.correct, r.expected) << identity << ": " << r.summary();
@@ -963,7 +939,6 @@ TEST(OtepTls, MountHookAndLifecycleProbesTogether) {
 TEST(OtepTls, MountHookSurvivesAnotherAgentsRetransformation) {
     REQUIRE_BPF();
     TempDir dir;
-    std::string bin = java_bin().substr(0, java_bin().size() - 4);  // .../bin/
     if (std::FILE* f = std::fopen(dir.path("RetransformVirtualThread.java").c_str(), "w")) {
         std::fputs(
             "public final class RetransformVirtualThread {\n"
@@ -983,25 +958,25 @@ TEST(OtepTls, MountHookSurvivesAnotherAgentsRetransformation) {
         std::fclose(f);
     }
     std::string err;
-    ASSERT_EQ(
-        run_command({bin + "javac", "-d", dir.path("classes"), dir.path("RetransformVirtualThread.java")}, &err, 120s),
-        0)
+    ASSERT_EQ(run_command({jdk_tool("javac"), "-d", dir.path("classes"), dir.path("RetransformVirtualThread.java")},
+                          &err, 120s),
+              0)
         << err;
-    ASSERT_EQ(run_command({bin + "jar", "--create", "--file", dir.path("agent.jar"), "--manifest",
+    ASSERT_EQ(run_command({jdk_tool("jar"), "--create", "--file", dir.path("agent.jar"), "--manifest",
                            dir.path("manifest.txt"), "-C", dir.path("classes"), "."},
                           &err, 60s),
               0)
         << err;
-    TraceRun run = run_harness({"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=otep",
-                                "-javaagent:" + dir.path("agent.jar"), "-Djdk.virtualThreadScheduler.parallelism=2"},
-                               {"--mode", "concurrent", "--yields", "--nested"}, {"--identity", "otep-tls"});
+    E2eRun run = run_harness({"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=otep",
+                              "-javaagent:" + dir.path("agent.jar"), "-Djdk.virtualThreadScheduler.parallelism=2"},
+                             {"--mode", "concurrent", "--yields", "--nested"}, {"--identity", "otep-tls"});
     expect_clean_run(run);
     size_t hooked = run.java_stderr.find(kOtepPaths[0].log_line);
     size_t retransformed = run.java_stderr.find("retransformed java.lang.VirtualThread");
     ASSERT_NE(hooked, std::string::npos) << run.java_stderr;
     ASSERT_NE(retransformed, std::string::npos) << run.java_stderr;
     EXPECT_LT(hooked, retransformed) << "the retransformation must come after the hook: " << run.java_stderr;
-    CheckResult r = check_markers(run.expected, run.trace);
+    CheckResult r = check_markers(run.expected, run.lines);
     std::printf("[ otep-tls ] after another agent's retransformation: %s\n", r.summary().c_str());
     EXPECT_EQ(r.expected, 128);
     EXPECT_EQ(r.correct, r.expected) << r.summary();
@@ -1011,15 +986,15 @@ TEST(OtepTls, MountHookSurvivesAnotherAgentsRetransformation) {
 // context mapping that readers find in /proc/PID/maps (memfd "OTEL_CTX", signature written last).
 TEST(OtepTls, ProcessContextAnnouncesTheSchema) {
     REQUIRE_BPF();
-    IdleJvm jvm(java_bin(), {"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=otep"});
-    ASSERT_TRUE(wait_for_file(jvm.dir.path("ready"), 60s));
-    auto maps = vtscope::read_maps(jvm.child.pid());
+    E2e jvm;
+    ASSERT_TRUE(jvm.start(idle_harness({"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=otep"})));
+    auto maps = vtscope::read_maps(jvm.pid());
     ASSERT_TRUE(maps.ok());
     const vtscope::Mapping* context = nullptr;
     for (const auto& m : *maps)
         if (m.path.rfind("/memfd:OTEL_CTX", 0) == 0) context = &m;
     ASSERT_NE(context, nullptr) << "no OTEL_CTX mapping";
-    vtscope::ProcessMemory memory(jvm.child.pid());
+    vtscope::ProcessMemory memory(jvm.pid());
     struct {
         char signature[8];
         uint32_t version, payload_size;
@@ -1047,19 +1022,19 @@ TEST(ProbeChannels, LifecycleIsSoundAndTwoProbeFailsOnFirstMarkers) {
     const std::vector<std::string> jvm = {"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=probes",
                                           "-Djdk.virtualThreadScheduler.parallelism=2"};
     for (const char* scope : {"clean", "leaky-final"}) {
-        TraceRun run = run_harness(jvm, {"--scope", scope}, {"--identity", "lifecycle"});
+        E2eRun run = run_harness(jvm, {"--scope", scope}, {"--identity", "lifecycle"});
         expect_clean_run(run);
-        CheckResult r = check_markers(run.expected, run.trace);
+        CheckResult r = check_markers(run.expected, run.lines);
         std::printf("[ lifecycle] %s: %s\n", scope, r.summary().c_str());
         EXPECT_EQ(r.correct, 128) << r.summary();
-        ASSERT_TRUE(run.summary["mappings"]["unmounts_unmapped"].is_number()) << run.vtscope_stderr;
-        EXPECT_EQ(run.summary["mappings"]["unmounts_unmapped"].number, 0) << run.vtscope_stderr;
+        ASSERT_TRUE(at(run.summary, "/mappings/unmounts_unmapped").is_number()) << run.vtscope_stderr;
+        EXPECT_EQ(at(run.summary, "/mappings/unmounts_unmapped"), 0) << run.vtscope_stderr;
 
-        TraceRun naive = run_harness({"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=probes,paper-release",
-                                      "-Djdk.virtualThreadScheduler.parallelism=2"},
-                                     {"--scope", scope}, {"--identity", "two-probe"});
+        E2eRun naive = run_harness({"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=probes,paper-release",
+                                    "-Djdk.virtualThreadScheduler.parallelism=2"},
+                                   {"--scope", scope}, {"--identity", "two-probe"});
         expect_clean_run(naive);
-        CheckResult n = check_markers(naive.expected, naive.trace);
+        CheckResult n = check_markers(naive.expected, naive.lines);
         std::printf("[ two-probe] %s: %s\n", scope, n.summary().c_str());
         // A sender that happens to be unmounted and mounted again before its first marker (a park
         // on the way) is mapped by then, so that marker is right: seen once in 16 on a fresh-clone
@@ -1091,7 +1066,7 @@ TEST(ProbeChannels, HotspotProbesFollowThePapersRules) {
                                  "--ready-file", dir.path("vtscope.ready"), "--summary-json", dir.path("summary.json")},
                                 "", dir.path("vtscope.err"));
     ASSERT_TRUE(wait_for_file(dir.path("vtscope.ready"), 30s)) << read_file(dir.path("vtscope.err"));
-    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
+    vtscope::testing::touch(dir.path("go"));
     ASSERT_EQ(emulator.wait(60s).value_or(-1), 0) << read_file(dir.path("emulator.err"));
     ASSERT_EQ(tracer.wait(30s).value_or(-1), 0) << read_file(dir.path("vtscope.err"));
     std::string err = read_file(dir.path("vtscope.err"));
@@ -1107,27 +1082,25 @@ TEST(ProbeChannels, HotspotProbesFollowThePapersRules) {
         EXPECT_EQ(e->status, "unmapped") << line;
     }
     EXPECT_EQ(carrier_writes, 32);
-    vtscope::Json summary;
-    std::string error;
-    ASSERT_TRUE(vtscope::parse_json(read_file(dir.path("summary.json")), &summary, &error)) << error;
-    const vtscope::Json& mappings = summary["mappings"];
-    EXPECT_EQ(summary["identity"].string, "hotspot-probes");
-    EXPECT_EQ(mappings["inserted"].number, 32) << err;
-    EXPECT_EQ(mappings["deleted"].number, 32) << err;
-    EXPECT_EQ(mappings["unmounts_unmapped"].number, 0) << err;
-    EXPECT_EQ(mappings["ends_unmapped"].number, 0) << err;
+    nlohmann::json summary = vtscope::testing::read_json(dir.path("summary.json"));
+    const nlohmann::json& mappings = at(summary, "/mappings");
+    EXPECT_EQ(text(summary, "/identity"), "hotspot-probes");
+    EXPECT_EQ(at(mappings, "/inserted"), 32) << summary;
+    EXPECT_EQ(at(mappings, "/deleted"), 32) << summary;
+    EXPECT_EQ(at(mappings, "/unmounts_unmapped"), 0) << summary;
+    EXPECT_EQ(at(mappings, "/ends_unmapped"), 0) << summary;
 }
 
 // Every syscall with a sys_enter tracepoint attaches, whatever its argument count (close has
 // one, getpid none, exit_group one, openat four): fd and count where the syscall has them.
 TEST(Syscalls, AnyArgumentCountAttachesAlongsideWrite) {
     REQUIRE_BPF();
-    TraceRun run = run_harness({}, {}, {"--syscalls", "write,close,exit_group,getpid,openat"});
+    E2eRun run = run_harness({}, {}, {"--syscalls", "write,close,exit_group,getpid,openat"});
     expect_clean_run(run);
-    CheckResult r = check_markers(run.expected, run.trace);
+    CheckResult r = check_markers(run.expected, run.lines);
     EXPECT_EQ(r.correct, r.expected) << r.summary();
     std::map<std::string, int> seen;
-    for (const auto& line : run.trace) {
+    for (const auto& line : run.lines) {
         auto e = vtscope::parse_event_line(line);
         ASSERT_TRUE(e) << line;
         seen[e->syscall]++;

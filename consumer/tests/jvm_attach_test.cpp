@@ -69,10 +69,19 @@ void expect_ends_with_the_process(pid_t child) {
 }
 
 TEST(JvmAttach, ACommandToAJvmWithoutItsSocketEndsWhenTheJvmExits) {
+    int ready[2];
+    ASSERT_EQ(pipe(ready), 0);
     pid_t child = fork();
     ASSERT_GE(child, 0);
-    if (child == 0) never_listens();
-    std::this_thread::sleep_for(100ms);  // its SIGQUIT handler is installed
+    if (child == 0) {
+        signal(SIGQUIT, ignore_signal);  // attachable from the moment it says it is ready
+        (void)!write(ready[1], "r", 1);
+        never_listens();
+    }
+    close(ready[1]);
+    char byte = 0;
+    ASSERT_EQ(read(ready[0], &byte, 1), 1) << "the stand-in did not start";
+    close(ready[0]);
     expect_ends_with_the_process(child);
     // The trigger file (in the process's /tmp: this test's) is gone with it.
     std::string trigger = "/tmp/.attach_pid" + std::to_string(child);

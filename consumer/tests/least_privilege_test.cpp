@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "output/json.h"
 #include "process_runner.h"
 #include "test_support.h"
 
@@ -17,7 +16,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using vtscope::testing::Child;
-using vtscope::testing::class_path;
 using vtscope::testing::java_bin;
 using vtscope::testing::kJavaDir;
 using vtscope::testing::kVtscope;
@@ -37,17 +35,18 @@ struct CapsRun {
 
 // DemoService as nobody, and vtscope with exactly caps: `vtscope COMMAND --pid PID ARGS...`.
 CapsRun run_with_caps(const std::string& caps, const std::string& command, const std::vector<std::string>& args) {
-    TempDir dir, out;  // the JVM's (nobody's) and vtscope's own, for its outputs
+    vtscope::testing::E2e jvm;  // the JVM's files are nobody's
+    TempDir out;                // vtscope's own, for its outputs
     CapsRun run;
-    if (chown(dir.path("").c_str(), 65534, 65534) != 0) return {-1, "", "cannot hand the test folder to nobody"};
-    Child jvm = Child::start({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", java_bin(),
-                              "--enable-native-access=ALL-UNNAMED", "-XX:+PreserveFramePointer", "-cp", class_path(),
-                              "io.vtscope.workloads.DemoService", "--requests", "100000", "--concurrency", "4",
-                              "--ready-file", dir.path("java.ready"), "--go-file", dir.path("go")},
-                             "", dir.path("java.err"));
-    if (!wait_for_file(dir.path("java.ready"), 60s, {&jvm}))
-        return {-1, "", "DemoService: " + read_file(dir.path("java.err"))};
-    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
+    if (chown(jvm.path("").c_str(), 65534, 65534) != 0) return {-1, "", "cannot hand the test folder to nobody"};
+    vtscope::testing::Workload service("io.vtscope.workloads.DemoService", {"-XX:+PreserveFramePointer"},
+                                       {"--requests", "100000", "--concurrency", "4"});
+    service.launcher = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+                        "--clear-groups",   java_bin(),      "--enable-native-access=ALL-UNNAMED"};
+    service.expected = false;
+    ::testing::AssertionResult ready = jvm.start(service);
+    if (!ready) return {-1, "", ready.message()};
+    jvm.go();
     std::vector<std::string> argv = {"/usr/bin/setpriv",
                                      "--inh-caps=-all," + caps,
                                      "--ambient-caps=-all," + caps,
@@ -65,9 +64,7 @@ CapsRun run_with_caps(const std::string& caps, const std::string& command, const
     Child tracer = Child::start(argv, "", out.path("vtscope.err"));
     run.exit_code = tracer.wait(120s).value_or(-1);
     run.stderr_text = read_file(out.path("vtscope.err"));
-    jvm.signal(SIGKILL);
-    jvm.wait(10s);
-    return run;
+    return run;  // the JVM is stopped with the fixture
 }
 
 // Without CAP_SYS_ADMIN, vtscope's uprobes need uprobe_multi links (Linux 6.6+).

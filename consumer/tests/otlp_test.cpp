@@ -24,27 +24,26 @@
 #include "otlp_records.h"
 #include "cli/privilege.h"
 #include "process_runner.h"
-#include "traced_run.h"
+#include "e2e_fixture.h"
 
 using namespace std::chrono_literals;
 using vtscope::Json;
+using vtscope::testing::at;
 using vtscope::testing::Child;
+using vtscope::testing::class_path;
+using vtscope::testing::E2e;
+using vtscope::testing::E2eRun;
+using vtscope::testing::java_bin;
+using vtscope::testing::number;
 using vtscope::testing::read_lines;
 using vtscope::testing::TempDir;
+using vtscope::testing::text;
 using vtscope::testing::wait_for_file;
 
 namespace {
 
-const std::string kVtscope = VTSCOPE_BIN;
-const std::string kJavaDir = VTSCOPE_JAVA_DIR;
 const std::string kSourceDir = VTSCOPE_SOURCE_DIR;
 const std::string kCollectorBuild = VTSCOPE_COLLECTOR_BUILD;
-
-std::string java_bin() {
-    const char* home = std::getenv("JAVA_HOME");
-    return std::string(home && *home ? home : "/usr/lib/jvm/temurin-25-jdk-amd64") + "/bin/java";
-}
-std::string class_path() { return kJavaDir + "/*:" + kJavaDir + "/lib/*"; }
 
 #define SKIP_LOUDLY(why)                                                    \
     do {                                                                    \
@@ -112,9 +111,7 @@ Collector start_collector(const TempDir& dir, const std::string& name, int port,
                                      kSourceDir + "/consumer/tests/collector/" + config};
     argv.insert(argv.end(), extra.begin(), extra.end());
     c.child = Child::start(argv, "", c.err);
-    auto deadline = std::chrono::steady_clock::now() + 30s;
-    while (!port_open(port) && c.child.running() && std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(50ms);
+    vtscope::testing::wait_until([&] { return port_open(port) || !c.child.running(); }, 30s, 50ms);
     return c;
 }
 
@@ -143,85 +140,73 @@ double num(const Json& j) { return j.number; }
 
 // The demo service under a long load, traced by `vtscope COMMAND --duration D` with extra
 // options; `during` runs once the load has started.
-struct DemoRun {
-    int vtscope_exit = -1;
-    Json summary;
-    std::vector<std::string> lines;
-    std::string vtscope_stderr;
+struct DemoRun : E2eRun {
     double seconds = 0;  // from the start of the load to vtscope's exit
-    std::string error;
 };
 
-DemoRun run_demo(const TempDir& dir, const std::string& command, double duration, std::vector<std::string> extra,
+DemoRun run_demo(const std::string& command, double duration, std::vector<std::string> extra,
                  const std::function<void()>& during) {
     DemoRun run;
-    Child service = Child::start({java_bin(), "--enable-native-access=ALL-UNNAMED", "-cp", class_path(),
-                                  "io.vtscope.workloads.DemoService", "--requests", "100000", "--concurrency", "8",
-                                  "--ready-file", dir.path("service.ready"), "--go-file", dir.path("go")},
-                                 dir.path("service.out"), dir.path("service.err"));
-    if (!wait_for_file(dir.path("service.ready"), 90s, {&service})) {
-        run.error = "the demo service did not get ready: " + vtscope::testing::read_file(dir.path("service.err"));
+    E2e e2e;
+    vtscope::testing::Workload service("io.vtscope.workloads.DemoService", {},
+                                       {"--requests", "100000", "--concurrency", "8"});
+    service.ready_timeout = std::chrono::seconds(90);
+    service.expected = false;
+    ::testing::AssertionResult ready = e2e.start(service);
+    std::vector<std::string> options = {"--duration", std::to_string(duration)};
+    if (command == "trace") options.insert(options.end(), {"--syscalls", "read,write,sendto,recvfrom"});
+    options.insert(options.end(), extra.begin(), extra.end());
+    if (ready) ready = e2e.attach(command, options);
+    if (!ready) {
+        run.error = ready.message();
         return run;
     }
-    std::vector<std::string> argv = {kVtscope,         command,
-                                     "--pid",          std::to_string(service.pid()),
-                                     "--output",       dir.path("out.jsonl"),
-                                     "--ready-file",   dir.path("vtscope.ready"),
-                                     "--summary-json", dir.path("summary.json"),
-                                     "--duration",     std::to_string(duration)};
-    if (command == "trace") argv.insert(argv.end(), {"--syscalls", "read,write,sendto,recvfrom"});
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    Child tracer = Child::start(argv, "", dir.path("vtscope.err"));
-    if (!wait_for_file(dir.path("vtscope.ready"), 60s, {&tracer})) {
-        run.error = "vtscope did not get ready: " + vtscope::testing::read_file(dir.path("vtscope.err"));
-        return run;
-    }
-    std::ofstream(dir.path("go")) << "go\n";
+    e2e.go();
     auto start = std::chrono::steady_clock::now();
     during();
-    auto code = tracer.wait(120s);
+    e2e.wait_sessions(120s);
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    run.vtscope_exit = code ? *code : -1;
-    if (!code) run.error = "vtscope did not finish";
-    service.stop(0ms, 5s);
-    run.vtscope_stderr = vtscope::testing::read_file(dir.path("vtscope.err"));
-    run.lines = read_lines(dir.path("out.jsonl"));
-    std::string summary = vtscope::testing::read_file(dir.path("summary.json"));
-    if (!summary.empty()) run.summary = parse(summary);
+    static_cast<E2eRun&>(run) = e2e.finish();  // stops the service
     return run;
+}
+
+// Waits until the Collector has written records (the export is under way), at most 60 s.
+bool collector_receiving(const std::string& out) {
+    return vtscope::testing::wait_until([&] { return !vtscope::testing::read_file(out).empty(); }, 60s);
 }
 
 // What every run must pass, the Collector killed or not: every event vtscope saw is a local
 // line, was handed to the exporter, and is exactly one of delivered or a counted drop; the
 // Collector holds nothing vtscope did not write locally.
-void expect_counted(const Json& summary, const std::vector<std::string>& lines, const CollectorLogs& logs) {
-    const Json& otlp = summary["otlp"];
-    ASSERT_EQ(otlp.type, Json::Type::Object) << "no otlp section in the summary";
-    EXPECT_EQ(num(summary["lost"]), 0) << "kernel events lost";
-    EXPECT_EQ(num(summary["events"]), static_cast<double>(lines.size()));
-    EXPECT_EQ(num(otlp["records"]), static_cast<double>(lines.size()));
-    EXPECT_EQ(num(otlp["records"]), num(otlp["delivered"]) + num(otlp["dropped"]));
-    EXPECT_EQ(num(otlp["dropped"]),
-              num(otlp["dropped_queue_full"]) + num(otlp["dropped_failed"]) + num(otlp["rejected"]));
+void expect_counted(const nlohmann::json& summary, const std::vector<std::string>& lines, const CollectorLogs& logs) {
+    const nlohmann::json& otlp = at(summary, "/otlp");
+    ASSERT_TRUE(otlp.is_object()) << "no otlp section in the summary";
+    EXPECT_EQ(number(summary, "/lost"), 0) << "kernel events lost";
+    EXPECT_EQ(number(summary, "/events"), static_cast<double>(lines.size()));
+    EXPECT_EQ(number(otlp, "/records"), static_cast<double>(lines.size()));
+    EXPECT_EQ(number(otlp, "/records"), number(otlp, "/delivered") + number(otlp, "/dropped"));
+    EXPECT_EQ(number(otlp, "/dropped"),
+              number(otlp, "/dropped_queue_full") + number(otlp, "/dropped_failed") + number(otlp, "/rejected"));
     EXPECT_TRUE(subset(logs.keys, local_keys(lines))) << "the Collector holds records vtscope did not write";
 }
 
 // The reconciliation of a run whose Collector lived to the end: as above, and the Collector
 // holds the delivered records, each once.
-void expect_reconciled(const Json& summary, const std::vector<std::string>& lines, const CollectorLogs& logs) {
+void expect_reconciled(const nlohmann::json& summary, const std::vector<std::string>& lines,
+                       const CollectorLogs& logs) {
     expect_counted(summary, lines, logs);
-    EXPECT_EQ(static_cast<double>(logs.keys.size()), num(summary["otlp"]["delivered"]))
+    EXPECT_EQ(static_cast<double>(logs.keys.size()), number(summary, "/otlp/delivered"))
         << "Collector records vs delivered";
 }
 
 // The counts of a fault test's run, for its log.
 void print_export(const DemoRun& run, const CollectorLogs& logs) {
-    const Json& otlp = run.summary["otlp"];
+    const nlohmann::json& otlp = at(run.summary, "/otlp");
     std::printf(
         "vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f (queue full %.0f, "
         "not delivered %.0f), retries %.0f, vtscope ran %.1f s\n",
-        run.lines.size(), logs.keys.size(), num(otlp["delivered"]), num(otlp["dropped"]),
-        num(otlp["dropped_queue_full"]), num(otlp["dropped_failed"]), num(otlp["retries"]), run.seconds);
+        run.lines.size(), logs.keys.size(), number(otlp, "/delivered"), number(otlp, "/dropped"),
+        number(otlp, "/dropped_queue_full"), number(otlp, "/dropped_failed"), number(otlp, "/retries"), run.seconds);
 }
 
 }  // namespace
@@ -251,21 +236,19 @@ protected:
 // JSON lines (as a multiset of trace id, span id, syscall, bytes), with the resource set.
 TEST_F(OtlpExport, MarkerHarnessRecordsEqualLocalLines) {
     ASSERT_TRUE(start());
-    vtscope::testing::HarnessPaths paths{kVtscope, java_bin(), class_path(), VTSCOPE_NATIVE_LIB};
-    auto run =
-        vtscope::testing::run_traced_harness(paths, {}, {"--threads", "16", "--markers", "8", "--mode", "concurrent"},
-                                             {"--otlp", url(), "--service", "otlp-marker-test"});
+    E2eRun run = vtscope::testing::run_marker_harness({}, {"--threads", "16", "--markers", "8", "--mode", "concurrent"},
+                                                      {"--otlp", url(), "--service", "otlp-marker-test"});
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     CollectorLogs logs = collector_logs(collector.finish());
-    std::multiset<Key> local = local_keys(run.trace);
-    std::printf("vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f\n", run.trace.size(),
-                logs.keys.size(), num(run.summary["otlp"]["delivered"]), num(run.summary["otlp"]["dropped"]));
+    std::multiset<Key> local = local_keys(run.lines);
+    std::printf("vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f\n", run.lines.size(),
+                logs.keys.size(), number(run.summary, "/otlp/delivered"), number(run.summary, "/otlp/dropped"));
     std::printf("example record: %s\n", logs.example.c_str());
     EXPECT_GE(run.expected.size(), 128u);
     EXPECT_EQ(logs.keys, local);
-    EXPECT_EQ(num(run.summary["otlp"]["dropped"]), 0) << run.vtscope_stderr;
-    expect_reconciled(run.summary, run.trace, logs);
+    EXPECT_EQ(number(run.summary, "/otlp/dropped"), 0) << run.vtscope_stderr;
+    expect_reconciled(run.summary, run.lines, logs);
     // Every marker's trace and span ids came out natively on a record.
     std::set<std::pair<std::string, std::string>> exported;
     for (const Key& k : logs.keys) exported.insert({std::get<0>(k), std::get<1>(k)});
@@ -289,16 +272,16 @@ void OtlpExport::stopped_five_seconds(const std::vector<std::string>& queue_opti
     const double duration = 10;
     std::vector<std::string> options = {"--otlp", url()};
     options.insert(options.end(), queue_options.begin(), queue_options.end());
-    DemoRun run = run_demo(dir, "trace", duration, options, [&] {
-        std::this_thread::sleep_for(2s);
+    DemoRun run = run_demo("trace", duration, options, [&] {
+        EXPECT_TRUE(collector_receiving(collector.out)) << "no record reached the Collector";
         collector.child.signal(SIGSTOP);
-        std::this_thread::sleep_for(5s);
+        std::this_thread::sleep_for(5s);  // the fault: the Collector stopped for 5 s
         collector.child.signal(SIGCONT);
     });
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     CollectorLogs logs = collector_logs(collector.finish());
-    const Json& otlp = run.summary["otlp"];
+    const nlohmann::json& otlp = at(run.summary, "/otlp");
     print_export(run, logs);
     expect_reconciled(run.summary, run.lines, logs);
     EXPECT_GT(run.lines.size(), 1000u);
@@ -306,9 +289,9 @@ void OtlpExport::stopped_five_seconds(const std::vector<std::string>& queue_opti
     // wall-clock bound only catches a hang, loose enough for a loaded machine.
     EXPECT_LT(run.seconds, 3 * duration + 30) << "vtscope hung";
     if (expect_queue_drops) {
-        EXPECT_GT(num(otlp["dropped_queue_full"]), 0) << "the queue never filled";
+        EXPECT_GT(number(otlp, "/dropped_queue_full"), 0) << "the queue never filled";
     }
-    EXPECT_EQ(num(otlp["dropped_failed"]), 0);
+    EXPECT_EQ(number(otlp, "/dropped_failed"), 0);
 }
 
 TEST_F(OtlpExport, CollectorStoppedFiveSecondsReconciles) { stopped_five_seconds({}, false); }
@@ -319,18 +302,18 @@ TEST_F(OtlpExport, CollectorStoppedWithSmallQueueCountsDrops) { stopped_five_sec
 
 // The Collector absent at start and started 3 s later: what was queued meanwhile is delivered.
 TEST_F(OtlpExport, CollectorStartedLateReconciles) {
-    DemoRun run = run_demo(dir, "trace", 6, {"--otlp", url()}, [&] {
-        std::this_thread::sleep_for(3s);
+    DemoRun run = run_demo("trace", 6, {"--otlp", url()}, [&] {
+        std::this_thread::sleep_for(3s);  // the fault: no Collector for the first 3 s
         collector = start_collector(dir, "collector", port);
     });
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     CollectorLogs logs = collector_logs(collector.finish());
-    const Json& otlp = run.summary["otlp"];
+    const nlohmann::json& otlp = at(run.summary, "/otlp");
     print_export(run, logs);
     expect_reconciled(run.summary, run.lines, logs);
-    EXPECT_GT(num(otlp["retries"]), 0) << "nothing was refused: the Collector was not absent";
-    EXPECT_GT(num(otlp["delivered"]), 0);
+    EXPECT_GT(number(otlp, "/retries"), 0) << "nothing was refused: the Collector was not absent";
+    EXPECT_GT(number(otlp, "/delivered"), 0);
 }
 
 // The Collector killed for good mid-run: vtscope finishes on time with one error line and a
@@ -338,13 +321,13 @@ TEST_F(OtlpExport, CollectorStartedLateReconciles) {
 TEST_F(OtlpExport, CollectorKilledFinishesWithOneErrorLine) {
     ASSERT_TRUE(start());
     const double duration = 6;
-    DemoRun run = run_demo(dir, "trace", duration, {"--otlp", url(), "--otlp-timeout", "2"}, [&] {
-        std::this_thread::sleep_for(2s);
+    DemoRun run = run_demo("trace", duration, {"--otlp", url(), "--otlp-timeout", "2"}, [&] {
+        EXPECT_TRUE(collector_receiving(collector.out)) << "no record reached the Collector";
         collector.child.signal(SIGKILL);
     });
     ASSERT_TRUE(run.error.empty()) << run.error;
     CollectorLogs logs = collector_logs(collector.finish());
-    const Json& otlp = run.summary["otlp"];
+    const nlohmann::json& otlp = at(run.summary, "/otlp");
     print_export(run, logs);
     std::printf("stderr:\n%s", run.vtscope_stderr.c_str());
     EXPECT_EQ(run.vtscope_exit, 1) << run.vtscope_stderr;
@@ -354,8 +337,8 @@ TEST_F(OtlpExport, CollectorKilledFinishesWithOneErrorLine) {
         errors++;
     EXPECT_EQ(errors, 1u) << run.vtscope_stderr;
     EXPECT_NE(run.vtscope_stderr.find("vtscope: error: otlp: "), std::string::npos) << run.vtscope_stderr;
-    EXPECT_GT(num(otlp["dropped_failed"]), 0);
-    EXPECT_EQ(run.summary["stop_reason"].string, "duration reached");
+    EXPECT_GT(number(otlp, "/dropped_failed"), 0);
+    EXPECT_EQ(text(run.summary, "/stop_reason"), "duration reached");
     EXPECT_LT(run.seconds, duration + 2 + 3) << "vtscope stalled";
     // The Collector died without flushing its last writes: it may hold fewer than delivered.
     expect_counted(run.summary, run.lines, logs);
@@ -367,10 +350,8 @@ TEST_F(OtlpExport, CollectorKilledFinishesWithOneErrorLine) {
 // application's resource.
 TEST_F(OtlpExport, ServiceNameFromTheTargetsProcessContext) {
     ASSERT_TRUE(start());
-    vtscope::testing::HarnessPaths paths{kVtscope, java_bin(), class_path(), VTSCOPE_NATIVE_LIB};
     setenv("OTEL_SERVICE_NAME", "from-vtscope-environment", 1);  // the process context comes first
-    auto run = vtscope::testing::run_traced_harness(
-        paths,
+    E2eRun run = vtscope::testing::run_marker_harness(
         {std::string("-agentpath:") + VTSCOPE_NATIVE_LIB + "=otep", "-Dotel.service.name=process-context-e2e",
          "-Dotel.resource.attributes=deployment.environment.name=e2e"},
         {"--threads", "4", "--markers", "8"}, {"--otlp", url()});
@@ -380,7 +361,7 @@ TEST_F(OtlpExport, ServiceNameFromTheTargetsProcessContext) {
     EXPECT_EQ(run.vtscope_stderr.find("process context is not used"), std::string::npos) << run.vtscope_stderr;
     CollectorLogs logs = collector_logs(collector.finish());
     ASSERT_FALSE(logs.resources.empty());
-    EXPECT_EQ(logs.keys, local_keys(run.trace));
+    EXPECT_EQ(logs.keys, local_keys(run.lines));
     for (const Json& r : logs.resources) {
         const Json& attrs = r["attributes"];
         std::printf("resource: service.name %s, deployment.environment.name %s, service.instance.id %s\n",
@@ -399,14 +380,12 @@ TEST_F(OtlpExport, ServiceNameFromTheTargetsProcessContext) {
 // the records of that vtscope's own lines.
 TEST_F(OtlpExport, TwoJvmsSeparatedByResource) {
     ASSERT_TRUE(start());
-    vtscope::testing::HarnessPaths paths{kVtscope, java_bin(), class_path(), VTSCOPE_NATIVE_LIB};
-
-    vtscope::testing::TraceRun runs[2];
+    E2eRun runs[2];
     std::thread second([&] {
-        runs[1] = vtscope::testing::run_traced_harness(paths, {}, {"--threads", "8", "--markers", "8"},
+        runs[1] = vtscope::testing::run_marker_harness({}, {"--threads", "8", "--markers", "8"},
                                                        {"--otlp", url(), "--service", "jvm-b"});
     });
-    runs[0] = vtscope::testing::run_traced_harness(paths, {}, {"--threads", "16", "--markers", "8"},
+    runs[0] = vtscope::testing::run_marker_harness({}, {"--threads", "16", "--markers", "8"},
                                                    {"--otlp", url(), "--service", "jvm-a"});
     second.join();
     for (const auto& run : runs) {
@@ -441,9 +420,9 @@ TEST_F(OtlpExport, TwoJvmsSeparatedByResource) {
                 instances.insert(std::get<2>(resource));
             }
         ASSERT_NE(found, nullptr) << names[i];
-        std::printf("%s: vtscope lines %zu, Collector records under its resource %zu\n", names[i], runs[i].trace.size(),
+        std::printf("%s: vtscope lines %zu, Collector records under its resource %zu\n", names[i], runs[i].lines.size(),
                     found->size());
-        EXPECT_EQ(*found, local_keys(runs[i].trace)) << names[i];
+        EXPECT_EQ(*found, local_keys(runs[i].lines)) << names[i];
     }
     EXPECT_EQ(pids.size(), 2u);
     EXPECT_EQ(instances.size(), 2u);
@@ -529,7 +508,7 @@ std::vector<const Json*> points_of(const Json& request, const std::string& name,
 // the JSON lines; the blocked-time histogram counts those intervals, with exemplars from them.
 TEST_F(OtlpExport, BlockRecordsMatchLinesAndHistogramHasExemplars) {
     ASSERT_TRUE(start());
-    DemoRun run = run_demo(dir, "block", 4, {"--threshold", "0.1", "--otlp", url(), "--service", "blk"}, [] {});
+    DemoRun run = run_demo("block", 4, {"--threshold", "0.1", "--otlp", url(), "--service", "blk"}, [] {});
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     std::vector<std::string> out = collector.finish();
@@ -555,12 +534,13 @@ TEST_F(OtlpExport, BlockRecordsMatchLinesAndHistogramHasExemplars) {
                 }
         }
     }
-    const Json& logs = run.summary["otlp_signals"]["logs"];
+    const nlohmann::json& logs = at(run.summary, "/otlp_signals/logs");
     std::printf("block lines %zu (%zu with a trace), Collector log records %zu, delivered %.0f, dropped %.0f\n",
-                run.lines.size(), run_traces.size(), exported.size(), num(logs["delivered"]), num(logs["dropped"]));
+                run.lines.size(), run_traces.size(), exported.size(), number(logs, "/delivered"),
+                number(logs, "/dropped"));
     EXPECT_GT(run_traces.size(), 0u) << "no interval with a trace context: the test shows nothing";
-    EXPECT_EQ(num(logs["dropped"]), 0);
-    EXPECT_EQ(num(logs["records"]), static_cast<double>(run.lines.size()));
+    EXPECT_EQ(number(logs, "/dropped"), 0);
+    EXPECT_EQ(number(logs, "/records"), static_cast<double>(run.lines.size()));
     EXPECT_EQ(exported, local);
     // The last histogram export counts every reported interval.
     CollectorMetrics m = collector_metrics(out);
@@ -574,14 +554,14 @@ TEST_F(OtlpExport, BlockRecordsMatchLinesAndHistogramHasExemplars) {
     }
     EXPECT_EQ(counted, static_cast<double>(run.lines.size()));
     expect_exemplars_not_labels(m, run_traces);
-    EXPECT_EQ(num(run.summary["otlp_signals"]["metrics"]["dropped"]), 0);
+    EXPECT_EQ(number(run.summary, "/otlp_signals/metrics/dropped"), 0);
 }
 
 // profile --otlp: CPU time by status, the last export equal to the session's total, with the
 // traces that used it as exemplars.
 TEST_F(OtlpExport, ProfileCpuTimeWithExemplars) {
     ASSERT_TRUE(start());
-    DemoRun run = run_demo(dir, "profile", 4, {"--otlp", url(), "--top", "1000000"}, [] {});
+    DemoRun run = run_demo("profile", 4, {"--otlp", url(), "--top", "1000000"}, [] {});
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     CollectorMetrics m = collector_metrics(collector.finish());
@@ -591,12 +571,12 @@ TEST_F(OtlpExport, ProfileCpuTimeWithExemplars) {
     std::string report;
     for (const std::string& line : run.lines) report += line + "\n";
     std::printf("CPU time in the last export %.3f s, in the summary %.3f s\n", cpu_s,
-                num(run.summary["profile"]["cpu_ms"]) / 1000);
-    const double summary_ms = num(run.summary["profile"]["cpu_ms"]);  // printed with 6 significant digits
+                number(run.summary, "/profile/cpu_ms") / 1000);
+    const double summary_ms = number(run.summary, "/profile/cpu_ms");  // printed with 6 significant digits
     EXPECT_GT(summary_ms, 0);
     EXPECT_NEAR(cpu_s * 1000, summary_ms, std::max(0.01, summary_ms * 1e-5));
-    expect_exemplars_not_labels(m, trace_ids_in(report + vtscope::testing::read_file(dir.path("summary.json"))));
-    EXPECT_EQ(num(run.summary["otlp"]["dropped"]), 0);
+    expect_exemplars_not_labels(m, trace_ids_in(report + run.summary.dump()));
+    EXPECT_EQ(number(run.summary, "/otlp/dropped"), 0);
 }
 
 // profile --otlp-profiles: the samples as one OTLP profile (development stage) that the pinned
@@ -604,14 +584,14 @@ TEST_F(OtlpExport, ProfileCpuTimeWithExemplars) {
 // run's traces, its stacks are symbolised frames through the dictionary.
 TEST_F(OtlpExport, ProfileStacksAsOtlpProfile) {
     ASSERT_TRUE(start("config-profiles.yaml", {"--feature-gates=service.profilesSupport"}));
-    DemoRun run = run_demo(dir, "profile", 4,
-                           {"--otlp", url(), "--otlp-profiles", "--service", "prof", "--top", "1000000"}, [] {});
+    DemoRun run =
+        run_demo("profile", 4, {"--otlp", url(), "--otlp-profiles", "--service", "prof", "--top", "1000000"}, [] {});
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     std::vector<std::string> out = collector.finish();
-    const Json& exported = run.summary["otlp_signals"]["profiles"];
-    EXPECT_EQ(num(exported["delivered"]), 1) << run.vtscope_stderr << vtscope::testing::read_file(collector.err);
-    EXPECT_EQ(num(exported["dropped"]), 0);
+    const nlohmann::json& exported = at(run.summary, "/otlp_signals/profiles");
+    EXPECT_EQ(number(exported, "/delivered"), 1) << run.vtscope_stderr << vtscope::testing::read_file(collector.err);
+    EXPECT_EQ(number(exported, "/dropped"), 0);
     std::vector<Json> requests;
     for (const std::string& line : out) {
         Json j = parse(line);
@@ -626,7 +606,7 @@ TEST_F(OtlpExport, ProfileStacksAsOtlpProfile) {
     EXPECT_EQ(strings[0].string, "");
     std::string report;
     for (const std::string& line : run.lines) report += line + "\n";
-    std::set<std::string> run_traces = trace_ids_in(report + vtscope::testing::read_file(dir.path("summary.json")));
+    std::set<std::string> run_traces = trace_ids_in(report + run.summary.dump());
     double cpu_ns = 0;
     size_t samples = 0, linked = 0, with_frames = 0, bad_links = 0;
     // The Collector's pdata moves the resource's strings into the string table when it writes a
@@ -670,7 +650,7 @@ TEST_F(OtlpExport, ProfileStacksAsOtlpProfile) {
                 }
             }
     }
-    const double summary_ms = num(run.summary["profile"]["cpu_ms"]);
+    const double summary_ms = number(run.summary, "/profile/cpu_ms");
     std::printf(
         "profile samples %zu (%zu with a trace link, %zu with named frames), CPU %.3f ms, summary %.3f ms, "
         "strings %zu, stacks %zu\n",
@@ -686,7 +666,7 @@ TEST_F(OtlpExport, ProfileStacksAsOtlpProfile) {
 // event the session counted, and no data point carries a label beyond syscall and status.
 TEST_F(OtlpExport, StatSumsEqualCountedEvents) {
     ASSERT_TRUE(start());
-    DemoRun run = run_demo(dir, "stat", 4, {"--otlp", url(), "--top", "1000000"}, [] {});
+    DemoRun run = run_demo("stat", 4, {"--otlp", url(), "--top", "1000000"}, [] {});
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     std::vector<std::string> lines = collector.finish();
@@ -700,10 +680,10 @@ TEST_F(OtlpExport, StatSumsEqualCountedEvents) {
         calls += std::stod((*p)["asInt"].string);
     }
     std::printf("metric exports in the Collector %zu, points in the last %zu, calls %.0f, events %.0f\n", lines.size(),
-                points, calls, num(run.summary["events"]));
+                points, calls, number(run.summary, "/events"));
     EXPECT_GT(calls, 0);
-    EXPECT_EQ(calls, num(run.summary["events"]));
-    EXPECT_EQ(num(run.summary["otlp"]["dropped"]), 0);
+    EXPECT_EQ(calls, number(run.summary, "/events"));
+    EXPECT_EQ(number(run.summary, "/otlp/dropped"), 0);
     // The report lists every trace (--top 1000000): each exemplar names one of them.
     std::string report;
     for (const std::string& line : run.lines) report += line + "\n";

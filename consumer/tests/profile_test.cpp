@@ -11,31 +11,33 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "output/json.h"
 #include "cli/privilege.h"
 #include "target/proc_stat.h"
 #include "process_runner.h"
 #include "test_support.h"
 
 using namespace std::chrono_literals;
-using vtscope::Json;
+using nlohmann::json;
+using vtscope::testing::at;
 using vtscope::testing::Child;
+using vtscope::testing::E2e;
+using vtscope::testing::E2eRun;
+using vtscope::testing::number;
 using vtscope::testing::read_file;
 using vtscope::testing::read_lines;
 using vtscope::testing::run_command;
 using vtscope::testing::TempDir;
+using vtscope::testing::text;
 using vtscope::testing::wait_for_file;
 
 namespace {
 
-using vtscope::testing::class_path;
-using vtscope::testing::env_or;
-using vtscope::testing::java_bin;
 using vtscope::testing::kJavaDir;
 using vtscope::testing::kNoPrivilege;
 using vtscope::testing::kVtscope;
@@ -50,108 +52,74 @@ struct Truth {
     bool idle = false;
 };
 
-// One vtscope profile session of a run.
-struct Session {
-    Json summary;
-    std::string report, vtscope_stderr;
-    int vtscope_exit = -1;
+// A run of CpuBudgets under one or more profile sessions: the fixture's, the ground truth, and the
+// first session's report and stacks.
+struct ProfileRun : E2eRun {
+    std::vector<Truth> truth;
+    std::string report, folded, svg_path;
+    double steal_share = 0;  // of the machine's busy CPU time while the threads spun
 };
 
-struct ProfileRun {
+std::vector<Truth> read_truth(const std::vector<std::string>& lines) {
     std::vector<Truth> truth;
-    Json summary;
-    std::string report, folded, svg_path, vtscope_stderr, java_stderr;
-    int vtscope_exit = -1, java_exit = -1;
-    std::vector<Session> sessions;  // every session; the fields above are the first one's
-    double steal_share = 0;         // of the machine's busy CPU time while the threads spun
-};
+    std::string error;
+    for (const json& j : vtscope::testing::parse_lines(lines, &error)) {
+        Truth t;
+        t.trace_id = text(j, "/trace_id");
+        t.vthread = static_cast<int64_t>(number(j, "/vthread"));
+        t.budget_ms = static_cast<int>(number(j, "/budget_ms"));
+        t.cpu_ms = number(j, "/cpu_ns") / 1e6;
+        t.slices = static_cast<int>(number(j, "/slices"));
+        t.carriers = at(j, "/carriers").size();
+        t.idle = at(j, "/idle") == true;
+        truth.push_back(t);
+    }
+    EXPECT_EQ(error, "");
+    return truth;
+}
 
 // Runs CpuBudgets under one `vtscope profile` session per entry of `sessions` (all started before
 // the go file, stopped by SIGINT once the ground truth is written, while the JVM still lives, so
-// its perf map can be read at the end).
+// its perf map can be read at the end). dir holds the files the sessions' options name.
 ProfileRun run_profiled(const TempDir& dir, const std::vector<std::string>& jvm_options,
                         const std::vector<std::vector<std::string>>& sessions) {
     ProfileRun run;
-    std::vector<std::string> java = {java_bin(), "--enable-native-access=ALL-UNNAMED",
-                                     "-Djdk.virtualThreadScheduler.parallelism=2"};
-    java.insert(java.end(), jvm_options.begin(), jvm_options.end());
-    java.push_back("-cp");
-    java.push_back(class_path());
-    for (const std::string& a :
-         {std::string("io.vtscope.workloads.CpuBudgets"), std::string("--expected"), dir.path("truth.jsonl"),
-          std::string("--ready-file"), dir.path("java.ready"), std::string("--go-file"), dir.path("go"),
-          std::string("--hold-file"), dir.path("hold")})
-        java.push_back(a);
-    Child jvm = Child::start(java, "", dir.path("java.err"));
-    if (!wait_for_file(dir.path("java.ready"), 120s)) {
-        ADD_FAILURE() << "CpuBudgets did not become ready: " << read_file(dir.path("java.err"));
+    E2e e2e;
+    std::vector<std::string> options = {"-Djdk.virtualThreadScheduler.parallelism=2"};
+    options.insert(options.end(), jvm_options.begin(), jvm_options.end());
+    ::testing::AssertionResult ready =
+        e2e.start({"io.vtscope.workloads.CpuBudgets", options, {"--hold-file", e2e.path("hold")}});
+    for (const std::vector<std::string>& session : sessions)
+        if (ready) ready = e2e.attach("profile", session);
+    if (!ready) {
+        ADD_FAILURE() << ready.message();
         return run;
     }
-    run.svg_path = dir.path("flame.svg");
-    std::vector<Child> tracers;
-    for (size_t i = 0; i < sessions.size(); i++) {
-        std::string n = std::to_string(i);
-        std::vector<std::string> profile = {kVtscope,         "profile",
-                                            "--pid",          std::to_string(jvm.pid()),
-                                            "--output",       dir.path("report" + n + ".txt"),
-                                            "--ready-file",   dir.path("vtscope.ready" + n),
-                                            "--summary-json", dir.path("summary" + n + ".json")};
-        profile.insert(profile.end(), sessions[i].begin(), sessions[i].end());
-        tracers.push_back(Child::start(profile, "", dir.path("vtscope" + n + ".err")));
-        if (!wait_for_file(dir.path("vtscope.ready" + n), 60s)) {
-            ADD_FAILURE() << "vtscope did not become ready: " << read_file(dir.path("vtscope" + n + ".err"));
-            return run;
-        }
-    }
     auto before = vtscope::read_proc_stat();
-    if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
-    if (!wait_for_file(dir.path("truth.jsonl"), 300s))
-        ADD_FAILURE() << "no ground truth: " << read_file(dir.path("java.err"));
+    e2e.go();
+    if (!wait_for_file(e2e.path("expected.jsonl"), 300s, {&e2e.workload()}))
+        ADD_FAILURE() << "no ground truth: " << read_file(e2e.path("java.err"));
     auto after = vtscope::read_proc_stat();
     if (before && after) run.steal_share = vtscope::steal_share(*before, *after).value_or(0);
     std::printf("[ profile  ] steal: %.1f%% of the machine's busy CPU time while the threads spun\n",
                 100.0 * run.steal_share);
-    for (Child& tracer : tracers) tracer.signal(SIGINT);
-    std::string error;
-    for (size_t i = 0; i < tracers.size(); i++) {
-        std::string n = std::to_string(i);
-        Session session;
-        session.vtscope_exit = tracers[i].wait(120s).value_or(-1);
-        session.vtscope_stderr = read_file(dir.path("vtscope" + n + ".err"));
-        session.report = read_file(dir.path("report" + n + ".txt"));
-        if (!vtscope::parse_json(read_file(dir.path("summary" + n + ".json")), &session.summary, &error))
-            ADD_FAILURE() << "no summary: " << error << "\n" << session.vtscope_stderr;
-        run.sessions.push_back(std::move(session));
-    }
-    if (std::FILE* hold = std::fopen(dir.path("hold").c_str(), "w")) std::fclose(hold);
-    run.java_exit = jvm.wait(60s).value_or(-1);
-    run.java_stderr = read_file(dir.path("java.err"));
-    if (!run.sessions.empty()) {
-        run.summary = run.sessions[0].summary;
-        run.report = run.sessions[0].report;
-        run.vtscope_stderr = run.sessions[0].vtscope_stderr;
-        run.vtscope_exit = run.sessions[0].vtscope_exit;
-    }
+    e2e.signal_sessions(SIGINT);
+    e2e.wait_sessions(120s);
+    vtscope::testing::touch(e2e.path("hold"));
+    e2e.wait_workload(60s);
+    static_cast<E2eRun&>(run) = e2e.finish();
+    for (const vtscope::testing::Session& session : run.sessions)
+        if (session.summary.is_null()) ADD_FAILURE() << "no summary: " << session.stderr_text;
+    if (!run.sessions.empty()) run.report = run.sessions[0].output_text;
+    run.svg_path = dir.path("flame.svg");
     run.folded = read_file(dir.path("folded.txt"));
-    for (const std::string& line : read_lines(dir.path("truth.jsonl"))) {
-        Json j;
-        if (!vtscope::parse_json(line, &j, &error)) continue;
-        Truth t;
-        t.trace_id = j["trace_id"].string;
-        t.vthread = static_cast<int64_t>(j["vthread"].number);
-        t.budget_ms = static_cast<int>(j["budget_ms"].number);
-        t.cpu_ms = j["cpu_ns"].number / 1e6;
-        t.slices = static_cast<int>(j["slices"].number);
-        t.carriers = j["carriers"].array.size();
-        t.idle = j["idle"].type == Json::Type::Bool && j["idle"].boolean;
-        run.truth.push_back(t);
-    }
+    run.truth = read_truth(run.expected);
     return run;
 }
 
-const Json* find_trace(const Json& profile, const std::string& trace_id) {
-    for (const Json& t : profile["traces"].array)
-        if (t["trace_id"].string == trace_id) return &t;
+const json* find_trace(const json& profile, const std::string& trace_id) {
+    for (const json& t : at(profile, "/traces"))
+        if (text(t, "/trace_id") == trace_id) return &t;
     return nullptr;
 }
 
@@ -196,7 +164,7 @@ std::string stacks_without(const std::string& folded, const std::string& trace, 
 // exact, the trace's samples on its own thread only and the thread's
 // on its own trace only, none for the parked thread's trace, >= 98% of the carriers' samples
 // attributed (ok or no_context). Returns the estimated ms per trace id.
-std::map<std::string, double> check_accuracy(const ProfileRun& run, const Json& profile, const std::string& label,
+std::map<std::string, double> check_accuracy(const ProfileRun& run, const json& profile, const std::string& label,
                                              const std::string& folded = "", double min_carrier_share = 0.98) {
     std::map<std::string, double> estimates;
     std::vector<Truth> spinners;
@@ -206,8 +174,8 @@ std::map<std::string, double> check_accuracy(const ProfileRun& run, const Json& 
     auto spin_frames = frames_per_trace(folded, ";io.vtscope.workloads.CpuBudgets.spin");
     std::vector<std::pair<double, std::string>> by_truth, by_estimate;
     for (const Truth& t : spinners) {
-        const Json* est = find_trace(profile, t.trace_id);
-        double samples = est ? (*est)["samples"].number : 0, cpu_ms = est ? (*est)["cpu_ms"].number : 0;
+        const json* est = find_trace(profile, t.trace_id);
+        double samples = est ? number(*est, "/samples") : 0, cpu_ms = est ? number(*est, "/cpu_ms") : 0;
         double error = t.cpu_ms > 0 ? 100.0 * (cpu_ms - t.cpu_ms) / t.cpu_ms : 0;
         auto [folded_samples, with_spin] = spin_frames[t.trace_id];
         double spin_share = folded_samples > 0 ? 100.0 * with_spin / folded_samples : 0;
@@ -238,25 +206,26 @@ std::map<std::string, double> check_accuracy(const ProfileRun& run, const Json& 
             EXPECT_GE(spin_share, 80.0) << label << ": trace " << t.trace_id << "; its stacks without the spin frame:\n"
                                         << stacks_without(folded, t.trace_id, ";io.vtscope.workloads.CpuBudgets.spin");
         }
-        EXPECT_EQ((*est)["vthreads"].array.size(), 1u) << label;
-        if ((*est)["vthreads"].array.size() == 1) {
-            EXPECT_EQ(static_cast<int64_t>((*est)["vthreads"].array[0].number), t.vthread) << label;
+        EXPECT_EQ(at(*est, "/vthreads").size(), 1u) << label;
+        if (at(*est, "/vthreads").size() == 1) {
+            EXPECT_EQ(static_cast<int64_t>(number(*est, "/vthreads/0")), t.vthread) << label;
         }
         by_truth.push_back({t.cpu_ms, t.trace_id});
         by_estimate.push_back({cpu_ms, t.trace_id});
     }
-    for (const Json& v : profile["vthreads"].array) {
-        int64_t id = static_cast<int64_t>(v["java_id"].number);
+    for (const json& v : at(profile, "/vthreads")) {
+        int64_t id = static_cast<int64_t>(number(v, "/java_id"));
         auto own = std::find_if(spinners.begin(), spinners.end(), [&](const Truth& t) { return t.vthread == id; });
-        for (const auto& [trace, n] : v["traces"].object) {
+        for (const auto& item : at(v, "/traces").items()) {
+            const std::string& trace = item.key();
             // "none": no_context, before the first publish or after the clear; "unknown":
             // context_unknown, no trace to check (the attributed share is checked above).
             if (trace == "none" || trace == "unknown") continue;
             EXPECT_NE(own, spinners.end())
                 << label << ": samples of trace " << trace << " on unknown virtual thread #" << id;
             if (own != spinners.end()) {
-                EXPECT_EQ(trace, own->trace_id)
-                    << label << ": " << n.number << " samples of virtual thread #" << id << " under a foreign trace";
+                EXPECT_EQ(trace, own->trace_id) << label << ": " << item.value() << " samples of virtual thread #" << id
+                                                << " under a foreign trace";
             }
         }
     }
@@ -274,10 +243,10 @@ std::map<std::string, double> check_accuracy(const ProfileRun& run, const Json& 
 
     // Carriers: the default scheduler's ForkJoinPool workers (comm is cut at 15 characters).
     double carrier_samples = 0, carrier_attributed = 0;
-    for (const Json& th : profile["threads"].array) {
-        if (th["name"].string.rfind("ForkJoinPool-", 0) != 0) continue;
-        carrier_samples += th["samples"].number;
-        carrier_attributed += th["ok"].number + th["no_context"].number;
+    for (const json& th : at(profile, "/threads")) {
+        if (text(th, "/name").rfind("ForkJoinPool-", 0) != 0) continue;
+        carrier_samples += number(th, "/samples");
+        carrier_attributed += number(th, "/ok") + number(th, "/no_context");
     }
     std::printf("[ profile  ] %s: carriers: %.0f of %.0f samples attributed (%.2f%%)\n", label.c_str(),
                 carrier_attributed, carrier_samples,
@@ -306,13 +275,13 @@ TEST(Profile, CpuPerTraceMatchesGroundTruth) {
     ASSERT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     ASSERT_EQ(run.java_exit, 0) << run.java_stderr;
     std::printf("%s", run.report.c_str());
-    const Json& profile = run.summary["profile"];
-    ASSERT_EQ(profile.type, Json::Type::Object) << run.vtscope_stderr;
-    EXPECT_EQ(run.summary["lost"].number, 0);
-    EXPECT_EQ(profile["hz"].number, 499);
+    const json& profile = at(run.summary, "/profile");
+    ASSERT_TRUE(profile.is_object()) << run.vtscope_stderr;
+    EXPECT_EQ(at(run.summary, "/lost"), 0);
+    EXPECT_EQ(at(profile, "/hz"), 499);
     // With cpu-clock (no hardware PMU in these VMs) the session's steal share is known.
-    if (profile["event"].string == "cpu-clock") {
-        EXPECT_EQ(profile["steal_share"].type, Json::Type::Number) << run.vtscope_stderr;
+    if (text(profile, "/event") == "cpu-clock") {
+        EXPECT_TRUE(at(profile, "/steal_share").is_number()) << run.vtscope_stderr;
     }
     EXPECT_EQ(run.vtscope_stderr.find("PreserveFramePointer"), std::string::npos) << run.vtscope_stderr;
     check_accuracy(run, profile, "vmstructs", run.folded);
@@ -337,16 +306,16 @@ TEST(Profile, CpuPerTraceMatchesGroundTruth) {
     std::string log = read_file(dir.path("chromium.err"));
     EXPECT_NE(dom.find("data-ready=\"1\""), std::string::npos) << dom.substr(0, 400) << "\n" << log;
     EXPECT_EQ(log.find("Uncaught"), std::string::npos) << log;
-    auto at = dom.find("data-selftest=\"");
-    ASSERT_NE(at, std::string::npos) << log;
-    std::string selftest = dom.substr(at + 15, dom.find('"', at + 15) - at - 15);
+    auto selftest_at = dom.find("data-selftest=\"");
+    ASSERT_NE(selftest_at, std::string::npos) << log;
+    std::string selftest = dom.substr(selftest_at + 15, dom.find('"', selftest_at + 15) - selftest_at - 15);
     std::printf("[ profile  ] flame graph in Chromium: %s\n", selftest.c_str());
     int towers = 0;
     std::sscanf(selftest.c_str(), "towers=%d", &towers);
     // One tower per trace, plus one per non-virtual thread name (threads of one name share one).
     std::set<std::string> roots;
-    for (const Json& t : profile["traces"].array) roots.insert(t["trace_id"].string);
-    for (const Json& t : profile["non_virtual"].array) roots.insert(t["name"].string);
+    for (const json& t : at(profile, "/traces")) roots.insert(text(t, "/trace_id"));
+    for (const json& t : at(profile, "/non_virtual")) roots.insert(text(t, "/name"));
     EXPECT_GE(static_cast<size_t>(towers), roots.size()) << selftest;
     EXPECT_GE(towers, 8) << selftest;
 }
@@ -372,10 +341,10 @@ TEST(Profile, LifecycleChannelAgreesWithVmStructs) {
         {{"--hz", std::to_string(kHz), "--per-thread"}, {"--hz", std::to_string(kHz), "--identity", "lifecycle"}});
     ASSERT_EQ(run.sessions.size(), 2u);
     ASSERT_EQ(run.java_exit, 0) << run.java_stderr;
-    for (const Session& s : run.sessions) ASSERT_EQ(s.vtscope_exit, 0) << s.vtscope_stderr;
-    ASSERT_EQ(run.sessions[1].summary["identity"].string, "lifecycle");
-    auto vmstructs = check_accuracy(run, run.sessions[0].summary["profile"], "vmstructs");
-    auto lifecycle = check_accuracy(run, run.sessions[1].summary["profile"], "lifecycle", "", 0.0);
+    for (const vtscope::testing::Session& s : run.sessions) ASSERT_EQ(s.exit, 0) << s.stderr_text;
+    ASSERT_EQ(text(run.sessions[1].summary, "/identity"), "lifecycle");
+    auto vmstructs = check_accuracy(run, at(run.sessions[0].summary, "/profile"), "vmstructs");
+    auto lifecycle = check_accuracy(run, at(run.sessions[1].summary, "/profile"), "lifecycle", "", 0.0);
     for (const Truth& t : run.truth) {
         if (t.idle || t.budget_ms <= 100) continue;
         double a = vmstructs[t.trace_id], b = lifecycle[t.trace_id];

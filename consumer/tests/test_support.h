@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the end-to-end tests share: where the built binaries and jars are, the JDK to run, and the
-// loud skip when a privilege or a file they need is missing (never a silent pass).
+// What the end-to-end tests share: where the built binaries and jars are (the JDK and the run
+// itself: e2e_fixture.h), and the loud skip when a privilege or a file they need is missing (never
+// a silent pass).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "cli/privilege.h"
+#include "e2e_fixture.h"
 
 namespace vtscope::testing {
 
@@ -20,8 +22,6 @@ inline std::string env_or(const char* name, const char* fallback) {
 
 inline const std::string kVtscope = VTSCOPE_BIN;
 inline const std::string kJavaDir = VTSCOPE_JAVA_DIR;
-inline std::string java_bin() { return env_or("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64") + "/bin/java"; }
-inline std::string class_path() { return kJavaDir + "/*:" + kJavaDir + "/lib/*"; }
 
 inline constexpr const char* kNoPrivilege =
     "needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN) to load BPF programs and read the target";
