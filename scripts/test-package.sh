@@ -23,7 +23,10 @@ done
 
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-pass() { echo "ok: $*"; }
+# A section's "ok" only when it failed nothing: begin marks where it starts.
+begin() { section_failures=$failures; }
+pass() { [ "$failures" -gt "$section_failures" ] || echo "ok: $*"; }
+section_failures=0
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -42,6 +45,7 @@ fi
 pass "built $(basename "$deb") ($(stat -c %s "$deb") bytes)"
 
 # --- control fields
+begin
 field() { dpkg-deb -f "$deb" "$1"; }
 [ "$(field Package)" = vtscope ] || fail "Package is '$(field Package)', not vtscope"
 [ "$(field Version)" = "$version" ] || fail "Version is '$(field Version)', not $version"
@@ -56,6 +60,7 @@ done
 pass "control: $(field Package) $(field Version) $(field Architecture); Depends: $depends"
 
 # --- contents
+begin
 dpkg-deb -c "$deb" | awk '{print $NF}' | sed 's|^\./|/|' >"$work/contents"
 required=(/usr/bin/vtscope /usr/lib/vtscope/libvtscope.so
   /usr/share/vtscope/java/vtscope-java.jar /usr/share/vtscope/java/vtscope-otel.jar
@@ -99,8 +104,14 @@ met() {
 IFS=',' read -ra items <<<"$depends"
 for item in "${items[@]}"; do met "$item" || fail "Depends '$item' is not met on this machine"; done
 
-out=$("$root/usr/bin/vtscope" --version 2>&1) || fail "vtscope --version exited with $?: $out"
-[ "$out" = "vtscope $version" ] && pass "vtscope --version: $out" || fail "vtscope --version printed '$out', not 'vtscope $version'"
+begin
+if ! out=$("$root/usr/bin/vtscope" --version 2>&1); then
+  fail "vtscope --version failed: $out"
+elif [ "$out" != "vtscope $version" ]; then
+  fail "vtscope --version printed '$out', not 'vtscope $version'"
+fi
+pass "vtscope --version: $out"
+begin
 if help=$("$root/usr/bin/vtscope" --help 2>&1); then
   grep -qi 'usage.*vtscope' <<<"$help" || fail "vtscope --help has no usage line"
   for command in trace stat profile block report; do
@@ -108,7 +119,7 @@ if help=$("$root/usr/bin/vtscope" --help 2>&1); then
   done
   pass "vtscope --help: $(wc -l <<<"$help") lines, every command named"
 else
-  fail "vtscope --help exited with $?"
+  fail "vtscope --help failed: $help"
 fi
 
 library=$root/usr/lib/vtscope/libvtscope.so
@@ -131,8 +142,10 @@ if [ -n "$java_home" ] && [ -x "$java_home/bin/java" ]; then
   else
     fail "the JVM did not load the installed libvtscope.so: $out"
   fi
-  for jar in "$root"/usr/share/vtscope/java/*.jar; do
-    "$java_home/bin/jar" tf "$jar" >"$work/jar" 2>&1 || fail "$(basename "$jar") is not a jar: $(head -3 "$work/jar")"
+  begin
+  for jar in vtscope-java.jar vtscope-otel.jar vtscope-otel-agent-extension.jar; do
+    "$java_home/bin/jar" tf "$root/usr/share/vtscope/java/$jar" >"$work/jar" 2>&1 ||
+      fail "$jar is not a readable jar: $(head -1 "$work/jar")"
   done
   grep -qx 'io/vtscope/native/linux-x86_64/libvtscope.so' < <("$java_home/bin/jar" tf "$root/usr/share/vtscope/java/vtscope-java.jar" 2>/dev/null) ||
     fail "vtscope-java.jar carries no libvtscope.so"
