@@ -4,8 +4,10 @@
 # longer than MAX_LINES (default 80). Measured on the compiler's AST, not by counting braces:
 # clang-tidy's readability-function-size over every source file of those folders, with the flags
 # of the build's compile_commands.json, and over the headers of those folders that they include.
-# Its measure is the body's: from the line of the opening brace to the line of the closing one,
-# comments and blank lines included. Lambdas count inside their function, and as functions.
+# A function's lines are those from its opening brace's to its closing brace's, both included,
+# comments and blank lines too (clang-tidy counts one less: the distance between the two), so
+# with the signature on the brace's line, as clang-format writes it, all of the function's lines.
+# Lambdas count inside their function, and as functions.
 #   usage: scripts/check-function-length.sh BUILD_DIR [MAX_LINES]
 # Exit status: 0 none too long, 1 some too long (or a file not checked), 77 no clang-tidy.
 set -euo pipefail
@@ -45,7 +47,7 @@ if [ ${#unchecked[@]} -gt 0 ]; then
 fi
 
 # bpftool's skeletons spell bool as C's _Bool, which g++ takes in C++ and clang does not.
-config="{CheckOptions: [{key: readability-function-size.LineThreshold, value: $max_lines}]}"
+config="{CheckOptions: [{key: readability-function-size.LineThreshold, value: $((max_lines - 1))}]}"
 status=0
 printf '%s\n' "${files[@]}" |
   xargs -P "$(nproc)" -n 4 "$tidy" -p "$work" --quiet --checks='-*,readability-function-size' \
@@ -68,7 +70,7 @@ awk -v root="$src/" '
     name = $0; sub(/^[^\x27]*\x27/, "", name); sub(/\x27.*$/, "", name)
   }
   / note: [0-9]+ lines including whitespace and comments/ {
-    for (i = 1; i <= NF; i++) if ($i == "note:") { print $(i + 1) "\t" loc "\t" name; break }
+    for (i = 1; i <= NF; i++) if ($i == "note:") { print $(i + 1) + 1 "\t" loc "\t" name; break }
   }' "$work/out" | sort -u | sort -k1,1nr >"$work/long"
 
 checked=${#files[@]}
