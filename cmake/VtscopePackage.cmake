@@ -13,10 +13,12 @@ set(CPACK_PACKAGE_VENDOR "the vtscope authors")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT ${VTSCOPE_PACKAGE_MAINTAINER})
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "attributes OS events of a JVM to Java virtual threads and trace contexts")
-set(CPACK_PACKAGE_DESCRIPTION "vtscope traces a running JVM with eBPF (syscalls, CPU profiles, \
-off-CPU blocking) and attributes each event to the Java virtual thread mounted at that instant \
-and to its OpenTelemetry trace context, on a stock HotSpot JDK 24 or later. The package also \
-carries libvtscope.so, the optional in-JVM library (-agentpath), and the Java side's jars.")
+# Lines kept under 80 columns, as dpkg shows them.
+set(CPACK_PACKAGE_DESCRIPTION "vtscope traces a running JVM with eBPF (syscalls, CPU profiles,
+off-CPU blocking) and attributes each event to the Java virtual thread mounted
+at that instant and to its OpenTelemetry trace context, on a stock HotSpot
+JDK 24 or later. The package also carries libvtscope.so, the optional in-JVM
+library (-agentpath), and the Java side's jars.")
 set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_RESOURCE_FILE_README ${PROJECT_SOURCE_DIR}/README.md)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
