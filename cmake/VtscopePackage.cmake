@@ -2,8 +2,9 @@
 # The Debian package (CPack's DEB generator): make package, or `cpack -G DEB` in the build folder,
 # writes vtscope_<version>_<arch>.deb there, with what cmake/VtscopeInstall.cmake installs under
 # /usr. Its Depends are the shared libraries' packages as dpkg-shlibdeps finds them (libbpf1,
-# libelf1, libcurl4, libc6, ...): the binary needs nothing else at run time; a JDK is needed by
-# the JVMs it traces, not by vtscope, and the tests check each command's needs themselves.
+# libelf1, libcurl4, libc6, ...): the binary needs no other package. The JDK is the traced JVM's,
+# not a dependency: block --jfr reads recordings with the build's JDK (VTSCOPE_DEFAULT_JFR_JDK)
+# or the one --jfr-jdk names, which no Debian package of this release provides (JDK 24+).
 set(VTSCOPE_PACKAGE_MAINTAINER "the vtscope authors <maintainers@users.noreply.a-seed-82fb4e7a.example>"
   CACHE STRING "the Debian package's Maintainer field")
 
