@@ -5,7 +5,7 @@
 # control fields and contents, unpacks it into a scratch root (dpkg-deb -x: the host's dpkg
 # database and files stay untouched), checks that the host has what its Depends name, and runs
 # what it installed from there: vtscope --version and --help, libvtscope.so as a JVM's agent, the
-# jars. Man pages and bash completion are checked when the build installs them.
+# jars. Man pages and bash completion are checked when the build's install rules have them.
 #   usage: scripts/test-package.sh BUILD_DIR VERSION [JAVA_HOME]
 # Exit status: 0 passed, 1 failed (every failure is listed), 77 skipped (no dpkg-deb).
 set -euo pipefail
@@ -68,14 +68,20 @@ required=(/usr/bin/vtscope /usr/lib/vtscope/libvtscope.so
   /usr/share/doc/vtscope/copyright /usr/share/doc/vtscope/LICENSE /usr/share/doc/vtscope/NOTICE
   /usr/share/doc/vtscope/LICENSES/Apache-2.0.txt /usr/share/doc/vtscope/LICENSES/GPL-2.0-only.txt
   /usr/share/doc/vtscope/README.md)
-# The man pages the build wrote (build/man/*.1), when it writes any.
-shopt -s nullglob
-man_pages=("$build"/man/*.1)
-shopt -u nullglob
+# The man pages the build wrote (build/man/*.1), when its install rules have man pages (a
+# build/man left by another configuration is not this package's business).
+install_rules=("$build"/cmake_install.cmake "$build"/*/cmake_install.cmake)
+man_pages=()
+if grep -qs '/man1' "${install_rules[@]}"; then
+  shopt -s nullglob
+  man_pages=("$build"/man/*.1)
+  shopt -u nullglob
+  [ ${#man_pages[@]} -gt 0 ] || fail "the install rules have man pages, but $build/man has none"
+fi
 for page in "${man_pages[@]}"; do required+=("/usr/share/man/man1/$(basename "$page")"); done
 # Bash completion, when the build's install rules have it.
 completion=
-if grep -qs 'bash-completion' "$build"/cmake_install.cmake "$build"/*/cmake_install.cmake; then
+if grep -qs 'bash-completion' "${install_rules[@]}"; then
   completion=/usr/share/bash-completion/completions/vtscope
   required+=("$completion")
 fi
