@@ -8,6 +8,9 @@
 #   make harness  the dual-channel correctness experiment over every identity channel
 #   make bench    the benchmark matrix (make bench-quick: a short sanity run)
 #   make fuzz     every libFuzzer target for FUZZ_SECONDS (default 600) over its seeds (consumer/fuzz)
+#   make install  install under PREFIX (default /usr/local; DESTDIR honoured): bin/vtscope,
+#                 lib/vtscope/libvtscope.so, share/vtscope/java/*.jar, share/doc/vtscope
+#   make package  the Debian package: $(BUILD)/vtscope_<version>_<arch>.deb
 JAVA_HOME ?= /usr/lib/jvm/temurin-25-jdk-amd64
 export JAVA_HOME
 BUILD     ?= build
@@ -16,7 +19,7 @@ MVN       := mvn -B -q -f java/pom.xml
 MVN_NATIVE := -Dvtscope.native.dir=$(abspath $(BUILD))/native
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
 
-.PHONY: all setup configure native java test test-native test-java fuzz fuzz-build test-fuzz demo demo-otlp collector harness bench bench-quick \
+.PHONY: all setup configure native java install package test test-native test-java test-package fuzz fuzz-build test-fuzz demo demo-otlp collector harness bench bench-quick \
         bench-profile async-profiler demo-profile clean
 
 all: native java
@@ -45,7 +48,21 @@ java: native
 	cp java/vtscope-workloads/target/lib/*.jar $(BUILD)/java/lib/
 	rm -f $(BUILD)/java/lib/vtscope-*.jar
 
-test: all test-java test-native test-fuzz
+test: all test-java test-native test-package test-fuzz
+
+# What cmake/VtscopeInstall.cmake lays out, the jars of $(BUILD)/java included.
+PREFIX ?= /usr/local
+install: all
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
+
+# CPack's DEB generator (cmake/VtscopePackage.cmake); Depends from dpkg-shlibdeps.
+package: all
+	cd $(BUILD) && cpack -G DEB
+
+# The package built, unpacked into a scratch root and run from it (in the release tree, not the
+# sanitized one of test-native).
+test-package: all
+	cd $(BUILD) && ctest -L package --output-on-failure
 
 test-java: native
 	mvn -B -f java/pom.xml $(MVN_NATIVE) test

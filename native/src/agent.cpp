@@ -359,6 +359,64 @@ int32_t initialize_on_java_base_patch(JavaVM* vm, uint32_t capacity, const std::
     return VTSCOPE_OK;
 }
 
+// The record region (adopted from the Java writer, or created) for the probes and OTEP, and for
+// OTEP the platform threads' thread-local region and the process context.
+int32_t set_up_records(jvmtiEnv* jvmti, JNIEnv* jni, uint32_t features, uint64_t region_base, uint64_t region_size,
+                       uint32_t capacity) {
+    if (features & (VTSCOPE_FEATURE_PROBES | VTSCOPE_FEATURE_OTEP)) {
+        std::string error;
+        bool ok = region_base ? g_rt.table.adopt(region_base, region_size, &error)
+                              : g_rt.table.create(capacity ? capacity : VTSCOPE_DEFAULT_CAPACITY, &error);
+        if (!ok) return fail(VTSCOPE_ERR_REGION, error);
+    }
+    if (features & VTSCOPE_FEATURE_OTEP) {
+        std::string error;
+        set_thread_context_region(g_rt.table.base(), g_rt.table.size());  // platform threads (otel_ctx.h)
+        // Loaded after the application's OpenTelemetry started (dynamic attach, or the Java side's
+        // own late load): its resource is waiting in a system property. With -agentpath there is
+        // nothing to fetch: the library is mapped before any Java code runs, so the Java side
+        // finds it and passes its resource through the C ABI.
+        if (jni) adopt_handed_over_resource(jni);
+        seed_process_resource(configured_resource(jvmti));
+        if (!publish_process_context(&error)) return fail(VTSCOPE_ERR_REGION, error);
+    }
+    return VTSCOPE_OK;
+}
+
+// The JVMTI callbacks, then the events each feature needs from the start. Runs with g_rt.features
+// set, which a failure to start the thread context or the events clears again.
+int32_t enable_events(jvmtiEnv* jvmti, JNIEnv* jni, uint32_t features, bool in_onload) {
+    bool probes = (features & VTSCOPE_FEATURE_PROBES) != 0;
+    jvmtiEventCallbacks callbacks{};
+    callbacks.VirtualThreadStart = on_vthread_start;
+    callbacks.VirtualThreadEnd = on_vthread_end;
+    callbacks.VMInit = on_vm_init;
+    callbacks.VMDeath = on_vm_death;
+    callbacks.ClassFileLoadHook = on_class_file_load;  // enabled by the mount hook, for good
+    if (jvmti->SetEventCallbacks(&callbacks, sizeof(callbacks)) != JVMTI_ERROR_NONE)
+        return fail(VTSCOPE_ERR_JVMTI, "setting the JVMTI callbacks failed");
+
+    if (in_onload && !set_event(JVMTI_EVENT_VM_INIT, true)) return fail(VTSCOPE_ERR_JVMTI, "enabling VMInit failed");
+    if (probes && !set_event(JVMTI_EVENT_VM_DEATH, true)) return fail(VTSCOPE_ERR_JVMTI, "enabling VMDeath failed");
+    // OTEP readers cannot be detected, so OTEP keeps otel_thread_ctx_v1 current from here (from
+    // VMInit with -agentpath). The probes and Virtual Thread Time switch the events on when first
+    // needed.
+    if (features & VTSCOPE_FEATURE_OTEP) {
+        if (!in_onload) {
+            if (int32_t started = start_thread_context(jvmti, jni); started != VTSCOPE_OK) {
+                g_rt.features = 0;
+                return started;
+            }
+            announce_thread_context(jni);
+        }
+    } else if (!set_records_wanted(false)) {
+        abandon_event_demand();
+        g_rt.features = 0;
+        return fail(VTSCOPE_ERR_JVMTI, "enabling the virtual-thread events failed");
+    }
+    return VTSCOPE_OK;
+}
+
 // Called with g_init_mutex held. in_onload: from Agent_OnLoad (no JNI yet).
 int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, uint64_t region_size, uint32_t capacity,
                           bool in_onload) {
@@ -387,23 +445,8 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
         if (vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_21) != JNI_OK || !resolve_tid_field(jni))
             return fail(VTSCOPE_ERR_JVMTI, "cannot resolve java.lang.Thread.tid");
     }
-    if (features & (VTSCOPE_FEATURE_PROBES | VTSCOPE_FEATURE_OTEP)) {
-        std::string error;
-        bool ok = region_base ? g_rt.table.adopt(region_base, region_size, &error)
-                              : g_rt.table.create(capacity ? capacity : VTSCOPE_DEFAULT_CAPACITY, &error);
-        if (!ok) return fail(VTSCOPE_ERR_REGION, error);
-    }
-    if (features & VTSCOPE_FEATURE_OTEP) {
-        std::string error;
-        set_thread_context_region(g_rt.table.base(), g_rt.table.size());  // platform threads (otel_ctx.h)
-        // Loaded after the application's OpenTelemetry started (dynamic attach, or the Java side's
-        // own late load): its resource is waiting in a system property. With -agentpath there is
-        // nothing to fetch: the library is mapped before any Java code runs, so the Java side
-        // finds it and passes its resource through the C ABI.
-        if (jni) adopt_handed_over_resource(jni);
-        seed_process_resource(configured_resource(jvmti));
-        if (!publish_process_context(&error)) return fail(VTSCOPE_ERR_REGION, error);
-    }
+    if (int32_t set_up = set_up_records(jvmti, jni, features, region_base, region_size, capacity); set_up != VTSCOPE_OK)
+        return set_up;
 
     if (!find_extension_events(jvmti, &g_mount_index, &g_unmount_index))
         return fail(VTSCOPE_ERR_UNSUPPORTED, "the JVM has no VirtualThreadMount/Unmount extension events");
@@ -417,33 +460,7 @@ int32_t initialize_locked(JavaVM* vm, uint32_t features, uint64_t region_base, u
     bool probes = (features & VTSCOPE_FEATURE_PROBES) != 0;
     g_rt.count_start_claims = probes;
 
-    jvmtiEventCallbacks callbacks{};
-    callbacks.VirtualThreadStart = on_vthread_start;
-    callbacks.VirtualThreadEnd = on_vthread_end;
-    callbacks.VMInit = on_vm_init;
-    callbacks.VMDeath = on_vm_death;
-    callbacks.ClassFileLoadHook = on_class_file_load;  // enabled by the mount hook, for good
-    if (jvmti->SetEventCallbacks(&callbacks, sizeof(callbacks)) != JVMTI_ERROR_NONE)
-        return fail(VTSCOPE_ERR_JVMTI, "setting the JVMTI callbacks failed");
-
-    if (in_onload && !set_event(JVMTI_EVENT_VM_INIT, true)) return fail(VTSCOPE_ERR_JVMTI, "enabling VMInit failed");
-    if (probes && !set_event(JVMTI_EVENT_VM_DEATH, true)) return fail(VTSCOPE_ERR_JVMTI, "enabling VMDeath failed");
-    // OTEP readers cannot be detected, so OTEP keeps otel_thread_ctx_v1 current from here (from
-    // VMInit with -agentpath). The probes and Virtual Thread Time switch the events on when first
-    // needed.
-    if (features & VTSCOPE_FEATURE_OTEP) {
-        if (!in_onload) {
-            if (int32_t started = start_thread_context(jvmti, jni); started != VTSCOPE_OK) {
-                g_rt.features = 0;
-                return started;
-            }
-            announce_thread_context(jni);
-        }
-    } else if (!set_records_wanted(false)) {
-        abandon_event_demand();
-        g_rt.features = 0;
-        return fail(VTSCOPE_ERR_JVMTI, "enabling the virtual-thread events failed");
-    }
+    if (int32_t enabled = enable_events(jvmti, jni, features, in_onload); enabled != VTSCOPE_OK) return enabled;
     if (probes) pin_library();
     if (!in_onload && needs_probe_watcher()) start_probe_watcher();  // -agentpath: from VMInit
     if (on_patch) {
