@@ -8,6 +8,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev zlib1g-dev
   libgtest-dev googletest systemtap-sdt-dev libprotobuf-dev protobuf-compiler libcurl4-openssl-dev
+  nlohmann-json3-dev
   maven util-linux procps bpftrace librsvg2-bin
   chromium  # the flame graph SVG's test in a real headless browser (Profile.CpuPerTraceMatchesGroundTruth)
 )
