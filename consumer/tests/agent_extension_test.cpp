@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "attribution_checker.h"
-#include "output/json.h"
+#include "output/json_io.h"
 #include "target/jvm_attach.h"
 #include "cli/privilege.h"
 #include "channels/process_context.h"
@@ -132,9 +132,9 @@ ServiceRun run_service(const std::vector<std::string>& jvm_options, const std::s
     run.java_stdout = read_file(dir.path("java.out"));
     run.java_stderr = read_file(dir.path("java.err"));
     run.vtscope_stderr = read_file(dir.path("vtscope.err"));
-    std::string summary = read_file(dir.path("summary.json")), error;
-    if (trace && !vtscope::parse_json(summary, &run.summary, &error))
-        ADD_FAILURE() << "--summary-json: " << error << ": " << summary;
+    std::string summary = read_file(dir.path("summary.json"));
+    if (trace && (run.summary = vtscope::parse_json(summary)).is_discarded())
+        ADD_FAILURE() << "--summary-json is no JSON: " << summary;
     return run;
 }
 
@@ -330,7 +330,7 @@ TEST(AgentExtensionWithVtScopeOtel, OneRegionAndOnePublisher) {
         run_service(agent_options(agent_jar("newest")), cp, {"--requests", "40", "--child-span", "--vtscope-otel"});
     expect_all_attributed(run, "newest agent + vtscope-otel.jar", 40, true);
     ASSERT_FALSE(run.expected.empty());
-    auto storage = vtscope::json_raw_field(run.expected.front(), "app_storage");
+    auto storage = vtscope::json_string_field(run.expected.front(), "app_storage");
     ASSERT_TRUE(storage.has_value()) << run.expected.front();
     std::printf("[ agent    ] application's context storage: %s\n", std::string(*storage).c_str());
     EXPECT_EQ(storage->find("VtScope"), std::string::npos) << "the application side must not wrap: " << *storage;
@@ -401,9 +401,11 @@ TEST(AgentExtensionFailure, WithoutTheExtensionLibvtscopesRecordsClaimNoContext)
     std::printf("[ agent    ] no_context %d, context_unknown/no_context_writer %d\n", no_context, no_writer);
     EXPECT_EQ(no_context, 0);
     EXPECT_GE(no_writer, 40) << "the request writes, at least";
-    const vtscope::Json& writer = run.summary["writer"];
-    EXPECT_EQ(writer["context_writers"].string, "none");
-    EXPECT_NE(writer["missing_writer"].string.find("without vtscope's agent extension"), std::string::npos)
+    const vtscope::Json& writer = vtscope::json_at(run.summary, "writer");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(writer, "context_writers")), "none");
+    EXPECT_NE(
+        vtscope::json_string(vtscope::json_at(writer, "missing_writer")).find("without vtscope's agent extension"),
+        std::string::npos)
         << run.vtscope_stderr;
     EXPECT_NE(run.vtscope_stderr.find("vtscope: note: the target runs the OpenTelemetry Java agent ("),
               std::string::npos)
@@ -465,11 +467,12 @@ struct NoServiceInEnvironment {
 };
 
 void expect_exported_under(const ServiceRun& run, const std::string& service) {
-    const vtscope::Json& resource = run.summary["otlp_resource"];
-    std::printf("[ agent    ] --otlp resource: service.name %s (from %s)\n", resource["service.name"].string.c_str(),
-                resource["source"].string.c_str());
-    EXPECT_EQ(resource["service.name"].string, service) << run.vtscope_stderr;
-    EXPECT_EQ(resource["source"].string, "process_context");
+    const vtscope::Json& resource = vtscope::json_at(run.summary, "otlp_resource");
+    std::printf("[ agent    ] --otlp resource: service.name %s (from %s)\n",
+                vtscope::json_string(vtscope::json_at(resource, "service.name")).c_str(),
+                vtscope::json_string(vtscope::json_at(resource, "source")).c_str());
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(resource, "service.name")), service) << run.vtscope_stderr;
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(resource, "source")), "process_context");
     EXPECT_EQ(run.vtscope_stderr.find("otlp: exporting under"), std::string::npos) << run.vtscope_stderr;
     EXPECT_NE(run.vtscope_stderr.find("vtscope: otlp resource: service.name " + service + " (from process_context)"),
               std::string::npos)
@@ -525,7 +528,8 @@ TEST(AgentResource, LibraryAtStartUpPublishesTheAgentsResource) {
     EXPECT_EQ(at_ready, "agent-start-e2e") << run.java_stderr;
     EXPECT_EQ(run.regions, 1);
     // The extension's storage declared itself in the region libvtscope.so created.
-    EXPECT_EQ(run.summary["writer"]["context_writers"].string, "otel-storage") << run.vtscope_stderr;
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(run.summary, "writer", "context_writers")), "otel-storage")
+        << run.vtscope_stderr;
     expect_exported_under(run, "agent-start-e2e");
     EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
 }
@@ -551,6 +555,6 @@ TEST(AgentResource, NoResourceAnywhereIsOneWarningLine) {
     EXPECT_EQ(line.rfind("vtscope: warning: otlp: exporting under service.name=unknown_service: ", 0), 0u) << line;
     EXPECT_NE(line.find("the target publishes no OTEP 4719 process context"), std::string::npos) << line;
     EXPECT_NE(line.find("--service NAME or OTEL_SERVICE_NAME"), std::string::npos) << line;
-    EXPECT_EQ(run.summary["otlp_resource"]["service.name"].string, "unknown_service");
-    EXPECT_EQ(run.summary["otlp_resource"]["source"].string, "default");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(run.summary, "otlp_resource", "service.name")), "unknown_service");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(run.summary, "otlp_resource", "source")), "default");
 }

@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "output/json.h"
+#include "output/json_io.h"
 #include "cli/privilege.h"
 #include "process_runner.h"
 #include "test_support.h"
@@ -51,10 +51,9 @@ std::vector<Json> parse_lines(const std::vector<std::string>& lines, std::string
     std::vector<Json> out;
     for (const std::string& line : lines) {
         if (line.empty()) continue;
-        Json j;
-        std::string e;
-        if (!vtscope::parse_json(line, &j, &e)) {
-            *error += "unparsable line (" + e + "): " + line + "\n";
+        Json j = vtscope::parse_json(line);
+        if (j.is_discarded()) {
+            *error += "unparsable line: " + line + "\n";
             continue;
         }
         out.push_back(std::move(j));
@@ -109,34 +108,36 @@ BlockRun run_block(const std::vector<std::string>& jvm_options, int repetitions,
     run.vtscope_exit = tracer.wait(60s).value_or(-1);
     run.expected = parse_lines(read_lines(dir.path("expected.jsonl")), &run.error);
     run.intervals = parse_lines(read_lines(dir.path("block.jsonl")), &run.error);
-    std::string e;
-    if (!vtscope::parse_json(read_file(dir.path("summary.json")), &run.summary, &e)) run.error += "summary: " + e;
+    run.summary = vtscope::parse_json(read_file(dir.path("summary.json")));
+    if (run.summary.is_discarded()) run.error += "summary: no JSON";
     run.vtscope_stderr = read_file(dir.path("vtscope.err"));
     run.java_stderr = read_file(dir.path("java.err"));
     return run;
 }
 
-double num(const Json& j, const char* key) { return j[key].number; }
-std::string str(const Json& j, const char* key) { return j[key].type == Json::Type::String ? j[key].string : "null"; }
+double num(const Json& j, const char* key) { return vtscope::json_number(vtscope::json_member(j, key)); }
+std::string str(const Json& j, const char* key) {
+    return vtscope::json_member(j, key).is_string() ? vtscope::json_string(vtscope::json_member(j, key)) : "null";
+}
 
 std::string frames_text(const Json& stack) {
     std::string text;
-    for (const Json& f : stack.array) text += (text.empty() ? "" : ";") + f.string;
+    for (const Json& f : vtscope::json_array(stack)) text += (text.empty() ? "" : ";") + vtscope::json_string(f);
     return text;
 }
 
 bool has_frame(const Json& stack, const std::vector<std::string>& names) {
-    for (const Json& f : stack.array)
+    for (const Json& f : vtscope::json_array(stack))
         for (const std::string& n : names)
-            if (f.type == Json::Type::String && f.string.find(n) != std::string::npos) return true;
+            if (f.is_string() && vtscope::json_string(f).find(n) != std::string::npos) return true;
     return false;
 }
 
 // Whether a frame of stack starts with one of prefixes ("Monitor::wait" is not "ObjectMonitor::wait").
 bool has_frame_prefix(const Json& stack, const std::vector<std::string>& prefixes) {
-    for (const Json& f : stack.array)
+    for (const Json& f : vtscope::json_array(stack))
         for (const std::string& p : prefixes)
-            if (f.type == Json::Type::String && f.string.starts_with(p)) return true;
+            if (f.is_string() && vtscope::json_string(f).starts_with(p)) return true;
     return false;
 }
 
@@ -150,8 +151,10 @@ const std::vector<std::string> kVmInternalFrames = {
 std::string describe(const Json& iv) {
     std::string text = str(iv, "block_reason") + " " + str(iv, "syscall") + ", " + str(iv, "status") + ", trace " +
                        str(iv, "trace_id");
-    if (iv["kernel_stack"].type == Json::Type::Array) text += "; kernel: " + frames_text(iv["kernel_stack"]);
-    if (iv["user_stack"].type == Json::Type::Array) text += "; user: " + frames_text(iv["user_stack"]);
+    if (vtscope::json_at(iv, "kernel_stack").is_array())
+        text += "; kernel: " + frames_text(vtscope::json_at(iv, "kernel_stack"));
+    if (vtscope::json_at(iv, "user_stack").is_array())
+        text += "; user: " + frames_text(vtscope::json_at(iv, "user_stack"));
     return text;
 }
 
@@ -159,14 +162,14 @@ std::string describe(const Json& iv) {
 // every switch away from the guest agent's threads; block.h, vtscope_block_anomaly). Each must
 // have been closed at the arrival the kernel recorded, none dropped: printed, and checked.
 void check_unseen_switch_ins(const BlockRun& run) {
-    const Json& block = run.summary["block"];
-    int unseen = static_cast<int>(block["missed_switch_ins"].number);
+    const Json& block = vtscope::json_at(run.summary, "block");
+    int unseen = static_cast<int>(vtscope::json_number(vtscope::json_at(block, "missed_switch_ins")));
     if (unseen > 0)
         std::printf("[ block    ] %d switch-in(s) without a sched_switch event, closed at the kernel's arrival time\n",
                     unseen);
-    EXPECT_EQ(block["dropped_end_unknown"].type, Json::Type::Number) << run.vtscope_stderr;
-    EXPECT_EQ(block["dropped_end_unknown"].number, 0) << run.vtscope_stderr;
-    EXPECT_EQ(block["program_misses"].number, 0) << run.vtscope_stderr;
+    EXPECT_TRUE(vtscope::json_at(block, "dropped_end_unknown").is_number()) << run.vtscope_stderr;
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(block, "dropped_end_unknown")), 0) << run.vtscope_stderr;
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(block, "program_misses")), 0) << run.vtscope_stderr;
 }
 
 const std::vector<std::string> kBlockingCases = {"downcall-usleep", "pipe-read",          "upcall-sleep",
@@ -204,12 +207,12 @@ void check_run(const BlockRun& run, int repetitions, const std::string& label) {
         for (size_t i = 0; i < run.intervals.size(); i++) {
             const Json& iv = run.intervals[i];
             if (str(iv, "block_reason") == "preempted") continue;  // run-queue wait, not blocking
-            if (iv["vthread"].type != Json::Type::Number || num(iv, "vthread") != num(op, "vthread")) continue;
+            if (!vtscope::json_at(iv, "vthread").is_number() || num(iv, "vthread") != num(op, "vthread")) continue;
             double start = num(iv, "ts_ns"), end = start + num(iv, "duration_ns");
             if (end < t0 - kSlackNs || start > t1 + kSlackNs) continue;
             matches.push_back(i);
         }
-        bool blocking = op["blocking"].boolean;
+        bool blocking = vtscope::json_bool(vtscope::json_at(op, "blocking"));
         std::string what = label + " " + kase + " rep " + std::to_string(static_cast<int>(num(op, "rep")));
         if (!blocking && kase == "clinit-wait") {
             // The waiter ran only once the initialiser was (nearly) done: it did not wait, or under
@@ -234,7 +237,7 @@ void check_run(const BlockRun& run, int repetitions, const std::string& label) {
                 const Json& iv = run.intervals[i];
                 double start = num(iv, "ts_ns"), end = start + num(iv, "duration_ns");
                 double covered = std::max(0.0, std::min(end, t1) - std::max(start, t0));
-                bool vm_internal = has_frame_prefix(iv["user_stack"], kVmInternalFrames);
+                bool vm_internal = has_frame_prefix(vtscope::json_at(iv, "user_stack"), kVmInternalFrames);
                 std::printf("[ block    ] %s: off-CPU %.1f ms at %+.1f ms of a %.1f ms window (%s): %s\n", what.c_str(),
                             num(iv, "duration_ns") / 1e6, (start - t0) / 1e6, (t1 - t0) / 1e6,
                             vm_internal ? "in the JVM's own code" : "no JVM-internal frame", describe(iv).c_str());
@@ -272,8 +275,8 @@ void check_run(const BlockRun& run, int repetitions, const std::string& label) {
         if (operation.size() != 1) continue;
         // The part of the window that blocks: the whole operation, but for the <clinit> cases, whose
         // Class.forName also loads and verifies the class (CPU work) around the sleep timed inside.
-        double b0 = op["blocked_t0_ns"].type == Json::Type::Number ? num(op, "blocked_t0_ns") : t0;
-        double b1 = op["blocked_t1_ns"].type == Json::Type::Number ? num(op, "blocked_t1_ns") : t1;
+        double b0 = vtscope::json_at(op, "blocked_t0_ns").is_number() ? num(op, "blocked_t0_ns") : t0;
+        double b1 = vtscope::json_at(op, "blocked_t1_ns").is_number() ? num(op, "blocked_t1_ns") : t1;
         // The further stalls' time in it is not the operation's either.
         double further_ns = 0;
         for (size_t i : matches) {
@@ -290,7 +293,7 @@ void check_run(const BlockRun& run, int repetitions, const std::string& label) {
         double waits_ns = 0;
         for (size_t i = 0; i < run.intervals.size(); i++) {
             const Json& w = run.intervals[i];
-            if (str(w, "block_reason") != "preempted" || w["vthread"].type != Json::Type::Number ||
+            if (str(w, "block_reason") != "preempted" || !vtscope::json_at(w, "vthread").is_number() ||
                 num(w, "vthread") != num(op, "vthread"))
                 continue;
             double ws = num(w, "ts_ns"), we = ws + num(w, "duration_ns");
@@ -308,7 +311,7 @@ void check_run(const BlockRun& run, int repetitions, const std::string& label) {
         EXPECT_EQ(num(iv, "java_thread"), num(op, "vthread")) << what;
         EXPECT_EQ(str(iv, "block_reason"), "syscall") << what;
         EXPECT_EQ(str(iv, "syscall"), str(op, "syscall")) << what;
-        EXPECT_FALSE(iv["open"].boolean) << what;
+        EXPECT_FALSE(vtscope::json_bool(vtscope::json_at(iv, "open"))) << what;
     }
     // Everything reported (but run-queue waits) is one of the blocking operations: nothing for
     // idle carriers, nothing for another thread, nothing twice.
@@ -316,7 +319,8 @@ void check_run(const BlockRun& run, int repetitions, const std::string& label) {
     for (size_t i = 0; i < run.intervals.size(); i++) {
         if (str(run.intervals[i], "block_reason") == "preempted") {
             preempted++;
-            EXPECT_EQ(run.intervals[i]["vthread"].type, Json::Type::Number) << "a run-queue wait without a vthread";
+            EXPECT_TRUE(vtscope::json_at(run.intervals[i], "vthread").is_number())
+                << "a run-queue wait without a vthread";
             continue;
         }
         EXPECT_TRUE(used[i]) << label << ": unmatched interval (idle carrier or misattributed?)";
@@ -335,12 +339,15 @@ void check_run(const BlockRun& run, int repetitions, const std::string& label) {
             "operation\n",
             label.c_str(), kase.c_str(), tally[kase].expected, tally[kase].stalls);
     std::printf("[ block    ] %s %zu intervals reported, %d of them run-queue waits; %.0f intervals in all\n",
-                label.c_str(), run.intervals.size(), preempted, run.summary["block"]["count"].number);
+                label.c_str(), run.intervals.size(), preempted,
+                vtscope::json_number(vtscope::json_at(run.summary, "block", "count")));
     // The program saw every switch of the target.
-    EXPECT_EQ(run.summary["block"]["program_misses"].number, 0) << run.vtscope_stderr;
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(run.summary, "block", "program_misses")), 0) << run.vtscope_stderr;
     // The summary's totals cover every interval, reported or counted in the kernel.
-    EXPECT_GE(run.summary["block"]["count"].number, static_cast<double>(run.intervals.size()));
-    EXPECT_EQ(run.summary["block"]["reported"].number, static_cast<double>(run.intervals.size()));
+    EXPECT_GE(vtscope::json_number(vtscope::json_at(run.summary, "block", "count")),
+              static_cast<double>(run.intervals.size()));
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(run.summary, "block", "reported")),
+              static_cast<double>(run.intervals.size()));
 }
 
 }  // namespace
@@ -367,7 +374,7 @@ TEST(Block, AllThreadsAddsThreadsWithoutAVirtualThread) {
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     int with_vthread = 0, without = 0;
-    for (const Json& iv : run.intervals) (iv["vthread"].type == Json::Type::Number ? with_vthread : without)++;
+    for (const Json& iv : run.intervals) (vtscope::json_at(iv, "vthread").is_number() ? with_vthread : without)++;
     std::printf("[ block    ] --all-threads: %d intervals with a virtual thread, %d without\n", with_vthread, without);
     EXPECT_GE(with_vthread, 2 * static_cast<int>(kBlockingCases.size() - 1));  // clinit-wait may not wait
     EXPECT_GT(without, 0);
@@ -408,7 +415,7 @@ TEST(Block, StressFourHundredBlockingDowncallsOnTwoCarriers) {
             preempted++;
             continue;
         }
-        auto it = iv["vthread"].type == Json::Type::Number ? by_vthread.find(num(iv, "vthread")) : by_vthread.end();
+        auto it = vtscope::json_at(iv, "vthread").is_number() ? by_vthread.find(num(iv, "vthread")) : by_vthread.end();
         if (it == by_vthread.end()) {
             extra++;
             continue;
@@ -450,12 +457,13 @@ TEST(Block, StressFourHundredBlockingDowncallsOnTwoCarriers) {
     EXPECT_EQ(misattributed, 0);
     EXPECT_EQ(extra, 0);
     // 400 x 30 ms on 2 carriers: both are blocked at once for nearly all of 6 s.
-    const Json& carriers = run.summary["block"]["carriers"];
-    std::printf("[ block    ] stress: %.0f carriers, all blocked at once for %.0f ms\n", carriers["seen"].number,
-                carriers["all_blocked_ns"].number / 1e6);
-    EXPECT_EQ(carriers["seen"].number, 2);
-    EXPECT_EQ(run.summary["block"]["program_misses"].number, 0) << run.vtscope_stderr;
-    EXPECT_GT(carriers["all_blocked_ns"].number, 0.8 * kThreads * 30e6 / 2);
+    const Json& carriers = vtscope::json_at(run.summary, "block", "carriers");
+    std::printf("[ block    ] stress: %.0f carriers, all blocked at once for %.0f ms\n",
+                vtscope::json_number(vtscope::json_at(carriers, "seen")),
+                vtscope::json_number(vtscope::json_at(carriers, "all_blocked_ns")) / 1e6);
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(carriers, "seen")), 2);
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(run.summary, "block", "program_misses")), 0) << run.vtscope_stderr;
+    EXPECT_GT(vtscope::json_number(vtscope::json_at(carriers, "all_blocked_ns")), 0.8 * kThreads * 30e6 / 2);
 }
 
 // The same 400 calls under a threshold above them: none is reported, and every one reaches the
@@ -473,7 +481,8 @@ TEST(Block, ShortIntervalsAreSummedUnderTheirOwnTraces) {
     ASSERT_EQ(run.expected.size(), static_cast<size_t>(kThreads)) << run.java_stderr;
     EXPECT_TRUE(run.intervals.empty()) << run.intervals.size() << " intervals of 200 ms or more";
     std::map<std::string, double> blocked_ns;  // by trace, from the summary
-    for (const Json& t : run.summary["block"]["traces"].array) blocked_ns[str(t, "trace_id")] = num(t, "blocked_ns");
+    for (const Json& t : vtscope::json_array(vtscope::json_at(run.summary, "block", "traces")))
+        blocked_ns[str(t, "trace_id")] = num(t, "blocked_ns");
     int summed = 0, foreign = 0;
     std::set<std::string> traces;
     for (const Json& op : run.expected) {
@@ -485,11 +494,11 @@ TEST(Block, ShortIntervalsAreSummedUnderTheirOwnTraces) {
     for (const auto& [trace, ns] : blocked_ns) foreign += traces.count(trace) == 0;
     std::printf(
         "[ block    ] short: %d of %d traces with their call summed, %d traces not of the run, %.0f intervals\n",
-        summed, kThreads, foreign, run.summary["block"]["count"].number);
+        summed, kThreads, foreign, vtscope::json_number(vtscope::json_at(run.summary, "block", "count")));
     check_unseen_switch_ins(run);
     EXPECT_EQ(summed, kThreads) << run.vtscope_stderr;
     EXPECT_EQ(foreign, 0);
-    EXPECT_GE(run.summary["block"]["count"].number, kThreads);
+    EXPECT_GE(vtscope::json_number(vtscope::json_at(run.summary, "block", "count")), kThreads);
 }
 
 // --jfr: every jdk.VirtualThreadPinned event of the run is joined to a vtscope interval (the
@@ -500,19 +509,19 @@ TEST(Block, JfrPinnedEventsJoinTheirIntervals) {
     constexpr int kRepetitions = 3;
     BlockRun run = run_block({}, kRepetitions, {"--threshold", "5", "--jfr"});
     check_run(run, kRepetitions, "--jfr");
-    const Json& jfr = run.summary["block"]["jfr"];
+    const Json& jfr = vtscope::json_at(run.summary, "block", "jfr");
     std::map<std::string, std::string> case_of;  // trace id -> case
     for (const Json& op : run.expected) case_of[str(op, "trace_id")] = str(op, "case");
     std::map<std::string, int> joined, vtscope_only;
     int jfr_only = 0;
     for (const Json& iv : run.intervals) {
-        if (iv["jfr_only"].boolean) {
+        if (vtscope::json_bool(vtscope::json_at(iv, "jfr_only"))) {
             jfr_only++;
             continue;
         }
         if (str(iv, "block_reason") == "preempted") continue;
         std::string kase = case_of[str(iv, "trace_id")];
-        if (iv["jfr_pinned_reason"].type == Json::Type::String) {
+        if (vtscope::json_at(iv, "jfr_pinned_reason").is_string()) {
             joined[kase]++;
             std::string reason = str(iv, "jfr_pinned_reason");
             if (kase == "upcall-sleep") {
@@ -522,7 +531,7 @@ TEST(Block, JfrPinnedEventsJoinTheirIntervals) {
             } else if (kase == "clinit-wait") {
                 EXPECT_NE(reason.find("Waited for initialization"), std::string::npos) << reason;
             }
-            EXPECT_FALSE(iv["jfr_stack"].array.empty());
+            EXPECT_FALSE(vtscope::json_array(vtscope::json_at(iv, "jfr_stack")).empty());
         } else {
             vtscope_only[kase]++;
         }
@@ -530,14 +539,16 @@ TEST(Block, JfrPinnedEventsJoinTheirIntervals) {
     for (const std::string& kase : kBlockingCases)
         std::printf("[ block    ] --jfr %-20s in JFR and vtscope %d, vtscope only %d\n", kase.c_str(), joined[kase],
                     vtscope_only[kase]);
-    std::printf("[ block    ] --jfr: %.0f JFR events, %.0f joined, %d seen by JFR only\n", jfr["events"].number,
-                jfr["joined"].number, jfr_only);
+    std::printf("[ block    ] --jfr: %.0f JFR events, %.0f joined, %d seen by JFR only\n",
+                vtscope::json_number(vtscope::json_at(jfr, "events")),
+                vtscope::json_number(vtscope::json_at(jfr, "joined")), jfr_only);
     EXPECT_EQ(jfr_only, 0);
-    EXPECT_EQ(jfr["jfr_only"].number, 0);
-    EXPECT_EQ(jfr["joined"].number, jfr["events"].number);
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(jfr, "jfr_only")), 0);
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(jfr, "joined")),
+              vtscope::json_number(vtscope::json_at(jfr, "events")));
     std::map<std::string, int> blocking;  // operations that blocked, per case (clinit-wait may not)
     for (const Json& op : run.expected)
-        if (op["blocking"].boolean) blocking[str(op, "case")]++;
+        if (vtscope::json_bool(vtscope::json_at(op, "blocking"))) blocking[str(op, "case")]++;
     for (const char* kase : {"upcall-sleep", "clinit-sleep", "clinit-initialiser", "clinit-wait"})
         EXPECT_EQ(joined[kase], blocking[kase]) << kase;
     for (const char* kase : {"downcall-usleep", "pipe-read"}) {
@@ -575,10 +586,10 @@ TEST(Block, JfrNeverRunsTheTargetsOwnTools) {
     EXPECT_EQ(jvm.wait(120s).value_or(-1), 0) << read_file(dir.path("java.err"));
     EXPECT_EQ(tracer.wait(60s).value_or(-1), 0) << read_file(dir.path("vtscope.err"));
     EXPECT_NE(access(marker.c_str(), F_OK), 0) << "vtscope ran the target JDK's jcmd or jfr";
-    Json summary;
-    std::string error;
-    ASSERT_TRUE(vtscope::parse_json(read_file(dir.path("summary.json")), &summary, &error)) << error;
-    EXPECT_GT(summary["block"]["jfr"]["events"].number, 0) << read_file(dir.path("vtscope.err"));
+    Json summary = vtscope::parse_json(read_file(dir.path("summary.json")));
+    ASSERT_FALSE(summary.is_discarded());
+    EXPECT_GT(vtscope::json_number(vtscope::json_at(summary, "block", "jfr", "events")), 0)
+        << read_file(dir.path("vtscope.err"));
 }
 
 // A target of another user (nobody): the recording it writes in its /tmp is read back, printed by
@@ -620,11 +631,12 @@ TEST(Block, JfrOfATargetOfAnotherUser) {
     if (std::FILE* go = std::fopen(dir.path("go").c_str(), "w")) std::fclose(go);
     EXPECT_EQ(jvm.wait(120s).value_or(-1), 0) << read_file(dir.path("java.err"));
     EXPECT_EQ(tracer.wait(60s).value_or(-1), 0) << read_file(dir.path("vtscope.err"));
-    Json summary;
-    std::string error;
-    ASSERT_TRUE(vtscope::parse_json(read_file(dir.path("summary.json")), &summary, &error)) << error;
-    EXPECT_GT(summary["block"]["jfr"]["events"].number, 0) << read_file(dir.path("vtscope.err"));
-    EXPECT_EQ(summary["block"]["jfr"]["joined"].number, summary["block"]["jfr"]["events"].number);
+    Json summary = vtscope::parse_json(read_file(dir.path("summary.json")));
+    ASSERT_FALSE(summary.is_discarded());
+    EXPECT_GT(vtscope::json_number(vtscope::json_at(summary, "block", "jfr", "events")), 0)
+        << read_file(dir.path("vtscope.err"));
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(summary, "block", "jfr", "joined")),
+              vtscope::json_number(vtscope::json_at(summary, "block", "jfr", "events")));
     EXPECT_EQ(leftovers(), before) << "vtscope left its work directory or the recording in /tmp";
 }
 
@@ -670,7 +682,7 @@ TEST(Block, IntervalOpenAtTheEndIsClosedAndReported) {
     ASSERT_TRUE(error.empty()) << error;
     int open = 0;
     for (const Json& iv : intervals) {
-        if (!iv["open"].boolean) continue;
+        if (!vtscope::json_bool(vtscope::json_at(iv, "open"))) continue;
         open++;
         EXPECT_EQ(str(iv, "syscall"), "clock_nanosleep");
         EXPECT_EQ(str(iv, "status"), "ok");
@@ -722,7 +734,7 @@ std::vector<const Json*> downcall_intervals(const BlockRun& run) {
         if (str(op, "case") != "downcall-usleep") continue;
         const Json* found = nullptr;
         for (const Json& iv : run.intervals)
-            if (iv["vthread"].type == Json::Type::Number && num(iv, "vthread") == num(op, "vthread") &&
+            if (vtscope::json_at(iv, "vthread").is_number() && num(iv, "vthread") == num(op, "vthread") &&
                 str(iv, "syscall") == "clock_nanosleep" && num(iv, "ts_ns") >= num(op, "t0_ns") - 2e6 &&
                 num(iv, "ts_ns") + num(iv, "duration_ns") <= num(op, "t1_ns") + 2e6)
                 found = &iv;
@@ -735,23 +747,25 @@ std::vector<const Json*> downcall_intervals(const BlockRun& run) {
 // not); each downcall's kernel stack holds the scheduler and its user stack the sleep.
 void check_stacks(const BlockRun& run, int repetitions) {
     for (const Json& iv : run.intervals) {
-        ASSERT_NE(iv["kernel_stack"].type, Json::Type::Null) << "no kernel stack: " << str(iv, "kernel_stack_error");
-        EXPECT_EQ(iv["kernel_stack_error"].type, Json::Type::Null);
-        if (iv["user_stack"].type == Json::Type::Null) {
-            EXPECT_EQ(iv["user_stack_error"].type, Json::Type::String) << "a missing user stack without its reason";
+        ASSERT_FALSE(vtscope::json_at(iv, "kernel_stack").is_null())
+            << "no kernel stack: " << str(iv, "kernel_stack_error");
+        EXPECT_TRUE(vtscope::json_at(iv, "kernel_stack_error").is_null());
+        if (vtscope::json_at(iv, "user_stack").is_null()) {
+            EXPECT_TRUE(vtscope::json_at(iv, "user_stack_error").is_string())
+                << "a missing user stack without its reason";
         }
     }
     std::vector<const Json*> downcalls = downcall_intervals(run);
     ASSERT_EQ(downcalls.size(), static_cast<size_t>(repetitions));
     for (const Json* iv : downcalls) {
         ASSERT_NE(iv, nullptr) << "a downcall without its interval";
-        const Json& kernel = (*iv)["kernel_stack"];
-        const Json& user = (*iv)["user_stack"];
+        const Json& kernel = vtscope::json_at((*iv), "kernel_stack");
+        const Json& user = vtscope::json_at((*iv), "user_stack");
         std::printf("[ block    ] --stacks downcall: kernel %s\n[ block    ] --stacks downcall: user %s\n",
                     frames_text(kernel).c_str(), frames_text(user).c_str());
         EXPECT_TRUE(has_frame(kernel, {"__schedule_[k]", "schedule_[k]"})) << frames_text(kernel);
         EXPECT_TRUE(has_frame(kernel, {"nanosleep"})) << frames_text(kernel);
-        ASSERT_FALSE(user.array.empty()) << str(*iv, "user_stack_error");
+        ASSERT_FALSE(vtscope::json_array(user).empty()) << str(*iv, "user_stack_error");
         EXPECT_TRUE(has_frame(user, {"usleep", "clock_nanosleep"})) << frames_text(user);
     }
 }
@@ -770,7 +784,7 @@ TEST(Block, StacksNameTheSleepAndTheJavaMethod) {
     EXPECT_EQ(run.vtscope_stderr.find("PreserveFramePointer"), std::string::npos) << run.vtscope_stderr;
     for (const Json* iv : downcall_intervals(run)) {
         if (!iv) continue;
-        const Json& user = (*iv)["user_stack"];
+        const Json& user = vtscope::json_at((*iv), "user_stack");
         EXPECT_TRUE(has_frame(user, {"io.vtscope.workloads.PinningCases.downcallUsleep"})) << frames_text(user);
         EXPECT_TRUE(has_frame(user, {"enterSpecial", "VirtualThread.run"})) << frames_text(user);
         EXPECT_FALSE(has_frame(user, {"[truncated]"})) << frames_text(user);

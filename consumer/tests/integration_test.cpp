@@ -60,9 +60,10 @@ TraceRun run_harness(const std::vector<std::string>& jvm_options, const std::vec
 void expect_clean_run(const TraceRun& run) {
     EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
-    EXPECT_EQ(run.summary["stop_reason"].string, "target exited") << run.vtscope_stderr;
-    EXPECT_TRUE(run.summary["lost"].is_number()) << run.vtscope_stderr;
-    EXPECT_EQ(run.summary["lost"].number, 0) << run.vtscope_stderr;
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(run.summary, "stop_reason")), "target exited")
+        << run.vtscope_stderr;
+    EXPECT_TRUE(vtscope::json_at(run.summary, "lost").is_number()) << run.vtscope_stderr;
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(run.summary, "lost")), 0) << run.vtscope_stderr;
 }
 
 }  // namespace
@@ -117,9 +118,9 @@ TEST(NewThreads, CarriersStartedAfterAttachAreAttributed) {
     expect_clean_run(run);
     CheckResult r = check_markers(run.expected, run.trace);
     EXPECT_EQ(r.correct, 128) << r.summary();
-    const vtscope::Json& threads = run.summary["threads"];
-    ASSERT_TRUE(threads["started"].is_number()) << run.vtscope_stderr;
-    long started = static_cast<long>(threads["started"].number);
+    const vtscope::Json& threads = vtscope::json_at(run.summary, "threads");
+    ASSERT_TRUE(vtscope::json_at(threads, "started").is_number()) << run.vtscope_stderr;
+    long started = static_cast<long>(vtscope::json_number(vtscope::json_at(threads, "started")));
     std::printf("[ threads  ] %ld Java threads started during the trace; %s\n", started, r.summary().c_str());
     EXPECT_GE(started, 2) << run.vtscope_stderr;
 }
@@ -161,7 +162,7 @@ TEST_P(RegionWindow, RegionCreatedAfterAttachIsKnownBeforeAnyMarker) {
     std::printf("[ region   ] %s: %s\n", GetParam().c_str(), r.summary().c_str());
     EXPECT_EQ(r.expected, 3000);
     EXPECT_EQ(r.correct, r.expected) << r.summary();
-    EXPECT_TRUE(run.summary["region_found"].boolean) << run.vtscope_stderr;
+    EXPECT_TRUE(vtscope::json_bool(vtscope::json_at(run.summary, "region_found"))) << run.vtscope_stderr;
 }
 
 // The same window in a target that creates its region, writes its markers and exits within one of
@@ -177,7 +178,7 @@ TEST(RegionWindowShortRun, RegionFoundInTheSummaryOfARunShorterThanOneRound) {
     std::printf("[ region   ] short run: %s\n", r.summary().c_str());
     EXPECT_EQ(r.expected, 4);
     EXPECT_EQ(r.correct, r.expected) << r.summary();
-    EXPECT_TRUE(run.summary["region_found"].boolean) << run.vtscope_stderr;
+    EXPECT_TRUE(vtscope::json_bool(vtscope::json_at(run.summary, "region_found"))) << run.vtscope_stderr;
 }
 
 INSTANTIATE_TEST_SUITE_P(Collectors, RegionWindow,
@@ -207,19 +208,21 @@ TEST(Stress, SlotTakeOverUnderChurnIsSound) {
     ASSERT_EQ(std::sscanf(run.java_stderr.c_str() + at, "MarkerHarness: writer records: %ld claimed, %ld released, %ld",
                           &claimed, &released, &unavailable),
               3);
-    const vtscope::Json& writer = run.summary["writer"];
-    ASSERT_TRUE(writer["released"].is_number()) << run.vtscope_stderr;
+    const vtscope::Json& writer = vtscope::json_at(run.summary, "writer");
+    ASSERT_TRUE(vtscope::json_at(writer, "released").is_number()) << run.vtscope_stderr;
     std::printf(
         "[ takeover ] writer records: %ld claimed, %ld released, %ld unavailable (vtscope's last look: %.0f, "
         "%.0f, %.0f)\n",
-        claimed, released, unavailable, writer["claimed"].number, writer["released"].number,
-        writer["unavailable"].number);
+        claimed, released, unavailable, vtscope::json_number(vtscope::json_at(writer, "claimed")),
+        vtscope::json_number(vtscope::json_at(writer, "released")),
+        vtscope::json_number(vtscope::json_at(writer, "unavailable")));
     EXPECT_GT(released, 1000) << "most claims should take over a dead thread's slot";
     // The target exits at the end of its run: vtscope's last look came before, and says so.
-    EXPECT_FALSE(writer["final"].boolean);
-    EXPECT_LE(writer["released"].number, released) << "vtscope's look is an earlier one";
-    EXPECT_LE(writer["claimed"].number, claimed);
-    EXPECT_GT(writer["claimed"].number, 0);
+    EXPECT_FALSE(vtscope::json_bool(vtscope::json_at(writer, "final")));
+    EXPECT_LE(vtscope::json_number(vtscope::json_at(writer, "released")), released)
+        << "vtscope's look is an earlier one";
+    EXPECT_LE(vtscope::json_number(vtscope::json_at(writer, "claimed")), claimed);
+    EXPECT_GT(vtscope::json_number(vtscope::json_at(writer, "claimed")), 0);
     EXPECT_EQ(r.expected, 2000 * 6);
     EXPECT_EQ(r.misattributed, 0) << r.summary();
     EXPECT_EQ(r.missing, 0) << r.summary();
@@ -427,10 +430,10 @@ TEST(Trust, NoRegionIsContextUnknownAndTheSummarySaysWhy) {
     }
     EXPECT_GT(unknown, 100) << err;
     EXPECT_NE(err.find("vtscope: note: no record region found"), std::string::npos) << err;
-    vtscope::Json summary;
-    std::string error;
-    ASSERT_TRUE(vtscope::parse_json(read_file(dir.path("plain.json")), &summary, &error)) << error;
-    EXPECT_NE(summary["missing_region"].string.find("put vtscope-java.jar"), std::string::npos);
+    vtscope::Json summary = vtscope::parse_json(read_file(dir.path("plain.json")));
+    ASSERT_FALSE(summary.is_discarded());
+    EXPECT_NE(vtscope::json_string(vtscope::json_at(summary, "missing_region")).find("put vtscope-java.jar"),
+              std::string::npos);
 
     // The writer on the class path, no context published yet (--late-region): say that instead.
     IdleJvm idle(java_bin(), {"--enable-native-access=ALL-UNNAMED"}, {"--late-region"});
@@ -463,12 +466,12 @@ TEST(Trust, AttachingToABusyJvmIsCorrectFromTheFirstEvent) {
     };
     std::map<long long, Truth> by_count;
     for (const auto& line : read_lines(dir.path("expected.jsonl"))) {
-        vtscope::Json t;
-        std::string error;
-        ASSERT_TRUE(vtscope::parse_json(line, &t, &error)) << line;
-        by_count[static_cast<long long>(t["count"].number)] = {static_cast<long long>(t["thread_id"].number),
-                                                               t["virtual"].boolean, t["trace_id"].string,
-                                                               t["span_id"].string};
+        vtscope::Json t = vtscope::parse_json(line);
+        ASSERT_FALSE(t.is_discarded()) << line;
+        by_count[static_cast<long long>(vtscope::json_number(vtscope::json_at(t, "count")))] = {
+            static_cast<long long>(vtscope::json_number(vtscope::json_at(t, "thread_id"))),
+            vtscope::json_bool(vtscope::json_at(t, "virtual")), vtscope::json_string(vtscope::json_at(t, "trace_id")),
+            vtscope::json_string(vtscope::json_at(t, "span_id"))};
     }
     ASSERT_EQ(by_count.size(), 66u);
     Child load1 = Child::start({"sh", "-c", "while :; do :; done"}, "", "");
@@ -555,16 +558,16 @@ TEST(Trust, LostEventsAreCountedInTheFirstLineAndTheJson) {
                           &err, 120s),
               0)
         << err;
-    vtscope::Json summary;
-    std::string error;
-    ASSERT_TRUE(vtscope::parse_json(read_file(dir.path("s.json")), &summary, &error)) << error;
-    double lost = summary["lost"].number;
-    std::printf("[ lost     ] %.0f of %.0f events lost while the output stalled\n", lost, summary["events"].number);
+    vtscope::Json summary = vtscope::parse_json(read_file(dir.path("s.json")));
+    ASSERT_FALSE(summary.is_discarded());
+    double lost = vtscope::json_number(vtscope::json_at(summary, "lost"));
+    std::printf("[ lost     ] %.0f of %.0f events lost while the output stalled\n", lost,
+                vtscope::json_number(vtscope::json_at(summary, "events")));
     EXPECT_GT(lost, 0) << err;
     std::string first_line = err.substr(0, err.find('\n'));
     EXPECT_NE(first_line.find("lost " + std::to_string(static_cast<long long>(lost))), std::string::npos) << err;
     EXPECT_NE(err.find("events were not counted: the ring buffer was full"), std::string::npos) << err;
-    EXPECT_EQ(summary["lost_cause"].string, "the ring buffer was full");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(summary, "lost_cause")), "the ring buffer was full");
 }
 
 // Stopping: at --duration and on SIGINT vtscope flushes, prints its summary and exits 0.
@@ -586,19 +589,20 @@ TEST(Lifecycle, DurationAndSignalStopCleanly) {
                           &err, 60s),
               0)
         << err;
-    vtscope::Json summary;
-    std::string error;
-    ASSERT_TRUE(vtscope::parse_json(read_file(json_dir.path("s.json")), &summary, &error)) << error;
-    EXPECT_EQ(summary["command"].string, "stat");
-    EXPECT_EQ(summary["stop_reason"].string, "duration reached");
-    EXPECT_EQ(summary["exit_code"].number, 0);
-    EXPECT_EQ(summary["identity"].string, "vmstructs");
-    EXPECT_TRUE(summary["threads"]["at_attach"].number > 0) << read_file(json_dir.path("s.json"));
+    vtscope::Json summary = vtscope::parse_json(read_file(json_dir.path("s.json")));
+    ASSERT_FALSE(summary.is_discarded());
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(summary, "command")), "stat");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(summary, "stop_reason")), "duration reached");
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(summary, "exit_code")), 0);
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(summary, "identity")), "vmstructs");
+    EXPECT_TRUE(vtscope::json_number(vtscope::json_at(summary, "threads", "at_attach")) > 0)
+        << read_file(json_dir.path("s.json"));
     EXPECT_EQ(
         run_command({kVtscope, "trace", "--pid", "99999999", "--summary-json", json_dir.path("e.json")}, &err, 60s), 1);
-    ASSERT_TRUE(vtscope::parse_json(read_file(json_dir.path("e.json")), &summary, &error)) << error;
-    EXPECT_EQ(summary["exit_code"].number, 1);
-    EXPECT_EQ(summary["error"].string, "no process with pid 99999999");
+    summary = vtscope::parse_json(read_file(json_dir.path("e.json")));
+    ASSERT_FALSE(summary.is_discarded());
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(summary, "exit_code")), 1);
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(summary, "error")), "no process with pid 99999999");
 
     TempDir dir;
     Child tracer = Child::start(
@@ -1052,8 +1056,9 @@ TEST(ProbeChannels, LifecycleIsSoundAndTwoProbeFailsOnFirstMarkers) {
         CheckResult r = check_markers(run.expected, run.trace);
         std::printf("[ lifecycle] %s: %s\n", scope, r.summary().c_str());
         EXPECT_EQ(r.correct, 128) << r.summary();
-        ASSERT_TRUE(run.summary["mappings"]["unmounts_unmapped"].is_number()) << run.vtscope_stderr;
-        EXPECT_EQ(run.summary["mappings"]["unmounts_unmapped"].number, 0) << run.vtscope_stderr;
+        ASSERT_TRUE(vtscope::json_at(run.summary, "mappings", "unmounts_unmapped").is_number()) << run.vtscope_stderr;
+        EXPECT_EQ(vtscope::json_number(vtscope::json_at(run.summary, "mappings", "unmounts_unmapped")), 0)
+            << run.vtscope_stderr;
 
         TraceRun naive = run_harness({"-agentpath:" + std::string(VTSCOPE_NATIVE_LIB) + "=probes,paper-release",
                                       "-Djdk.virtualThreadScheduler.parallelism=2"},
@@ -1107,15 +1112,14 @@ TEST(ProbeChannels, HotspotProbesFollowThePapersRules) {
         EXPECT_EQ(e->status, "unmapped") << line;
     }
     EXPECT_EQ(carrier_writes, 32);
-    vtscope::Json summary;
-    std::string error;
-    ASSERT_TRUE(vtscope::parse_json(read_file(dir.path("summary.json")), &summary, &error)) << error;
-    const vtscope::Json& mappings = summary["mappings"];
-    EXPECT_EQ(summary["identity"].string, "hotspot-probes");
-    EXPECT_EQ(mappings["inserted"].number, 32) << err;
-    EXPECT_EQ(mappings["deleted"].number, 32) << err;
-    EXPECT_EQ(mappings["unmounts_unmapped"].number, 0) << err;
-    EXPECT_EQ(mappings["ends_unmapped"].number, 0) << err;
+    vtscope::Json summary = vtscope::parse_json(read_file(dir.path("summary.json")));
+    ASSERT_FALSE(summary.is_discarded());
+    const vtscope::Json& mappings = vtscope::json_at(summary, "mappings");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(summary, "identity")), "hotspot-probes");
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(mappings, "inserted")), 32) << err;
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(mappings, "deleted")), 32) << err;
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(mappings, "unmounts_unmapped")), 0) << err;
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(mappings, "ends_unmapped")), 0) << err;
 }
 
 // Every syscall with a sys_enter tracepoint attaches, whatever its argument count (close has
@@ -1138,9 +1142,10 @@ TEST(Syscalls, AnyArgumentCountAttachesAlongsideWrite) {
             EXPECT_FALSE(e->count.has_value()) << line;
         }
     }
-    std::printf("[ syscalls ] write %d, close %d, openat %d, exit_group %d, getpid %d\n", seen["write"], seen["close"],
-                seen["openat"], seen["exit_group"], seen["getpid"]);
-    EXPECT_GT(seen["close"], 0);
-    EXPECT_GT(seen["openat"], 0);
-    EXPECT_GT(seen["exit_group"], 0) << "the JVM's exit is traced before the target is gone";
+    std::printf("[ syscalls ] write %d, close %d, openat %d, exit_group %d, getpid %d\n",
+                vtscope::json_at(seen, "write"), vtscope::json_at(seen, "close"), vtscope::json_at(seen, "openat"),
+                vtscope::json_at(seen, "exit_group"), vtscope::json_at(seen, "getpid"));
+    EXPECT_GT(vtscope::json_at(seen, "close"), 0);
+    EXPECT_GT(vtscope::json_at(seen, "openat"), 0);
+    EXPECT_GT(vtscope::json_at(seen, "exit_group"), 0) << "the JVM's exit is traced before the target is gone";
 }

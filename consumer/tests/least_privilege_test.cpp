@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "output/json.h"
 #include "process_runner.h"
 #include "test_support.h"
 

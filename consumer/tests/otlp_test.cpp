@@ -20,7 +20,7 @@
 #include <tuple>
 #include <vector>
 
-#include "output/json.h"
+#include "output/json_io.h"
 #include "otlp_records.h"
 #include "cli/privilege.h"
 #include "process_runner.h"
@@ -119,9 +119,8 @@ Collector start_collector(const TempDir& dir, const std::string& name, int port,
 }
 
 Json parse(const std::string& line) {
-    Json json;
-    std::string error;
-    if (!vtscope::parse_json(line, &json, &error)) ADD_FAILURE() << error << ": " << line.substr(0, 200);
+    Json json = vtscope::parse_json(line);
+    if (json.is_discarded()) ADD_FAILURE() << "no JSON: " << line.substr(0, 200);
     return json;
 }
 
@@ -139,7 +138,7 @@ std::multiset<Key> local_keys(const std::vector<std::string>& lines) {
     return keys;
 }
 
-double num(const Json& j) { return j.number; }
+double num(const Json& j) { return vtscope::json_number(j); }
 
 // The demo service under a long load, traced by `vtscope COMMAND --duration D` with extra
 // options; `during` runs once the load has started.
@@ -195,14 +194,16 @@ DemoRun run_demo(const TempDir& dir, const std::string& command, double duration
 // line, was handed to the exporter, and is exactly one of delivered or a counted drop; the
 // Collector holds nothing vtscope did not write locally.
 void expect_counted(const Json& summary, const std::vector<std::string>& lines, const CollectorLogs& logs) {
-    const Json& otlp = summary["otlp"];
-    ASSERT_EQ(otlp.type, Json::Type::Object) << "no otlp section in the summary";
-    EXPECT_EQ(num(summary["lost"]), 0) << "kernel events lost";
-    EXPECT_EQ(num(summary["events"]), static_cast<double>(lines.size()));
-    EXPECT_EQ(num(otlp["records"]), static_cast<double>(lines.size()));
-    EXPECT_EQ(num(otlp["records"]), num(otlp["delivered"]) + num(otlp["dropped"]));
-    EXPECT_EQ(num(otlp["dropped"]),
-              num(otlp["dropped_queue_full"]) + num(otlp["dropped_failed"]) + num(otlp["rejected"]));
+    const Json& otlp = vtscope::json_at(summary, "otlp");
+    ASSERT_TRUE(otlp.is_object()) << "no otlp section in the summary";
+    EXPECT_EQ(num(vtscope::json_at(summary, "lost")), 0) << "kernel events lost";
+    EXPECT_EQ(num(vtscope::json_at(summary, "events")), static_cast<double>(lines.size()));
+    EXPECT_EQ(num(vtscope::json_at(otlp, "records")), static_cast<double>(lines.size()));
+    EXPECT_EQ(num(vtscope::json_at(otlp, "records")),
+              num(vtscope::json_at(otlp, "delivered")) + num(vtscope::json_at(otlp, "dropped")));
+    EXPECT_EQ(num(vtscope::json_at(otlp, "dropped")), num(vtscope::json_at(otlp, "dropped_queue_full")) +
+                                                          num(vtscope::json_at(otlp, "dropped_failed")) +
+                                                          num(vtscope::json_at(otlp, "rejected")));
     EXPECT_TRUE(subset(logs.keys, local_keys(lines))) << "the Collector holds records vtscope did not write";
 }
 
@@ -210,18 +211,19 @@ void expect_counted(const Json& summary, const std::vector<std::string>& lines, 
 // holds the delivered records, each once.
 void expect_reconciled(const Json& summary, const std::vector<std::string>& lines, const CollectorLogs& logs) {
     expect_counted(summary, lines, logs);
-    EXPECT_EQ(static_cast<double>(logs.keys.size()), num(summary["otlp"]["delivered"]))
+    EXPECT_EQ(static_cast<double>(logs.keys.size()), num(vtscope::json_at(summary, "otlp", "delivered")))
         << "Collector records vs delivered";
 }
 
 // The counts of a fault test's run, for its log.
 void print_export(const DemoRun& run, const CollectorLogs& logs) {
-    const Json& otlp = run.summary["otlp"];
+    const Json& otlp = vtscope::json_at(run.summary, "otlp");
     std::printf(
         "vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f (queue full %.0f, "
         "not delivered %.0f), retries %.0f, vtscope ran %.1f s\n",
-        run.lines.size(), logs.keys.size(), num(otlp["delivered"]), num(otlp["dropped"]),
-        num(otlp["dropped_queue_full"]), num(otlp["dropped_failed"]), num(otlp["retries"]), run.seconds);
+        run.lines.size(), logs.keys.size(), num(vtscope::json_at(otlp, "delivered")),
+        num(vtscope::json_at(otlp, "dropped")), num(vtscope::json_at(otlp, "dropped_queue_full")),
+        num(vtscope::json_at(otlp, "dropped_failed")), num(vtscope::json_at(otlp, "retries")), run.seconds);
 }
 
 }  // namespace
@@ -260,25 +262,38 @@ TEST_F(OtlpExport, MarkerHarnessRecordsEqualLocalLines) {
     CollectorLogs logs = collector_logs(collector.finish());
     std::multiset<Key> local = local_keys(run.trace);
     std::printf("vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f\n", run.trace.size(),
-                logs.keys.size(), num(run.summary["otlp"]["delivered"]), num(run.summary["otlp"]["dropped"]));
+                logs.keys.size(), num(vtscope::json_at(run.summary, "otlp", "delivered")),
+                num(vtscope::json_at(run.summary, "otlp", "dropped")));
     std::printf("example record: %s\n", logs.example.c_str());
     EXPECT_GE(run.expected.size(), 128u);
     EXPECT_EQ(logs.keys, local);
-    EXPECT_EQ(num(run.summary["otlp"]["dropped"]), 0) << run.vtscope_stderr;
+    EXPECT_EQ(num(vtscope::json_at(run.summary, "otlp", "dropped")), 0) << run.vtscope_stderr;
     expect_reconciled(run.summary, run.trace, logs);
     // Every marker's trace and span ids came out natively on a record.
     std::set<std::pair<std::string, std::string>> exported;
     for (const Key& k : logs.keys) exported.insert({std::get<0>(k), std::get<1>(k)});
     for (const std::string& line : run.expected) {
         Json m = parse(line);
-        EXPECT_TRUE(exported.count({m["trace_id"].string, m["span_id"].string})) << line;
+        EXPECT_TRUE(exported.count({vtscope::json_string(vtscope::json_at(m, "trace_id")),
+                                    vtscope::json_string(vtscope::json_at(m, "span_id"))}))
+            << line;
     }
     ASSERT_FALSE(logs.resources.empty());
     for (const Json& r : logs.resources) {
-        EXPECT_EQ(attribute(r["attributes"], "service.name")["stringValue"].string, "otlp-marker-test");
-        EXPECT_FALSE(attribute(r["attributes"], "process.pid")["intValue"].string.empty());
-        EXPECT_FALSE(attribute(r["attributes"], "host.name")["stringValue"].string.empty());
-        EXPECT_EQ(attribute(r["attributes"], "service.instance.id")["stringValue"].string.size(), 36u);
+        EXPECT_EQ(vtscope::json_string(
+                      vtscope::json_at(attribute(vtscope::json_at(r, "attributes"), "service.name"), "stringValue")),
+                  "otlp-marker-test");
+        EXPECT_FALSE(vtscope::json_string(
+                         vtscope::json_at(attribute(vtscope::json_at(r, "attributes"), "process.pid"), "intValue"))
+                         .empty());
+        EXPECT_FALSE(vtscope::json_string(
+                         vtscope::json_at(attribute(vtscope::json_at(r, "attributes"), "host.name"), "stringValue"))
+                         .empty());
+        EXPECT_EQ(
+            vtscope::json_string(
+                vtscope::json_at(attribute(vtscope::json_at(r, "attributes"), "service.instance.id"), "stringValue"))
+                .size(),
+            36u);
     }
 }
 
@@ -298,7 +313,7 @@ void OtlpExport::stopped_five_seconds(const std::vector<std::string>& queue_opti
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     CollectorLogs logs = collector_logs(collector.finish());
-    const Json& otlp = run.summary["otlp"];
+    const Json& otlp = vtscope::json_at(run.summary, "otlp");
     print_export(run, logs);
     expect_reconciled(run.summary, run.lines, logs);
     EXPECT_GT(run.lines.size(), 1000u);
@@ -306,9 +321,9 @@ void OtlpExport::stopped_five_seconds(const std::vector<std::string>& queue_opti
     // wall-clock bound only catches a hang, loose enough for a loaded machine.
     EXPECT_LT(run.seconds, 3 * duration + 30) << "vtscope hung";
     if (expect_queue_drops) {
-        EXPECT_GT(num(otlp["dropped_queue_full"]), 0) << "the queue never filled";
+        EXPECT_GT(num(vtscope::json_at(otlp, "dropped_queue_full")), 0) << "the queue never filled";
     }
-    EXPECT_EQ(num(otlp["dropped_failed"]), 0);
+    EXPECT_EQ(num(vtscope::json_at(otlp, "dropped_failed")), 0);
 }
 
 TEST_F(OtlpExport, CollectorStoppedFiveSecondsReconciles) { stopped_five_seconds({}, false); }
@@ -326,11 +341,11 @@ TEST_F(OtlpExport, CollectorStartedLateReconciles) {
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     CollectorLogs logs = collector_logs(collector.finish());
-    const Json& otlp = run.summary["otlp"];
+    const Json& otlp = vtscope::json_at(run.summary, "otlp");
     print_export(run, logs);
     expect_reconciled(run.summary, run.lines, logs);
-    EXPECT_GT(num(otlp["retries"]), 0) << "nothing was refused: the Collector was not absent";
-    EXPECT_GT(num(otlp["delivered"]), 0);
+    EXPECT_GT(num(vtscope::json_at(otlp, "retries")), 0) << "nothing was refused: the Collector was not absent";
+    EXPECT_GT(num(vtscope::json_at(otlp, "delivered")), 0);
 }
 
 // The Collector killed for good mid-run: vtscope finishes on time with one error line and a
@@ -344,7 +359,7 @@ TEST_F(OtlpExport, CollectorKilledFinishesWithOneErrorLine) {
     });
     ASSERT_TRUE(run.error.empty()) << run.error;
     CollectorLogs logs = collector_logs(collector.finish());
-    const Json& otlp = run.summary["otlp"];
+    const Json& otlp = vtscope::json_at(run.summary, "otlp");
     print_export(run, logs);
     std::printf("stderr:\n%s", run.vtscope_stderr.c_str());
     EXPECT_EQ(run.vtscope_exit, 1) << run.vtscope_stderr;
@@ -354,8 +369,8 @@ TEST_F(OtlpExport, CollectorKilledFinishesWithOneErrorLine) {
         errors++;
     EXPECT_EQ(errors, 1u) << run.vtscope_stderr;
     EXPECT_NE(run.vtscope_stderr.find("vtscope: error: otlp: "), std::string::npos) << run.vtscope_stderr;
-    EXPECT_GT(num(otlp["dropped_failed"]), 0);
-    EXPECT_EQ(run.summary["stop_reason"].string, "duration reached");
+    EXPECT_GT(num(vtscope::json_at(otlp, "dropped_failed")), 0);
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(run.summary, "stop_reason")), "duration reached");
     EXPECT_LT(run.seconds, duration + 2 + 3) << "vtscope stalled";
     // The Collector died without flushing its last writes: it may hold fewer than delivered.
     expect_counted(run.summary, run.lines, logs);
@@ -382,14 +397,20 @@ TEST_F(OtlpExport, ServiceNameFromTheTargetsProcessContext) {
     ASSERT_FALSE(logs.resources.empty());
     EXPECT_EQ(logs.keys, local_keys(run.trace));
     for (const Json& r : logs.resources) {
-        const Json& attrs = r["attributes"];
-        std::printf("resource: service.name %s, deployment.environment.name %s, service.instance.id %s\n",
-                    attribute(attrs, "service.name")["stringValue"].string.c_str(),
-                    attribute(attrs, "deployment.environment.name")["stringValue"].string.c_str(),
-                    attribute(attrs, "service.instance.id")["stringValue"].string.c_str());
-        EXPECT_EQ(attribute(attrs, "service.name")["stringValue"].string, "process-context-e2e");
-        EXPECT_EQ(attribute(attrs, "deployment.environment.name")["stringValue"].string, "e2e");
-        EXPECT_FALSE(attribute(attrs, "telemetry.sdk.language")["stringValue"].string.empty())
+        const Json& attrs = vtscope::json_at(r, "attributes");
+        std::printf(
+            "resource: service.name %s, deployment.environment.name %s, service.instance.id %s\n",
+            vtscope::json_string(vtscope::json_at(attribute(attrs, "service.name"), "stringValue")).c_str(),
+            vtscope::json_string(vtscope::json_at(attribute(attrs, "deployment.environment.name"), "stringValue"))
+                .c_str(),
+            vtscope::json_string(vtscope::json_at(attribute(attrs, "service.instance.id"), "stringValue")).c_str());
+        EXPECT_EQ(vtscope::json_string(vtscope::json_at(attribute(attrs, "service.name"), "stringValue")),
+                  "process-context-e2e");
+        EXPECT_EQ(
+            vtscope::json_string(vtscope::json_at(attribute(attrs, "deployment.environment.name"), "stringValue")),
+            "e2e");
+        EXPECT_FALSE(
+            vtscope::json_string(vtscope::json_at(attribute(attrs, "telemetry.sdk.language"), "stringValue")).empty())
             << "the SDK's own resource attributes come with it";
     }
 }
@@ -417,16 +438,20 @@ TEST_F(OtlpExport, TwoJvmsSeparatedByResource) {
     std::map<std::tuple<std::string, std::string, std::string>, std::multiset<Key>> by_resource;
     for (const std::string& line : collector.finish()) {
         Json j = parse(line);
-        for (const Json& rl : j["resourceLogs"].array) {
-            const Json& attrs = rl["resource"]["attributes"];
-            auto& keys = by_resource[{attribute(attrs, "service.name")["stringValue"].string,
-                                      attribute(attrs, "process.pid")["intValue"].string,
-                                      attribute(attrs, "service.instance.id")["stringValue"].string}];
-            for (const Json& sl : rl["scopeLogs"].array)
-                for (const Json& r : sl["logRecords"].array)
-                    keys.insert({r["traceId"].string, r["spanId"].string,
-                                 attribute(r["attributes"], "vtscope.syscall")["stringValue"].string,
-                                 attribute(r["attributes"], "vtscope.bytes")["intValue"].string});
+        for (const Json& rl : vtscope::json_array(vtscope::json_at(j, "resourceLogs"))) {
+            const Json& attrs = vtscope::json_at(rl, "resource", "attributes");
+            auto& keys = by_resource[{
+                vtscope::json_string(vtscope::json_at(attribute(attrs, "service.name"), "stringValue")),
+                vtscope::json_string(vtscope::json_at(attribute(attrs, "process.pid"), "intValue")),
+                vtscope::json_string(vtscope::json_at(attribute(attrs, "service.instance.id"), "stringValue"))}];
+            for (const Json& sl : vtscope::json_array(vtscope::json_at(rl, "scopeLogs")))
+                for (const Json& r : vtscope::json_array(vtscope::json_at(sl, "logRecords")))
+                    keys.insert({vtscope::json_string(vtscope::json_at(r, "traceId")),
+                                 vtscope::json_string(vtscope::json_at(r, "spanId")),
+                                 vtscope::json_string(vtscope::json_at(
+                                     attribute(vtscope::json_at(r, "attributes"), "vtscope.syscall"), "stringValue")),
+                                 vtscope::json_string(vtscope::json_at(
+                                     attribute(vtscope::json_at(r, "attributes"), "vtscope.bytes"), "intValue"))});
         }
     }
     ASSERT_EQ(by_resource.size(), 2u) << "expected two resources, one per vtscope";
@@ -479,22 +504,25 @@ CollectorMetrics collector_metrics(const std::vector<std::string>& lines) {
     CollectorMetrics m;
     for (const std::string& line : lines) {
         Json j = parse(line);
-        if (j["resourceMetrics"].type != Json::Type::Array) continue;
+        if (!vtscope::json_at(j, "resourceMetrics").is_array()) continue;
         m.requests.push_back(j);
     }
     for (const Json& j : m.requests) {
         m.exports++;
-        for (const Json& rm : j["resourceMetrics"].array)
-            for (const Json& sm : rm["scopeMetrics"].array)
-                for (const Json& metric : sm["metrics"].array)
+        for (const Json& rm : vtscope::json_array(vtscope::json_at(j, "resourceMetrics")))
+            for (const Json& sm : vtscope::json_array(vtscope::json_at(rm, "scopeMetrics")))
+                for (const Json& metric : vtscope::json_array(vtscope::json_at(sm, "metrics")))
                     for (const char* kind : {"sum", "histogram"})
-                        for (const Json& p : metric[kind]["dataPoints"].array) {
+                        for (const Json& p :
+                             vtscope::json_array(vtscope::json_at(vtscope::json_member(metric, kind), "dataPoints"))) {
                             m.points++;
-                            for (const Json& a : p["attributes"].array) {
-                                m.attribute_keys.push_back(a["key"].string);
-                                m.attribute_values.push_back(a["value"]["stringValue"].string);
+                            for (const Json& a : vtscope::json_array(vtscope::json_at(p, "attributes"))) {
+                                m.attribute_keys.push_back(vtscope::json_string(vtscope::json_at(a, "key")));
+                                m.attribute_values.push_back(
+                                    vtscope::json_string(vtscope::json_at(a, "value", "stringValue")));
                             }
-                            for (const Json& x : p["exemplars"].array) m.exemplar_traces.push_back(x["traceId"].string);
+                            for (const Json& x : vtscope::json_array(vtscope::json_at(p, "exemplars")))
+                                m.exemplar_traces.push_back(vtscope::json_string(vtscope::json_at(x, "traceId")));
                         }
     }
     if (!m.requests.empty()) m.last = &m.requests.back();
@@ -515,11 +543,13 @@ void expect_exemplars_not_labels(const CollectorMetrics& m, const std::set<std::
 // The points of the named metric in an export request.
 std::vector<const Json*> points_of(const Json& request, const std::string& name, const char* kind) {
     std::vector<const Json*> out;
-    for (const Json& rm : request["resourceMetrics"].array)
-        for (const Json& sm : rm["scopeMetrics"].array)
-            for (const Json& metric : sm["metrics"].array)
-                if (metric["name"].string == name)
-                    for (const Json& p : metric[kind]["dataPoints"].array) out.push_back(&p);
+    for (const Json& rm : vtscope::json_array(vtscope::json_at(request, "resourceMetrics")))
+        for (const Json& sm : vtscope::json_array(vtscope::json_at(rm, "scopeMetrics")))
+            for (const Json& metric : vtscope::json_array(vtscope::json_at(sm, "metrics")))
+                if (vtscope::json_string(vtscope::json_at(metric, "name")) == name)
+                    for (const Json& p :
+                         vtscope::json_array(vtscope::json_at(vtscope::json_member(metric, kind), "dataPoints")))
+                        out.push_back(&p);
     return out;
 }
 
@@ -538,43 +568,51 @@ TEST_F(OtlpExport, BlockRecordsMatchLinesAndHistogramHasExemplars) {
     std::set<std::string> run_traces;
     for (const std::string& line : run.lines) {
         Json j = parse(line);
-        auto text = [](const Json& v) { return v.type == Json::Type::String ? v.string : std::string(); };
-        local.insert(
-            {text(j["trace_id"]), text(j["span_id"]), std::to_string(static_cast<uint64_t>(num(j["duration_ns"])))});
-        if (j["trace_id"].type == Json::Type::String) run_traces.insert(j["trace_id"].string);
+        auto text = [](const Json& v) { return v.is_string() ? vtscope::json_string(v) : std::string(); };
+        local.insert({text(vtscope::json_at(j, "trace_id")), text(vtscope::json_at(j, "span_id")),
+                      std::to_string(static_cast<uint64_t>(num(vtscope::json_at(j, "duration_ns"))))});
+        if (vtscope::json_at(j, "trace_id").is_string())
+            run_traces.insert(vtscope::json_string(vtscope::json_at(j, "trace_id")));
     }
     for (const std::string& line : out) {
         Json j = parse(line);
-        for (const Json& rl : j["resourceLogs"].array) {
-            EXPECT_EQ(attribute(rl["resource"]["attributes"], "service.name")["stringValue"].string, "blk");
-            for (const Json& sl : rl["scopeLogs"].array)
-                for (const Json& r : sl["logRecords"].array) {
-                    EXPECT_EQ(r["eventName"].string, "vtscope.block");
-                    exported.insert({r["traceId"].string, r["spanId"].string,
-                                     attribute(r["attributes"], "vtscope.block.duration_ns")["intValue"].string});
+        for (const Json& rl : vtscope::json_array(vtscope::json_at(j, "resourceLogs"))) {
+            EXPECT_EQ(vtscope::json_string(vtscope::json_at(
+                          attribute(vtscope::json_at(rl, "resource", "attributes"), "service.name"), "stringValue")),
+                      "blk");
+            for (const Json& sl : vtscope::json_array(vtscope::json_at(rl, "scopeLogs")))
+                for (const Json& r : vtscope::json_array(vtscope::json_at(sl, "logRecords"))) {
+                    EXPECT_EQ(vtscope::json_string(vtscope::json_at(r, "eventName")), "vtscope.block");
+                    exported.insert(
+                        {vtscope::json_string(vtscope::json_at(r, "traceId")),
+                         vtscope::json_string(vtscope::json_at(r, "spanId")),
+                         vtscope::json_string(vtscope::json_at(
+                             attribute(vtscope::json_at(r, "attributes"), "vtscope.block.duration_ns"), "intValue"))});
                 }
         }
     }
-    const Json& logs = run.summary["otlp_signals"]["logs"];
+    const Json& logs = vtscope::json_at(run.summary, "otlp_signals", "logs");
     std::printf("block lines %zu (%zu with a trace), Collector log records %zu, delivered %.0f, dropped %.0f\n",
-                run.lines.size(), run_traces.size(), exported.size(), num(logs["delivered"]), num(logs["dropped"]));
+                run.lines.size(), run_traces.size(), exported.size(), num(vtscope::json_at(logs, "delivered")),
+                num(vtscope::json_at(logs, "dropped")));
     EXPECT_GT(run_traces.size(), 0u) << "no interval with a trace context: the test shows nothing";
-    EXPECT_EQ(num(logs["dropped"]), 0);
-    EXPECT_EQ(num(logs["records"]), static_cast<double>(run.lines.size()));
+    EXPECT_EQ(num(vtscope::json_at(logs, "dropped")), 0);
+    EXPECT_EQ(num(vtscope::json_at(logs, "records")), static_cast<double>(run.lines.size()));
     EXPECT_EQ(exported, local);
     // The last histogram export counts every reported interval.
     CollectorMetrics m = collector_metrics(out);
     ASSERT_NE(m.last, nullptr) << "no metric export";
     double counted = 0;
     for (const Json* p : points_of(*m.last, "vtscope.block.duration", "histogram")) {
-        counted += std::stod((*p)["count"].string);
+        counted += std::stod(vtscope::json_string(vtscope::json_at((*p), "count")));
         double in_buckets = 0;
-        for (const Json& b : (*p)["bucketCounts"].array) in_buckets += std::stod(b.string);
-        EXPECT_EQ(in_buckets, std::stod((*p)["count"].string));
+        for (const Json& b : vtscope::json_array(vtscope::json_at((*p), "bucketCounts")))
+            in_buckets += std::stod(vtscope::json_string(b));
+        EXPECT_EQ(in_buckets, std::stod(vtscope::json_string(vtscope::json_at((*p), "count"))));
     }
     EXPECT_EQ(counted, static_cast<double>(run.lines.size()));
     expect_exemplars_not_labels(m, run_traces);
-    EXPECT_EQ(num(run.summary["otlp_signals"]["metrics"]["dropped"]), 0);
+    EXPECT_EQ(num(vtscope::json_at(run.summary, "otlp_signals", "metrics", "dropped")), 0);
 }
 
 // profile --otlp: CPU time by status, the last export equal to the session's total, with the
@@ -587,16 +625,18 @@ TEST_F(OtlpExport, ProfileCpuTimeWithExemplars) {
     CollectorMetrics m = collector_metrics(collector.finish());
     ASSERT_NE(m.last, nullptr) << "no metric export";
     double cpu_s = 0;
-    for (const Json* p : points_of(*m.last, "vtscope.cpu.time", "sum")) cpu_s += num((*p)["asDouble"]);
+    for (const Json* p : points_of(*m.last, "vtscope.cpu.time", "sum"))
+        cpu_s += num(vtscope::json_at((*p), "asDouble"));
     std::string report;
     for (const std::string& line : run.lines) report += line + "\n";
     std::printf("CPU time in the last export %.3f s, in the summary %.3f s\n", cpu_s,
-                num(run.summary["profile"]["cpu_ms"]) / 1000);
-    const double summary_ms = num(run.summary["profile"]["cpu_ms"]);  // printed with 6 significant digits
+                num(vtscope::json_at(run.summary, "profile", "cpu_ms")) / 1000);
+    const double summary_ms =
+        num(vtscope::json_at(run.summary, "profile", "cpu_ms"));  // printed with 6 significant digits
     EXPECT_GT(summary_ms, 0);
     EXPECT_NEAR(cpu_s * 1000, summary_ms, std::max(0.01, summary_ms * 1e-5));
     expect_exemplars_not_labels(m, trace_ids_in(report + vtscope::testing::read_file(dir.path("summary.json"))));
-    EXPECT_EQ(num(run.summary["otlp"]["dropped"]), 0);
+    EXPECT_EQ(num(vtscope::json_at(run.summary, "otlp", "dropped")), 0);
 }
 
 // profile --otlp-profiles: the samples as one OTLP profile (development stage) that the pinned
@@ -609,21 +649,22 @@ TEST_F(OtlpExport, ProfileStacksAsOtlpProfile) {
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     std::vector<std::string> out = collector.finish();
-    const Json& exported = run.summary["otlp_signals"]["profiles"];
-    EXPECT_EQ(num(exported["delivered"]), 1) << run.vtscope_stderr << vtscope::testing::read_file(collector.err);
-    EXPECT_EQ(num(exported["dropped"]), 0);
+    const Json& exported = vtscope::json_at(run.summary, "otlp_signals", "profiles");
+    EXPECT_EQ(num(vtscope::json_at(exported, "delivered")), 1)
+        << run.vtscope_stderr << vtscope::testing::read_file(collector.err);
+    EXPECT_EQ(num(vtscope::json_at(exported, "dropped")), 0);
     std::vector<Json> requests;
     for (const std::string& line : out) {
         Json j = parse(line);
-        if (j["resourceProfiles"].type == Json::Type::Array) requests.push_back(j);
+        if (vtscope::json_at(j, "resourceProfiles").is_array()) requests.push_back(j);
     }
     ASSERT_EQ(requests.size(), 1u) << "profile requests in the Collector's output";
     const Json& request = requests[0];
-    const Json& dictionary = request["dictionary"];
-    const auto& strings = dictionary["stringTable"].array;
+    const Json& dictionary = vtscope::json_at(request, "dictionary");
+    const auto& strings = vtscope::json_array(vtscope::json_at(dictionary, "stringTable"));
     ASSERT_FALSE(strings.empty());
-    auto index = [](const Json& v) { return v.type == Json::Type::Number ? static_cast<size_t>(v.number) : 0; };
-    EXPECT_EQ(strings[0].string, "");
+    auto index = [](const Json& v) { return v.is_number() ? static_cast<size_t>(vtscope::json_number(v)) : 0; };
+    EXPECT_EQ(vtscope::json_string(strings[0]), "");
     std::string report;
     for (const std::string& line : run.lines) report += line + "\n";
     std::set<std::string> run_traces = trace_ids_in(report + vtscope::testing::read_file(dir.path("summary.json")));
@@ -632,49 +673,63 @@ TEST_F(OtlpExport, ProfileStacksAsOtlpProfile) {
     // The Collector's pdata moves the resource's strings into the string table when it writes a
     // profile (keyStrindex, stringValueStrindex): resolve them there.
     auto resource_string = [&](const Json& attributes, const std::string& key) {
-        for (const Json& a : attributes.array) {
-            std::string k =
-                a["key"].type == Json::Type::String ? a["key"].string : strings.at(index(a["keyStrindex"])).string;
+        for (const Json& a : vtscope::json_array(attributes)) {
+            std::string k = vtscope::json_at(a, "key").is_string()
+                                ? vtscope::json_string(vtscope::json_at(a, "key"))
+                                : vtscope::json_string(strings.at(index(vtscope::json_at(a, "keyStrindex"))));
             if (k != key) continue;
-            const Json& v = a["value"];
-            return v["stringValue"].type == Json::Type::String ? v["stringValue"].string
-                                                               : strings.at(index(v["stringValueStrindex"])).string;
+            const Json& v = vtscope::json_at(a, "value");
+            return vtscope::json_at(v, "stringValue").is_string()
+                       ? vtscope::json_string(vtscope::json_at(v, "stringValue"))
+                       : vtscope::json_string(strings.at(index(vtscope::json_at(v, "stringValueStrindex"))));
         }
         return std::string();
     };
-    for (const Json& rp : request["resourceProfiles"].array) {
-        EXPECT_EQ(resource_string(rp["resource"]["attributes"], "service.name"), "prof");
-        EXPECT_EQ(resource_string(rp["resource"]["attributes"], "service.instance.id").size(), 36u);
-        for (const Json& sp : rp["scopeProfiles"].array)
-            for (const Json& profile : sp["profiles"].array) {
-                EXPECT_EQ(strings.at(index(profile["sampleType"]["typeStrindex"])).string, "cpu");
-                EXPECT_EQ(strings.at(index(profile["sampleType"]["unitStrindex"])).string, "nanoseconds");
-                for (const Json& sample : profile["samples"].array) {
+    for (const Json& rp : vtscope::json_array(vtscope::json_at(request, "resourceProfiles"))) {
+        EXPECT_EQ(resource_string(vtscope::json_at(rp, "resource", "attributes"), "service.name"), "prof");
+        EXPECT_EQ(resource_string(vtscope::json_at(rp, "resource", "attributes"), "service.instance.id").size(), 36u);
+        for (const Json& sp : vtscope::json_array(vtscope::json_at(rp, "scopeProfiles")))
+            for (const Json& profile : vtscope::json_array(vtscope::json_at(sp, "profiles"))) {
+                EXPECT_EQ(
+                    vtscope::json_string(strings.at(index(vtscope::json_at(profile, "sampleType", "typeStrindex")))),
+                    "cpu");
+                EXPECT_EQ(
+                    vtscope::json_string(strings.at(index(vtscope::json_at(profile, "sampleType", "unitStrindex")))),
+                    "nanoseconds");
+                for (const Json& sample : vtscope::json_array(vtscope::json_at(profile, "samples"))) {
                     samples++;
-                    for (const Json& v : sample["values"].array) cpu_ns += std::stod(v.string);
-                    if (size_t link = index(sample["linkIndex"])) {
+                    for (const Json& v : vtscope::json_array(vtscope::json_at(sample, "values")))
+                        cpu_ns += std::stod(vtscope::json_string(v));
+                    if (size_t link = index(vtscope::json_at(sample, "linkIndex"))) {
                         linked++;
-                        const std::string trace = dictionary["linkTable"].array.at(link)["traceId"].string;
+                        const std::string trace = vtscope::json_string(vtscope::json_at(
+                            vtscope::json_array(vtscope::json_at(dictionary, "linkTable")).at(link), "traceId"));
                         if (!run_traces.count(trace)) bad_links++;
                     }
-                    const Json& stack = dictionary["stackTable"].array.at(index(sample["stackIndex"]));
+                    const Json& stack = vtscope::json_array(vtscope::json_at(dictionary, "stackTable"))
+                                            .at(index(vtscope::json_at(sample, "stackIndex")));
                     bool named = false;
-                    for (const Json& l : stack["locationIndices"].array) {
-                        const Json& location = dictionary["locationTable"].array.at(index(l));
-                        for (const Json& line : location["lines"].array) {
-                            const Json& function = dictionary["functionTable"].array.at(index(line["functionIndex"]));
-                            named = named || !strings.at(index(function["nameStrindex"])).string.empty();
+                    for (const Json& l : vtscope::json_array(vtscope::json_at(stack, "locationIndices"))) {
+                        const Json& location =
+                            vtscope::json_array(vtscope::json_at(dictionary, "locationTable")).at(index(l));
+                        for (const Json& line : vtscope::json_array(vtscope::json_at(location, "lines"))) {
+                            const Json& function = vtscope::json_array(vtscope::json_at(dictionary, "functionTable"))
+                                                       .at(index(vtscope::json_at(line, "functionIndex")));
+                            named = named ||
+                                    !vtscope::json_string(strings.at(index(vtscope::json_at(function, "nameStrindex"))))
+                                         .empty();
                         }
                     }
                     if (named) with_frames++;
                 }
             }
     }
-    const double summary_ms = num(run.summary["profile"]["cpu_ms"]);
+    const double summary_ms = num(vtscope::json_at(run.summary, "profile", "cpu_ms"));
     std::printf(
         "profile samples %zu (%zu with a trace link, %zu with named frames), CPU %.3f ms, summary %.3f ms, "
         "strings %zu, stacks %zu\n",
-        samples, linked, with_frames, cpu_ns / 1e6, summary_ms, strings.size(), dictionary["stackTable"].array.size());
+        samples, linked, with_frames, cpu_ns / 1e6, summary_ms, strings.size(),
+        vtscope::json_array(vtscope::json_at(dictionary, "stackTable")).size());
     EXPECT_GT(samples, 0u);
     EXPECT_GT(linked, 0u) << "no sample links a trace";
     EXPECT_EQ(bad_links, 0u) << "links to traces the run did not see";
@@ -695,15 +750,15 @@ TEST_F(OtlpExport, StatSumsEqualCountedEvents) {
     size_t points = 0;
     Json last = parse(lines.back());
     for (const Json* p : points_of(last, "vtscope.syscall.calls", "sum")) {
-        EXPECT_EQ((*p)["attributes"].array.size(), 2u);
+        EXPECT_EQ(vtscope::json_array(vtscope::json_at((*p), "attributes")).size(), 2u);
         points++;
-        calls += std::stod((*p)["asInt"].string);
+        calls += std::stod(vtscope::json_string(vtscope::json_at((*p), "asInt")));
     }
     std::printf("metric exports in the Collector %zu, points in the last %zu, calls %.0f, events %.0f\n", lines.size(),
-                points, calls, num(run.summary["events"]));
+                points, calls, num(vtscope::json_at(run.summary, "events")));
     EXPECT_GT(calls, 0);
-    EXPECT_EQ(calls, num(run.summary["events"]));
-    EXPECT_EQ(num(run.summary["otlp"]["dropped"]), 0);
+    EXPECT_EQ(calls, num(vtscope::json_at(run.summary, "events")));
+    EXPECT_EQ(num(vtscope::json_at(run.summary, "otlp", "dropped")), 0);
     // The report lists every trace (--top 1000000): each exemplar names one of them.
     std::string report;
     for (const std::string& line : run.lines) report += line + "\n";

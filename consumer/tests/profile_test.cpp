@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "output/json.h"
+#include "output/json_io.h"
 #include "cli/privilege.h"
 #include "target/proc_stat.h"
 #include "process_runner.h"
@@ -112,15 +112,14 @@ ProfileRun run_profiled(const TempDir& dir, const std::vector<std::string>& jvm_
     std::printf("[ profile  ] steal: %.1f%% of the machine's busy CPU time while the threads spun\n",
                 100.0 * run.steal_share);
     for (Child& tracer : tracers) tracer.signal(SIGINT);
-    std::string error;
     for (size_t i = 0; i < tracers.size(); i++) {
         std::string n = std::to_string(i);
         Session session;
         session.vtscope_exit = tracers[i].wait(120s).value_or(-1);
         session.vtscope_stderr = read_file(dir.path("vtscope" + n + ".err"));
         session.report = read_file(dir.path("report" + n + ".txt"));
-        if (!vtscope::parse_json(read_file(dir.path("summary" + n + ".json")), &session.summary, &error))
-            ADD_FAILURE() << "no summary: " << error << "\n" << session.vtscope_stderr;
+        session.summary = vtscope::parse_json(read_file(dir.path("summary" + n + ".json")));
+        if (session.summary.is_discarded()) ADD_FAILURE() << "no summary\n" << session.vtscope_stderr;
         run.sessions.push_back(std::move(session));
     }
     if (std::FILE* hold = std::fopen(dir.path("hold").c_str(), "w")) std::fclose(hold);
@@ -134,24 +133,24 @@ ProfileRun run_profiled(const TempDir& dir, const std::vector<std::string>& jvm_
     }
     run.folded = read_file(dir.path("folded.txt"));
     for (const std::string& line : read_lines(dir.path("truth.jsonl"))) {
-        Json j;
-        if (!vtscope::parse_json(line, &j, &error)) continue;
+        Json j = vtscope::parse_json(line);
+        if (j.is_discarded()) continue;
         Truth t;
-        t.trace_id = j["trace_id"].string;
-        t.vthread = static_cast<int64_t>(j["vthread"].number);
-        t.budget_ms = static_cast<int>(j["budget_ms"].number);
-        t.cpu_ms = j["cpu_ns"].number / 1e6;
-        t.slices = static_cast<int>(j["slices"].number);
-        t.carriers = j["carriers"].array.size();
-        t.idle = j["idle"].type == Json::Type::Bool && j["idle"].boolean;
+        t.trace_id = vtscope::json_string(vtscope::json_at(j, "trace_id"));
+        t.vthread = static_cast<int64_t>(vtscope::json_number(vtscope::json_at(j, "vthread")));
+        t.budget_ms = static_cast<int>(vtscope::json_number(vtscope::json_at(j, "budget_ms")));
+        t.cpu_ms = vtscope::json_number(vtscope::json_at(j, "cpu_ns")) / 1e6;
+        t.slices = static_cast<int>(vtscope::json_number(vtscope::json_at(j, "slices")));
+        t.carriers = vtscope::json_array(vtscope::json_at(j, "carriers")).size();
+        t.idle = vtscope::json_at(j, "idle").is_boolean() && vtscope::json_bool(vtscope::json_at(j, "idle"));
         run.truth.push_back(t);
     }
     return run;
 }
 
 const Json* find_trace(const Json& profile, const std::string& trace_id) {
-    for (const Json& t : profile["traces"].array)
-        if (t["trace_id"].string == trace_id) return &t;
+    for (const Json& t : vtscope::json_array(vtscope::json_at(profile, "traces")))
+        if (vtscope::json_string(vtscope::json_at(t, "trace_id")) == trace_id) return &t;
     return nullptr;
 }
 
@@ -207,7 +206,8 @@ std::map<std::string, double> check_accuracy(const ProfileRun& run, const Json& 
     std::vector<std::pair<double, std::string>> by_truth, by_estimate;
     for (const Truth& t : spinners) {
         const Json* est = find_trace(profile, t.trace_id);
-        double samples = est ? (*est)["samples"].number : 0, cpu_ms = est ? (*est)["cpu_ms"].number : 0;
+        double samples = est ? vtscope::json_number(vtscope::json_at((*est), "samples")) : 0,
+               cpu_ms = est ? vtscope::json_number(vtscope::json_at((*est), "cpu_ms")) : 0;
         double error = t.cpu_ms > 0 ? 100.0 * (cpu_ms - t.cpu_ms) / t.cpu_ms : 0;
         auto [folded_samples, with_spin] = spin_frames[t.trace_id];
         double spin_share = folded_samples > 0 ? 100.0 * with_spin / folded_samples : 0;
@@ -238,25 +238,30 @@ std::map<std::string, double> check_accuracy(const ProfileRun& run, const Json& 
             EXPECT_GE(spin_share, 80.0) << label << ": trace " << t.trace_id << "; its stacks without the spin frame:\n"
                                         << stacks_without(folded, t.trace_id, ";io.vtscope.workloads.CpuBudgets.spin");
         }
-        EXPECT_EQ((*est)["vthreads"].array.size(), 1u) << label;
-        if ((*est)["vthreads"].array.size() == 1) {
-            EXPECT_EQ(static_cast<int64_t>((*est)["vthreads"].array[0].number), t.vthread) << label;
+        EXPECT_EQ(vtscope::json_array(vtscope::json_at((*est), "vthreads")).size(), 1u) << label;
+        if (vtscope::json_array(vtscope::json_at((*est), "vthreads")).size() == 1) {
+            EXPECT_EQ(static_cast<int64_t>(
+                          vtscope::json_number(vtscope::json_array(vtscope::json_at((*est), "vthreads"))[0])),
+                      t.vthread)
+                << label;
         }
         by_truth.push_back({t.cpu_ms, t.trace_id});
         by_estimate.push_back({cpu_ms, t.trace_id});
     }
-    for (const Json& v : profile["vthreads"].array) {
-        int64_t id = static_cast<int64_t>(v["java_id"].number);
+    for (const Json& v : vtscope::json_array(vtscope::json_at(profile, "vthreads"))) {
+        int64_t id = static_cast<int64_t>(vtscope::json_number(vtscope::json_at(v, "java_id")));
         auto own = std::find_if(spinners.begin(), spinners.end(), [&](const Truth& t) { return t.vthread == id; });
-        for (const auto& [trace, n] : v["traces"].object) {
+        const Json& traces = vtscope::json_at(v, "traces");
+        if (!traces.is_object()) continue;
+        for (const auto& [trace, n] : traces.items()) {
             // "none": no_context, before the first publish or after the clear; "unknown":
             // context_unknown, no trace to check (the attributed share is checked above).
             if (trace == "none" || trace == "unknown") continue;
             EXPECT_NE(own, spinners.end())
                 << label << ": samples of trace " << trace << " on unknown virtual thread #" << id;
             if (own != spinners.end()) {
-                EXPECT_EQ(trace, own->trace_id)
-                    << label << ": " << n.number << " samples of virtual thread #" << id << " under a foreign trace";
+                EXPECT_EQ(trace, own->trace_id) << label << ": " << vtscope::json_number(n)
+                                                << " samples of virtual thread #" << id << " under a foreign trace";
             }
         }
     }
@@ -274,10 +279,11 @@ std::map<std::string, double> check_accuracy(const ProfileRun& run, const Json& 
 
     // Carriers: the default scheduler's ForkJoinPool workers (comm is cut at 15 characters).
     double carrier_samples = 0, carrier_attributed = 0;
-    for (const Json& th : profile["threads"].array) {
-        if (th["name"].string.rfind("ForkJoinPool-", 0) != 0) continue;
-        carrier_samples += th["samples"].number;
-        carrier_attributed += th["ok"].number + th["no_context"].number;
+    for (const Json& th : vtscope::json_array(vtscope::json_at(profile, "threads"))) {
+        if (vtscope::json_string(vtscope::json_at(th, "name")).rfind("ForkJoinPool-", 0) != 0) continue;
+        carrier_samples += vtscope::json_number(vtscope::json_at(th, "samples"));
+        carrier_attributed +=
+            vtscope::json_number(vtscope::json_at(th, "ok")) + vtscope::json_number(vtscope::json_at(th, "no_context"));
     }
     std::printf("[ profile  ] %s: carriers: %.0f of %.0f samples attributed (%.2f%%)\n", label.c_str(),
                 carrier_attributed, carrier_samples,
@@ -306,13 +312,13 @@ TEST(Profile, CpuPerTraceMatchesGroundTruth) {
     ASSERT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     ASSERT_EQ(run.java_exit, 0) << run.java_stderr;
     std::printf("%s", run.report.c_str());
-    const Json& profile = run.summary["profile"];
-    ASSERT_EQ(profile.type, Json::Type::Object) << run.vtscope_stderr;
-    EXPECT_EQ(run.summary["lost"].number, 0);
-    EXPECT_EQ(profile["hz"].number, 499);
+    const Json& profile = vtscope::json_at(run.summary, "profile");
+    ASSERT_TRUE(profile.is_object()) << run.vtscope_stderr;
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(run.summary, "lost")), 0);
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(profile, "hz")), 499);
     // With cpu-clock (no hardware PMU in these VMs) the session's steal share is known.
-    if (profile["event"].string == "cpu-clock") {
-        EXPECT_EQ(profile["steal_share"].type, Json::Type::Number) << run.vtscope_stderr;
+    if (vtscope::json_string(vtscope::json_at(profile, "event")) == "cpu-clock") {
+        EXPECT_TRUE(vtscope::json_at(profile, "steal_share").is_number()) << run.vtscope_stderr;
     }
     EXPECT_EQ(run.vtscope_stderr.find("PreserveFramePointer"), std::string::npos) << run.vtscope_stderr;
     check_accuracy(run, profile, "vmstructs", run.folded);
@@ -345,8 +351,10 @@ TEST(Profile, CpuPerTraceMatchesGroundTruth) {
     std::sscanf(selftest.c_str(), "towers=%d", &towers);
     // One tower per trace, plus one per non-virtual thread name (threads of one name share one).
     std::set<std::string> roots;
-    for (const Json& t : profile["traces"].array) roots.insert(t["trace_id"].string);
-    for (const Json& t : profile["non_virtual"].array) roots.insert(t["name"].string);
+    for (const Json& t : vtscope::json_array(vtscope::json_at(profile, "traces")))
+        roots.insert(vtscope::json_string(vtscope::json_at(t, "trace_id")));
+    for (const Json& t : vtscope::json_array(vtscope::json_at(profile, "non_virtual")))
+        roots.insert(vtscope::json_string(vtscope::json_at(t, "name")));
     EXPECT_GE(static_cast<size_t>(towers), roots.size()) << selftest;
     EXPECT_GE(towers, 8) << selftest;
 }
@@ -373,9 +381,9 @@ TEST(Profile, LifecycleChannelAgreesWithVmStructs) {
     ASSERT_EQ(run.sessions.size(), 2u);
     ASSERT_EQ(run.java_exit, 0) << run.java_stderr;
     for (const Session& s : run.sessions) ASSERT_EQ(s.vtscope_exit, 0) << s.vtscope_stderr;
-    ASSERT_EQ(run.sessions[1].summary["identity"].string, "lifecycle");
-    auto vmstructs = check_accuracy(run, run.sessions[0].summary["profile"], "vmstructs");
-    auto lifecycle = check_accuracy(run, run.sessions[1].summary["profile"], "lifecycle", "", 0.0);
+    ASSERT_EQ(vtscope::json_string(vtscope::json_at(run.sessions[1].summary, "identity")), "lifecycle");
+    auto vmstructs = check_accuracy(run, vtscope::json_at(run.sessions[0].summary, "profile"), "vmstructs");
+    auto lifecycle = check_accuracy(run, vtscope::json_at(run.sessions[1].summary, "profile"), "lifecycle", "", 0.0);
     for (const Truth& t : run.truth) {
         if (t.idle || t.budget_ms <= 100) continue;
         double a = vmstructs[t.trace_id], b = lifecycle[t.trace_id];
