@@ -434,6 +434,12 @@ TEST(Trust, NoRegionIsContextUnknownAndTheSummarySaysWhy) {
     ASSERT_FALSE(summary.is_discarded());
     EXPECT_NE(vtscope::json_string(vtscope::json_at(summary, "missing_region")).find("put vtscope-java.jar"),
               std::string::npos);
+    // The note at attach, counted in the summary's diagnostics as printed.
+    const vtscope::Json& diagnostics = vtscope::json_at(summary, "diagnostics");
+    EXPECT_GE(vtscope::json_number(vtscope::json_at(diagnostics, "notes")), 1);
+    const vtscope::Json& first = vtscope::json_array(vtscope::json_at(diagnostics, "messages")).at(0);
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(first, "kind")), "note");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(first, "text")).rfind("no record region found", 0), 0u);
 
     // The writer on the class path, no context published yet (--late-region): say that instead.
     IdleJvm idle(java_bin(), {"--enable-native-access=ALL-UNNAMED"}, {"--late-region"});
