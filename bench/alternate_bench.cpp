@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "bench_process.h"
-#include "output/json.h"
+#include "output/json_io.h"
 #include "process_runner.h"
 #include "profile_bench.h"
 #include "report_writer.h"
@@ -21,8 +21,6 @@
 #include "workload_output.h"
 
 namespace vtscope::bench {
-
-using vtscope::json_quote;
 
 namespace {
 
@@ -572,41 +570,41 @@ void write_alternate(std::ostream& md, const Options& o, const std::vector<Alter
     }
 }
 
-std::string alternate_json(const std::vector<AlternateRun>& runs) {
-    std::ostringstream js;
-    auto num = [](double v, int d) { return std::isnan(v) ? std::string("null") : fmt(v, d); };
-    auto summary = [&](const Summary& s) {
-        return "{\"n\":" + std::to_string(s.n) + ",\"mean\":" + num(s.n ? s.mean : NAN, 3) +
-               ",\"error\":" + num(s.n > 1 ? s.error : NAN, 3) + "}";
-    };
-    js << "[";
-    for (size_t i = 0; i < runs.size(); i++) {
-        const AlternateRun& run = runs[i];
-        js << (i ? "," : "") << "{\"workload\":" << json_quote(run.workload) << ",\"jvm\":" << run.jvm
-           << ",\"jvms\":" << run.jvms << ",\"consumer\":" << json_quote(run.consumer)
-           << ",\"command\":" << json_quote(run.command) << ",\"confidence\":" << kConfidence << ",\"configs\":[";
+OrderedJson alternate_json(const std::vector<AlternateRun>& runs) {
+    OrderedJson out = OrderedJson::array();
+    for (const AlternateRun& run : runs) {
+        OrderedJson configs = OrderedJson::array();
         for (size_t c = 0; c < run.configs.size(); c++) {
             AlternateResult r = alternate_result(run, static_cast<int>(c));
-            js << (c ? "," : "") << "{\"config\":" << json_quote(run.configs[c])
-               << ",\"score_change_pct\":" << summary(r.score_change) << ",\"cpu_change_pct\":" << summary(r.cpu_change)
-               << ",\"cost_per_event_ns\":" << summary(per_sample_cost(run, static_cast<int>(c))) << "}";
+            configs.push_back({{"config", run.configs[c]},
+                               {"score_change_pct", json_summary(r.score_change, 3)},
+                               {"cpu_change_pct", json_summary(r.cpu_change, 3)},
+                               {"cost_per_event_ns", json_summary(per_sample_cost(run, static_cast<int>(c)), 3)}});
         }
-        js << "],\"phases\":[";
-        for (size_t p = 0; p < run.phases.size(); p++) {
-            const AlternatePhase& ph = run.phases[p];
-            js << (p ? "," : "") << "{\"config\":"
-               << (ph.config == kPhaseOff ? "null" : json_quote(run.configs[static_cast<size_t>(ph.config)]))
-               << ",\"warm_up\":" << (ph.warm_up ? "true" : "false") << ",\"score\":" << num(ph.score, 3)
-               << ",\"cpu_per_unit\":" << num(ph.cpu_per_unit, 3) << ",\"seconds\":" << num(ph.seconds, 3)
-               << ",\"consumer_events\":" << num(ph.events, 0) << ",\"target_cpu_ns\":" << num(ph.target_cpu_ns, 0)
-               << ",\"consumer_cpu_share\":" << num(ph.consumer_cpu_share, 4) << "}";
-        }
-        js << "],\"errors\":[";
-        for (size_t e = 0; e < run.errors.size(); e++) js << (e ? "," : "") << json_quote(run.errors[e]);
-        js << "],\"elapsed_s\":" << num(run.elapsed_s, 1) << "}";
+        OrderedJson phases = OrderedJson::array();
+        for (const AlternatePhase& ph : run.phases)
+            phases.push_back(
+                {{"config",
+                  ph.config == kPhaseOff ? OrderedJson() : OrderedJson(run.configs[static_cast<size_t>(ph.config)])},
+                 {"warm_up", ph.warm_up},
+                 {"score", json_fixed(ph.score, 3)},
+                 {"cpu_per_unit", json_fixed(ph.cpu_per_unit, 3)},
+                 {"seconds", json_fixed(ph.seconds, 3)},
+                 {"consumer_events", json_fixed(ph.events, 0)},
+                 {"target_cpu_ns", json_fixed(ph.target_cpu_ns, 0)},
+                 {"consumer_cpu_share", json_fixed(ph.consumer_cpu_share, 4)}});
+        out.push_back({{"workload", run.workload},
+                       {"jvm", run.jvm},
+                       {"jvms", run.jvms},
+                       {"consumer", run.consumer},
+                       {"command", run.command},
+                       {"confidence", kConfidence},
+                       {"configs", configs},
+                       {"phases", phases},
+                       {"errors", run.errors},
+                       {"elapsed_s", json_fixed(run.elapsed_s, 1)}});
     }
-    js << "]";
-    return js.str();
+    return out;
 }
 
 std::vector<std::string> alternate_errors(const std::vector<AlternateRun>& runs) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "output/json_io.h"
 #include "alternate.h"
 #include "bench_options.h"
 #include "stats.h"
@@ -78,7 +79,7 @@ void print_across_jvms(const std::vector<AlternateRun>& runs);
 
 // The subsection of results.md, the runs' object in results.json, their errors.
 void write_alternate(std::ostream& md, const Options& o, const std::vector<AlternateRun>& runs);
-std::string alternate_json(const std::vector<AlternateRun>& runs);
+OrderedJson alternate_json(const std::vector<AlternateRun>& runs);
 std::vector<std::string> alternate_errors(const std::vector<AlternateRun>& runs);
 
 }  // namespace vtscope::bench

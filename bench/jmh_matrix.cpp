@@ -10,7 +10,7 @@
 #include <regex>
 
 #include "bench_process.h"
-#include "output/json.h"
+#include "output/json_io.h"
 
 namespace vtscope::bench {
 
@@ -232,17 +232,18 @@ void run_fork(const Options& o, Cell* cell, int fork) {
                                ")");
         return;
     }
-    Json root;
-    std::string error;
-    if (!parse_json(read_file(json), &root, &error) || root.type != Json::Type::Array || root.array.empty()) {
-        cell->errors.push_back(fork_name + ": no JMH result in " + json + " " + error);
+    // JMH may write a bare NaN (an undefined error), which is no JSON: read as null.
+    static const std::regex nan(R"(([:\[,]\s*)NaN\b)");
+    Json root = parse_json(std::regex_replace(read_file(json), nan, "$1null"));
+    if (!root.is_array() || root.empty()) {
+        cell->errors.push_back(fork_name + ": no JMH result in " + json);
         return;
     }
-    const Json& metric = root.array[0]["primaryMetric"];
-    cell->unit = metric["scoreUnit"].string;
-    for (const Json& forkData : metric["rawData"].array)
-        for (const Json& v : forkData.array)
-            if (v.is_number()) cell->samples.push_back(v.number);
+    const Json& metric = json_at(json_array(root)[0], "primaryMetric");
+    cell->unit = json_string(json_at(metric, "scoreUnit"));
+    for (const Json& forkData : json_array(json_at(metric, "rawData")))
+        for (const Json& v : json_array(forkData))
+            if (v.is_number()) cell->samples.push_back(json_number(v));
     // Registered variants report their transition counts.
     static const std::regex counts(
         R"(# vtscope-bench transitions: benchmark=\S+ ops=(\d+) mounts=(\d+) unmounts=(\d+))");

@@ -11,15 +11,13 @@
 #include <sstream>
 
 #include "bench_process.h"
-#include "output/json.h"
+#include "output/json_io.h"
 #include "symbols/jvm_stacks.h"
 #include "process_runner.h"
 #include "report_writer.h"
 #include "tracer.h"
 
 namespace vtscope::bench {
-
-using vtscope::json_quote;
 
 namespace {
 
@@ -277,19 +275,18 @@ std::string tool_description(const std::string& tool, const Options& o, int hz) 
 
 bool read_truth(const std::string& path, CompareRun* run, std::string* idle_trace) {
     for (const std::string& text : testing::read_lines(path)) {
-        Json j;
-        std::string error;
-        if (!parse_json(text, &j, &error)) continue;
-        if (j["idle"].type == Json::Type::Bool && j["idle"].boolean) {
-            *idle_trace = j["trace_id"].string;
+        Json j = parse_json(text);
+        if (j.is_discarded()) continue;
+        if (json_at(j, "idle").is_boolean() && json_bool(json_at(j, "idle"))) {
+            *idle_trace = json_string(json_at(j, "trace_id"));
             continue;
         }
         SpinnerResult s;
-        s.trace_id = j["trace_id"].string;
-        s.vthread = static_cast<int64_t>(j["vthread"].number);
-        s.budget_ms = static_cast<int>(j["budget_ms"].number);
-        s.truth_ms = j["cpu_ns"].number / 1e6;
-        s.spins = j["spins"].number;
+        s.trace_id = json_string(json_at(j, "trace_id"));
+        s.vthread = static_cast<int64_t>(json_number(json_at(j, "vthread")));
+        s.budget_ms = static_cast<int>(json_number(json_at(j, "budget_ms")));
+        s.truth_ms = json_number(json_at(j, "cpu_ns")) / 1e6;
+        s.spins = json_number(json_at(j, "spins"));
         run->spinners.push_back(s);
     }
     return !run->spinners.empty();
@@ -297,26 +294,27 @@ bool read_truth(const std::string& path, CompareRun* run, std::string* idle_trac
 
 // vtscope's estimates: its --summary-json (render_profile_json in consumer/src/output/profile_report.cpp).
 std::string read_vtscope(const std::string& path, const std::string& idle_trace, CompareRun* run) {
-    Json root;
-    std::string error;
-    if (!parse_json(read_file(path), &root, &error)) return "no vtscope summary " + path + ": " + error;
-    const Json& p = root["profile"];
-    run->total_ms = p["cpu_ms"].number;
+    Json root = parse_json(read_file(path));
+    if (root.is_discarded()) return "no vtscope summary " + path + " (no file, or no JSON in it)";
+    const Json& p = json_at(root, "profile");
+    run->total_ms = json_number(json_at(p, "cpu_ms"));
     for (auto& s : run->spinners) {
         s.vthread_ms = s.trace_ms = 0;
-        for (const Json& v : p["vthreads"].array)
-            if (static_cast<int64_t>(v["java_id"].number) == s.vthread) s.vthread_ms = v["cpu_ms"].number;
-        for (const Json& t : p["traces"].array)
-            if (t["trace_id"].string == s.trace_id) s.trace_ms = t["cpu_ms"].number;
+        for (const Json& v : json_array(json_at(p, "vthreads")))
+            if (static_cast<int64_t>(json_number(json_at(v, "java_id"))) == s.vthread)
+                s.vthread_ms = json_number(json_at(v, "cpu_ms"));
+        for (const Json& t : json_array(json_at(p, "traces")))
+            if (json_string(json_at(t, "trace_id")) == s.trace_id) s.trace_ms = json_number(json_at(t, "cpu_ms"));
     }
-    for (const Json& t : p["traces"].array)
-        if (t["trace_id"].string == idle_trace) run->idle_trace_named = true;
-    for (const Json& th : p["threads"].array) {
-        run->thread_ms[th["name"].string] += th["cpu_ms"].number;
-        if (th["name"].string.rfind("ForkJoinPool-", 0) != 0 || th["samples"].number <= 0) continue;
-        double virtual_share = th["virtual_samples"].number / th["samples"].number;
-        run->virtual_ms += th["cpu_ms"].number * virtual_share;
-        run->carrier_ms += th["cpu_ms"].number * (1 - virtual_share);
+    for (const Json& t : json_array(json_at(p, "traces")))
+        if (json_string(json_at(t, "trace_id")) == idle_trace) run->idle_trace_named = true;
+    for (const Json& th : json_array(json_at(p, "threads"))) {
+        run->thread_ms[json_string(json_at(th, "name"))] += json_number(json_at(th, "cpu_ms"));
+        if (json_string(json_at(th, "name")).rfind("ForkJoinPool-", 0) != 0 || json_number(json_at(th, "samples")) <= 0)
+            continue;
+        double virtual_share = json_number(json_at(th, "virtual_samples")) / json_number(json_at(th, "samples"));
+        run->virtual_ms += json_number(json_at(th, "cpu_ms")) * virtual_share;
+        run->carrier_ms += json_number(json_at(th, "cpu_ms")) * (1 - virtual_share);
     }
     return "";
 }
@@ -350,30 +348,30 @@ std::string read_jfr(const Options& o, const std::string& recording, int hz, Com
                               "jdk.CPUTimeSample,jdk.CPUTimeSamplesLost", recording},
                              json_path, recording + ".print.err");
     if (jfr.wait() != 0) return "jfr print failed: " + read_file(recording + ".print.err");
-    Json root;
-    std::string error;
-    if (!parse_json(read_file(json_path), &root, &error)) return "unreadable jfr print output: " + error;
+    Json root = parse_json(read_file(json_path));
+    if (root.is_discarded()) return "unreadable jfr print output: no JSON, or nested deeper than 64";
     std::map<int64_t, double> by_vthread;
     static const std::regex iso(R"(PT([0-9.]+)S)");
     run->lost_samples = 0;
-    for (const Json& e : root["recording"]["events"].array) {
-        const Json& v = e["values"];
-        if (e["type"].string == "jdk.CPUTimeSamplesLost") {
-            run->lost_samples += v["lostSamples"].number;
+    for (const Json& e : json_array(json_at(root, "recording", "events"))) {
+        const Json& v = json_at(e, "values");
+        if (json_string(json_at(e, "type")) == "jdk.CPUTimeSamplesLost") {
+            run->lost_samples += json_number(json_at(v, "lostSamples"));
             continue;
         }
         // samplingPeriod is a Timespan, printed as ISO-8601 ("PT0.002004S"); the throttle's
         // period where absent.
         double ms = static_cast<double>(period_ns(hz)) / 1e6;
         std::smatch m;
-        const std::string& period = v["samplingPeriod"].string;
+        const std::string& period = json_string(json_at(v, "samplingPeriod"));
         if (std::regex_match(period, m, iso)) ms = std::stod(m[1]) * 1e3;
-        const Json& thread = v["eventThread"];
-        bool is_virtual = thread["virtual"].type == Json::Type::Bool && thread["virtual"].boolean;
-        if (is_virtual) by_vthread[static_cast<int64_t>(thread["javaThreadId"].number)] += ms;
+        const Json& thread = json_at(v, "eventThread");
+        bool is_virtual = json_at(thread, "virtual").is_boolean() && json_bool(json_at(thread, "virtual"));
+        if (is_virtual) by_vthread[static_cast<int64_t>(json_number(json_at(thread, "javaThreadId")))] += ms;
         if (is_virtual) run->virtual_ms += ms;
-        if (!is_virtual && thread["javaName"].string.rfind("ForkJoinPool-", 0) == 0) run->carrier_ms += ms;
-        run->thread_ms[is_virtual ? "virtual" : thread["javaName"].string] += ms;
+        if (!is_virtual && json_string(json_at(thread, "javaName")).rfind("ForkJoinPool-", 0) == 0)
+            run->carrier_ms += ms;
+        run->thread_ms[is_virtual ? "virtual" : json_string(json_at(thread, "javaName"))] += ms;
         run->total_ms += ms;
     }
     for (auto& s : run->spinners) s.vthread_ms = by_vthread.count(s.vthread) ? by_vthread[s.vthread] : 0;
@@ -853,72 +851,63 @@ void write_profile_section(std::ostream& md, const Options& o, const ProfileBenc
     write_alternate(md, o, p.alternate);
 }
 
-std::string profile_json(const ProfileBench& p) {
-    std::ostringstream js;
-    auto list = [](const std::vector<double>& v, int decimals) {
-        std::string out = "[";
-        for (size_t k = 0; k < v.size(); k++) out += (k ? "," : "") + (std::isnan(v[k]) ? "null" : fmt(v[k], decimals));
-        return out + "]";
-    };
-    auto series = [&](const char* name, const std::vector<RoundSeries>& all, const char* score, const char* cpu) {
-        js << "\"" << name << "\":[";
-        for (size_t i = 0; i < all.size(); i++) {
-            const auto& s = all[i];
-            js << (i ? "," : "") << "{\"config\":" << json_quote(s.config) << ",\"" << score
-               << "\":" << list(s.scores, 1) << ",\"" << cpu << "\":" << list(s.cpu_per_unit, 3)
-               << ",\"perf_map_share\":" << list(s.perf_map_share, 6)
-               << ",\"consumer_cpu_share\":" << list(s.consumer_cpu_share, 4) << ",\"errors\":[";
-            for (size_t k = 0; k < s.errors.size(); k++) js << (k ? "," : "") << json_quote(s.errors[k]);
-            js << "]}";
-        }
-        js << "]";
-    };
-    js << "{";
-    series("demo", p.demo, "requests_per_s", "cpu_us_per_request");
-    js << ",";
-    series("transition_cpu", p.transition_cpu, "wall_ns_per_transition", "cpu_ns_per_transition");
-    js << ",\"transition\":[";
-    bool first = true;
+namespace {
+OrderedJson series_json(const std::vector<RoundSeries>& all, const char* score, const char* cpu) {
+    OrderedJson out = OrderedJson::array();
+    for (const auto& s : all)
+        out.push_back({{"config", s.config},
+                       {score, json_fixed_list(s.scores, 1)},
+                       {cpu, json_fixed_list(s.cpu_per_unit, 3)},
+                       {"perf_map_share", json_fixed_list(s.perf_map_share, 6)},
+                       {"consumer_cpu_share", json_fixed_list(s.consumer_cpu_share, 4)},
+                       {"errors", s.errors}});
+    return out;
+}
+
+OrderedJson compare_run_json(const CompareRun& run) {
+    OrderedJson spinners = OrderedJson::array();
+    for (const auto& sp : run.spinners)
+        spinners.push_back({{"trace_id", sp.trace_id},
+                            {"vthread", sp.vthread},
+                            {"budget_ms", sp.budget_ms},
+                            {"truth_ms", json_fixed(sp.truth_ms, 2)},
+                            {"vthread_ms", json_fixed(sp.vthread_ms, 2)},
+                            {"trace_ms", json_fixed(sp.trace_ms, 2)}});
+    OrderedJson threads = OrderedJson::object();
+    for (const auto& [name, ms] : run.thread_ms) threads[name] = json_fixed(ms, 2);
+    return {{"elapsed_ms", json_fixed(run.elapsed_ms, 1)},
+            {"lost_samples", json_fixed(run.lost_samples, 0)},
+            {"spins_per_cpu_ms", json_fixed(run.spins_per_cpu_ms, 4)},
+            {"total_ms", json_fixed(run.total_ms, 1)},
+            {"consumer_cpu_s", json_fixed(run.consumer_cpu_s, 3)},
+            {"error", run.error},
+            {"spinners", spinners},
+            {"threads", threads}};
+}
+}  // namespace
+
+OrderedJson profile_json(const ProfileBench& p) {
+    OrderedJson j = {
+        {"demo", series_json(p.demo, "requests_per_s", "cpu_us_per_request")},
+        {"transition_cpu", series_json(p.transition_cpu, "wall_ns_per_transition", "cpu_ns_per_transition")}};
+    j["transition"] = OrderedJson::array();
     for (const auto& key : p.transition.order) {
         const Cell& c = p.transition.cells.at(key);
-        js << (first ? "" : ",") << "{\"config\":" << json_quote(c.config) << ",\"unit\":" << json_quote(c.unit)
-           << ",\"samples\":[";
-        first = false;
-        for (size_t k = 0; k < c.samples.size(); k++) js << (k ? "," : "") << fmt(c.samples[k], 4);
-        js << "],\"consumer_cpu_share\":[";
-        for (size_t k = 0; k < c.tracers.size(); k++)
-            js << (k ? "," : "") << (std::isnan(c.tracers[k].cpu_share) ? "null" : fmt(c.tracers[k].cpu_share, 4));
-        js << "]}";
+        OrderedJson shares = OrderedJson::array();
+        for (const auto& t : c.tracers) shares.push_back(json_fixed(t.cpu_share, 4));
+        j["transition"].push_back({{"config", c.config},
+                                   {"unit", c.unit},
+                                   {"samples", json_fixed_list(c.samples, 4)},
+                                   {"consumer_cpu_share", shares}});
     }
-    js << "],\"compare\":[";
-    for (size_t i = 0; i < p.compare.size(); i++) {
-        const auto& s = p.compare[i];
-        js << (i ? "," : "") << "{\"tool\":" << json_quote(s.tool) << ",\"skipped\":" << json_quote(s.skipped)
-           << ",\"runs\":[";
-        for (size_t r = 0; r < s.runs.size(); r++) {
-            const auto& run = s.runs[r];
-            auto num = [](double v, int d) { return std::isnan(v) ? std::string("null") : fmt(v, d); };
-            js << (r ? "," : "") << "{\"elapsed_ms\":" << num(run.elapsed_ms, 1)
-               << ",\"lost_samples\":" << num(run.lost_samples, 0)
-               << ",\"spins_per_cpu_ms\":" << num(run.spins_per_cpu_ms, 4) << ",\"total_ms\":" << num(run.total_ms, 1)
-               << ",\"consumer_cpu_s\":" << num(run.consumer_cpu_s, 3) << ",\"error\":" << json_quote(run.error)
-               << ",\"spinners\":[";
-            for (size_t k = 0; k < run.spinners.size(); k++) {
-                const auto& sp = run.spinners[k];
-                js << (k ? "," : "") << "{\"trace_id\":" << json_quote(sp.trace_id) << ",\"vthread\":" << sp.vthread
-                   << ",\"budget_ms\":" << sp.budget_ms << ",\"truth_ms\":" << num(sp.truth_ms, 2)
-                   << ",\"vthread_ms\":" << num(sp.vthread_ms, 2) << ",\"trace_ms\":" << num(sp.trace_ms, 2) << "}";
-            }
-            js << "],\"threads\":{";
-            bool f = true;
-            for (const auto& [name, ms] : run.thread_ms)
-                js << (f ? "" : ",") << json_quote(name) << ":" << fmt(ms, 2), f = false;
-            js << "}}";
-        }
-        js << "]}";
+    j["compare"] = OrderedJson::array();
+    for (const auto& s : p.compare) {
+        OrderedJson runs = OrderedJson::array();
+        for (const auto& run : s.runs) runs.push_back(compare_run_json(run));
+        j["compare"].push_back({{"tool", s.tool}, {"skipped", s.skipped}, {"runs", runs}});
     }
-    js << "],\"alternate\":" << alternate_json(p.alternate) << "}";
-    return js.str();
+    j["alternate"] = alternate_json(p.alternate);
+    return j;
 }
 
 std::vector<std::string> profile_errors(const ProfileBench& p) {

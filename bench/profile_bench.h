@@ -91,7 +91,7 @@ ProfileBench run_profile_bench(const Options& o, const std::string& jdk, std::ch
 
 // The "vtscope profile (issue 12)" section of results.md; its object in results.json.
 void write_profile_section(std::ostream& md, const Options& o, const ProfileBench& p);
-std::string profile_json(const ProfileBench& p);
+OrderedJson profile_json(const ProfileBench& p);
 
 // The target of issue 12 for a profile configuration, percent: under 1% at 99 Hz, under 3% at 999 Hz.
 double profile_target_pct(const std::string& config);

@@ -17,20 +17,35 @@
 #include <sstream>
 #include <thread>
 
-#include "output/json.h"
 #include "stats.h"
 #include "svg_plot.h"
 
 namespace vtscope::bench {
 
 namespace fs = std::filesystem;
-using vtscope::json_quote;
 
 std::string fmt(double v, int decimals) {
     if (std::isnan(v)) return "–";
     char buf[64];
     std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
     return buf;
+}
+
+OrderedJson json_fixed(double v, int decimals) {
+    if (std::isnan(v)) return nullptr;
+    return std::strtod(fmt(v, decimals).c_str(), nullptr);
+}
+
+OrderedJson json_fixed_list(const std::vector<double>& v, int decimals) {
+    OrderedJson list = OrderedJson::array();
+    for (double x : v) list.push_back(json_fixed(x, decimals));
+    return list;
+}
+
+OrderedJson json_summary(const Summary& s, int decimals) {
+    return {{"n", s.n},
+            {"mean", s.n ? json_fixed(s.mean, decimals) : OrderedJson()},
+            {"error", s.n > 1 ? json_fixed(s.error, decimals) : OrderedJson()}};
 }
 
 std::string fmt_signed(double v, int decimals) {
@@ -593,104 +608,99 @@ bool write_figure(std::ostream& md, const Options& o, const Report& rep) {
     return convert_out == "ok";
 }
 
+OrderedJson cell_json(const Cell& c) {
+    OrderedJson j = {{"workload", c.workload->id},
+                     {"benchmark", c.workload->benchmark},
+                     {"config", c.config},
+                     {"unit", c.unit},
+                     {"n", c.summary.n},
+                     {"score", c.summary.n ? json_fixed(c.summary.mean, 4) : OrderedJson()},
+                     {"error", c.summary.n > 1 ? json_fixed(c.summary.error, 4) : OrderedJson()},
+                     {"samples", json_fixed_list(c.samples, 4)}};
+    if (!std::isnan(c.transitions_per_op)) j["transitions_per_op"] = json_fixed(c.transitions_per_op, 2);
+    if (!c.tracers.empty()) {
+        OrderedJson consumers = OrderedJson::array();
+        for (const auto& t : c.tracers)
+            consumers.push_back({{"attach_ms", json_fixed(t.attach_ms, 0)},
+                                 {"late", t.late},
+                                 {"exit", t.exit_status},
+                                 {"events", t.events},
+                                 {"ok", t.ok},
+                                 {"lost", t.lost},
+                                 {"inserted", t.inserted},
+                                 {"deleted", t.deleted},
+                                 {"cpu_s", json_fixed(t.cpu_seconds, 3)},
+                                 {"summary", t.summary}});
+        j["consumers"] = consumers;
+    }
+    j["errors"] = c.errors;
+    return j;
+}
+
+OrderedJson storm_json(const StormRun& r) {
+    return {{"mode", r.mode},
+            {"threads", r.threads},
+            {"ns_per_write", json_fixed(r.ns_per_write.mean, 2)},
+            {"error", json_fixed(r.ns_per_write.error, 2)},
+            {"writes_per_s", json_fixed(r.writes_per_second, 0)},
+            {"consumer_events", r.tracer.events},
+            {"consumer_ok", r.tracer.ok},
+            {"consumer_lost", r.tracer.lost},
+            {"consumer_cpu_ns_per_event", json_fixed(r.consumer_cpu_ns_per_event, 1)},
+            {"pinned", r.pinned},
+            {"program", r.program},
+            {"program_ns_per_run", json_fixed(r.program_ns_per_run, 1)},
+            {"otlp_records", r.tracer.otlp_records},
+            {"otlp_delivered", r.tracer.otlp_delivered},
+            {"otlp_dropped", r.tracer.otlp_dropped},
+            {"collector_cpu_s", json_fixed(r.collector_cpu_seconds, 2)},
+            {"error_text", r.error}};
+}
+
+OrderedJson block_json(const BlockBench& block) {
+    OrderedJson switches = OrderedJson::array();
+    for (const SwitchCostRun& r : block.switches)
+        switches.push_back({{"mode", r.mode},
+                            {"ns_per_run", json_summary(r.per_run, 2)},
+                            {"empty_ns_per_run", json_summary(r.empty_per_run, 2)},
+                            {"ns_per_target_switch", json_summary(r.per_target_switch, 2)},
+                            {"runs_per_s", json_fixed(r.runs_per_s, 0)},
+                            {"target_switches_per_s", json_fixed(r.target_switches_per_s, 0)},
+                            {"error_text", r.error}});
+    const DemoRounds& d = block.demo;
+    OrderedJson demo = {{"requests", d.requests},
+                        {"concurrency", d.concurrency},
+                        {"none_rps", json_fixed_list(d.none_rps, 1)},
+                        {"block_rps", json_fixed_list(d.block_rps, 1)},
+                        {"ratio", json_summary(d.ratio, 2)},
+                        {"none_cpu_us_per_request", json_fixed_list(d.none_cpu, 1)},
+                        {"block_cpu_us_per_request", json_fixed_list(d.block_cpu, 1)},
+                        {"cpu_change_pct", json_summary(d.cpu_change, 2)},
+                        {"errors", d.errors}};
+    return {{"switches", switches}, {"demo", demo}, {"alternate", alternate_json(block.alternate)}};
+}
+
 std::string results_json(const Options& o, const Results& results, const std::string& machine) {
-    const auto& cells = results.matrix.cells;
-    const auto& order = results.matrix.order;
-    const auto& storm = results.storm;
-    const auto& memory = results.memory;
-    const std::string& jdk = results.jdk;
-    double elapsed = results.elapsed_s;
-    std::ostringstream js;
-    js << "{\"date\":" << json_quote(now_utc()) << ",\"machine\":" << json_quote(machine)
-       << ",\"jdk\":" << json_quote(jdk) << ",\"settings\":{\"forks\":" << o.forks
-       << ",\"warmup_iterations\":" << o.warmup_iterations << ",\"warmup_time\":" << json_quote(o.warmup_time)
-       << ",\"iterations\":" << o.iterations << ",\"iteration_time\":" << json_quote(o.iteration_time)
-       << ",\"heap\":" << json_quote(o.heap) << ",\"confidence\":0.999},\"elapsed_s\":" << fmt(elapsed, 1)
-       << ",\"cells\":[";
-    bool first = true;
-    for (const auto& key : order) {
-        const Cell& c = cells.at(key);
-        js << (first ? "" : ",") << "\n{\"workload\":" << json_quote(c.workload->id)
-           << ",\"benchmark\":" << json_quote(c.workload->benchmark) << ",\"config\":" << json_quote(c.config)
-           << ",\"unit\":" << json_quote(c.unit) << ",\"n\":" << c.summary.n
-           << ",\"score\":" << (c.summary.n ? fmt(c.summary.mean, 4) : "null")
-           << ",\"error\":" << (c.summary.n > 1 ? fmt(c.summary.error, 4) : "null") << ",\"samples\":[";
-        for (size_t i = 0; i < c.samples.size(); i++) js << (i ? "," : "") << fmt(c.samples[i], 4);
-        js << "]";
-        if (!std::isnan(c.transitions_per_op)) js << ",\"transitions_per_op\":" << fmt(c.transitions_per_op, 2);
-        if (!c.tracers.empty()) {
-            js << ",\"consumers\":[";
-            for (size_t i = 0; i < c.tracers.size(); i++) {
-                const auto& t = c.tracers[i];
-                js << (i ? "," : "") << "{\"attach_ms\":" << (std::isnan(t.attach_ms) ? "null" : fmt(t.attach_ms, 0))
-                   << ",\"late\":" << (t.late ? "true" : "false") << ",\"exit\":" << t.exit_status
-                   << ",\"events\":" << t.events << ",\"ok\":" << t.ok << ",\"lost\":" << t.lost
-                   << ",\"inserted\":" << t.inserted << ",\"deleted\":" << t.deleted
-                   << ",\"cpu_s\":" << fmt(t.cpu_seconds, 3) << ",\"summary\":" << json_quote(t.summary) << "}";
-            }
-            js << "]";
-        }
-        js << ",\"errors\":[";
-        for (size_t i = 0; i < c.errors.size(); i++) js << (i ? "," : "") << json_quote(c.errors[i]);
-        js << "]}";
-        first = false;
-    }
-    js << "],\n\"storm\":[";
-    for (size_t i = 0; i < storm.size(); i++) {
-        const auto& r = storm[i];
-        js << (i ? "," : "") << "\n{\"mode\":" << json_quote(r.mode) << ",\"threads\":" << r.threads
-           << ",\"ns_per_write\":" << fmt(r.ns_per_write.mean, 2) << ",\"error\":" << fmt(r.ns_per_write.error, 2)
-           << ",\"writes_per_s\":" << fmt(r.writes_per_second, 0) << ",\"consumer_events\":" << r.tracer.events
-           << ",\"consumer_ok\":" << r.tracer.ok << ",\"consumer_lost\":" << r.tracer.lost
-           << ",\"consumer_cpu_ns_per_event\":"
-           << (std::isnan(r.consumer_cpu_ns_per_event) ? "null" : fmt(r.consumer_cpu_ns_per_event, 1))
-           << ",\"pinned\":" << (r.pinned ? "true" : "false") << ",\"program\":" << json_quote(r.program)
-           << ",\"program_ns_per_run\":" << (std::isnan(r.program_ns_per_run) ? "null" : fmt(r.program_ns_per_run, 1))
-           << ",\"otlp_records\":" << r.tracer.otlp_records << ",\"otlp_delivered\":" << r.tracer.otlp_delivered
-           << ",\"otlp_dropped\":" << r.tracer.otlp_dropped << ",\"collector_cpu_s\":"
-           << (std::isnan(r.collector_cpu_seconds) ? "null" : fmt(r.collector_cpu_seconds, 2))
-           << ",\"error_text\":" << json_quote(r.error) << "}";
-    }
-    js << "],\n\"memory\":[";
-    for (size_t i = 0; i < memory.size(); i++) {
-        js << (i ? "," : "") << "{\"config\":" << json_quote(memory[i].config) << ",\"bytes_per_thread\":[";
-        for (size_t k = 0; k < memory[i].bytes_per_thread.size(); k++)
-            js << (k ? "," : "") << fmt(memory[i].bytes_per_thread[k], 1);
-        js << "]}";
-    }
-    js << "]";
-    if (results.block.ran) {
-        auto summary = [](const Summary& x) {
-            return "{\"n\":" + std::to_string(x.n) + ",\"mean\":" + (x.n ? fmt(x.mean, 2) : "null") +
-                   ",\"error\":" + (x.n > 1 ? fmt(x.error, 2) : "null") + "}";
-        };
-        js << ",\n\"block\":{\"switches\":[";
-        for (size_t i = 0; i < results.block.switches.size(); i++) {
-            const SwitchCostRun& r = results.block.switches[i];
-            js << (i ? "," : "") << "{\"mode\":" << json_quote(r.mode) << ",\"ns_per_run\":" << summary(r.per_run)
-               << ",\"empty_ns_per_run\":" << summary(r.empty_per_run)
-               << ",\"ns_per_target_switch\":" << summary(r.per_target_switch)
-               << ",\"runs_per_s\":" << (std::isnan(r.runs_per_s) ? "null" : fmt(r.runs_per_s, 0))
-               << ",\"target_switches_per_s\":"
-               << (std::isnan(r.target_switches_per_s) ? "null" : fmt(r.target_switches_per_s, 0))
-               << ",\"error_text\":" << json_quote(r.error) << "}";
-        }
-        const DemoRounds& d = results.block.demo;
-        auto list = [](const std::vector<double>& v) {
-            std::string out = "[";
-            for (size_t i = 0; i < v.size(); i++) out += (i ? "," : "") + (std::isnan(v[i]) ? "null" : fmt(v[i], 1));
-            return out + "]";
-        };
-        js << "],\"demo\":{\"requests\":" << d.requests << ",\"concurrency\":" << d.concurrency
-           << ",\"none_rps\":" << list(d.none_rps) << ",\"block_rps\":" << list(d.block_rps)
-           << ",\"ratio\":" << summary(d.ratio) << ",\"none_cpu_us_per_request\":" << list(d.none_cpu)
-           << ",\"block_cpu_us_per_request\":" << list(d.block_cpu) << ",\"cpu_change_pct\":" << summary(d.cpu_change)
-           << ",\"errors\":[";
-        for (size_t i = 0; i < d.errors.size(); i++) js << (i ? "," : "") << json_quote(d.errors[i]);
-        js << "]},\"alternate\":" << alternate_json(results.block.alternate) << "}";
-    }
-    js << ",\n\"profile\":" << (results.profile ? profile_json(*results.profile) : "null") << "}\n";
-    return js.str();
+    OrderedJson settings = {
+        {"forks", o.forks},           {"warmup_iterations", o.warmup_iterations}, {"warmup_time", o.warmup_time},
+        {"iterations", o.iterations}, {"iteration_time", o.iteration_time},       {"heap", o.heap},
+        {"confidence", 0.999}};
+    OrderedJson j = {{"date", now_utc()},
+                     {"machine", machine},
+                     {"jdk", results.jdk},
+                     {"settings", settings},
+                     {"elapsed_s", json_fixed(results.elapsed_s, 1)}};
+    j["cells"] = OrderedJson::array();
+    for (const auto& key : results.matrix.order) j["cells"].push_back(cell_json(results.matrix.cells.at(key)));
+    j["storm"] = OrderedJson::array();
+    for (const StormRun& r : results.storm) j["storm"].push_back(storm_json(r));
+    j["memory"] = OrderedJson::array();
+    for (const MemoryRun& m : results.memory)
+        j["memory"].push_back({{"config", m.config}, {"bytes_per_thread", json_fixed_list(m.bytes_per_thread, 1)}});
+    if (results.block.ran) j["block"] = block_json(results.block);
+    j["profile"] = results.profile ? profile_json(*results.profile) : OrderedJson();
+    // Indented: a file people read and diff; strings from runs' stderr may be any bytes.
+    return j.dump(1, ' ', false, OrderedJson::error_handler_t::replace) + "\n";
 }
 
 }  // namespace

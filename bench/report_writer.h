@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "output/json_io.h"
+
 #include "bench_options.h"
 #include "block_bench.h"
 #include "jmh_matrix.h"
@@ -19,6 +21,12 @@ namespace vtscope::bench {
 // v with that many decimals ("–" for NaN); fmt_signed with a sign.
 std::string fmt(double v, int decimals = 1);
 std::string fmt_signed(double v, int decimals = 1);
+// v as a JSON number with that many decimals, as fmt prints it; null for NaN.
+OrderedJson json_fixed(double v, int decimals);
+// A list of such numbers.
+OrderedJson json_fixed_list(const std::vector<double>& v, int decimals);
+// {"n", "mean", "error"}: mean with at least one sample, error with two.
+OrderedJson json_summary(const Summary& s, int decimals);
 // Decimals so that an error shows about two significant digits.
 int decimals_for(double error);
 // "+1.2 ± 0.4", with " (n.s.)" when the interval contains zero.

@@ -9,7 +9,7 @@
 #include <regex>
 #include <vector>
 
-#include "output/json.h"
+#include "output/json_io.h"
 
 namespace vtscope::bench {
 
@@ -49,26 +49,24 @@ std::vector<std::string> tracer_argv(const Options& o, const std::string& config
 }
 
 unsigned long long count(const Json& value) {
-    return value.is_number() && value.number > 0 ? static_cast<unsigned long long>(value.number) : 0;
+    return json_number(value) > 0 ? static_cast<unsigned long long>(json_number(value)) : 0;
 }
 
 // The counters of a tracer's --summary-json (fields: render_summary_json in consumer/src/core/summary.cpp).
 std::string read_summary_json(const std::string& path, TracerSummary* t) {
     if (!fs::exists(path)) return "no summary " + path;
-    Json root;
-    std::string error;
-    if (!parse_json(testing::read_file(path), &root, &error) || root.type != Json::Type::Object)
-        return "unreadable summary " + path + ": " + error;
-    const Json& profile = root["profile"];  // render_profile_json in consumer/src/output/profile_report.cpp
-    t->events = profile.type == Json::Type::Object ? count(profile["samples"]) : count(root["events"]);
-    t->ok = count(root["delivered"]["ok"]);
-    t->lost = count(root["lost"]);
-    t->inserted = count(root["mappings"]["inserted"]);  // mappings is null without a lifecycle channel
-    t->deleted = count(root["mappings"]["deleted"]);
-    t->otlp_records = count(root["otlp"]["records"]);  // otlp is null without --otlp
-    t->otlp_delivered = count(root["otlp"]["delivered"]);
-    t->otlp_dropped = count(root["otlp"]["dropped"]);
-    t->otlp_queue_full = count(root["otlp"]["dropped_queue_full"]);
+    Json root = parse_json(testing::read_file(path));
+    if (!root.is_object()) return "unreadable summary " + path;
+    const Json& profile = json_at(root, "profile");  // render_profile_json in consumer/src/output/profile_report.cpp
+    t->events = profile.is_object() ? count(json_at(profile, "samples")) : count(json_at(root, "events"));
+    t->ok = count(json_at(root, "delivered", "ok"));
+    t->lost = count(json_at(root, "lost"));
+    t->inserted = count(json_at(root, "mappings", "inserted"));  // mappings is null without a lifecycle channel
+    t->deleted = count(json_at(root, "mappings", "deleted"));
+    t->otlp_records = count(json_at(root, "otlp", "records"));  // otlp is null without --otlp
+    t->otlp_delivered = count(json_at(root, "otlp", "delivered"));
+    t->otlp_dropped = count(json_at(root, "otlp", "dropped"));
+    t->otlp_queue_full = count(json_at(root, "otlp", "dropped_queue_full"));
     return "";
 }
 

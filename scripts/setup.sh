@@ -8,6 +8,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev zlib1g-dev
   libgtest-dev googletest systemtap-sdt-dev libprotobuf-dev protobuf-compiler libcurl4-openssl-dev
+  nlohmann-json3-dev
   maven util-linux procps bpftrace librsvg2-bin
   clang-tidy-14  # the 80-line rule's check (scripts/check-function-length.sh)
   dpkg-dev  # dpkg-shlibdeps: the Debian package's Depends (make package)

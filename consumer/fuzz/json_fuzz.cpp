@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// parse_json over any text (the JSON of `jfr print --json` comes from the target's JDK), and the
-// escaping that makes a target's string safe in vtscope's outputs: valid_utf8, json_quote and
-// terminal_safe, checked against properties of their output rather than fixed answers.
+// parse_json (nlohmann-json, output/json_io.h) over any text (the JSON of `jfr print --json` comes
+// from the target's JDK), and the escaping that makes a target's string safe in vtscope's outputs:
+// valid_utf8, json_text and terminal_safe, checked against properties of their output rather
+// than fixed answers.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 
-#include "output/json.h"
+#include "output/json_io.h"
 #include "output/safe_text.h"
 #include "utf8_check.h"
 
@@ -30,9 +31,11 @@ bool has_raw_control(std::string_view text) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view text(reinterpret_cast<const char*>(data), size);
 
-    vtscope::Json parsed;
-    std::string error;
-    if (!vtscope::parse_json(text, &parsed, &error)) check(!error.empty());
+    // Never throws, whatever the text; what it accepts is JSON again when written.
+    vtscope::Json parsed = vtscope::parse_json(text);
+    if (!parsed.is_discarded())
+        check(
+            !vtscope::parse_json(parsed.dump(-1, ' ', false, vtscope::Json::error_handler_t::replace)).is_discarded());
 
     // valid_utf8: well-formed, idempotent, and the identity on text that already is.
     std::string valid = vtscope::valid_utf8(text);
@@ -40,12 +43,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check(vtscope::valid_utf8(valid) == valid);
     if (is_strict_utf8(text)) check(valid == text);
 
-    // json_quote: well-formed, no raw control character, and read back as valid_utf8(text).
-    std::string quoted = vtscope::json_quote(text);
+    // json_text of a string: well-formed, no raw control character, read back as a string that is
+    // well-formed, and as the text itself when that was well-formed (of valid_utf8(text), always).
+    std::string quoted = vtscope::json_text(vtscope::OrderedJson(std::string(text)));
     check(is_strict_utf8(quoted) && !has_raw_control(quoted));
-    vtscope::Json round_trip;
-    check(vtscope::parse_json(quoted, &round_trip, &error));
-    check(round_trip.type == vtscope::Json::Type::String && round_trip.string == valid);
+    vtscope::Json round_trip = vtscope::parse_json(quoted);
+    check(round_trip.is_string() && is_strict_utf8(round_trip.get<std::string>()));
+    if (is_strict_utf8(text)) check(round_trip.get<std::string>() == text);
+    check(vtscope::parse_json(vtscope::json_text(vtscope::OrderedJson(valid))).get<std::string>() == valid);
 
     // terminal_safe: well-formed and nothing that drives or reorders a terminal.
     std::string safe = vtscope::terminal_safe(text);

@@ -5,6 +5,7 @@
 #include <optional>
 #include <sstream>
 
+#include "output/json_io.h"
 #include "output/report.h"
 
 namespace vtscope::testing {
@@ -34,7 +35,8 @@ CheckResult check_markers(const std::vector<std::string>& expected_lines, const 
     int64_t marker_fd = -1;
     for (const std::string& line : expected_lines) {
         Expected e;
-        auto get = [&](const char* key) { return json_int_field(line, key); };
+        Json j = parse_json(line);
+        auto get = [&](const char* key) { return json_int_member(j, key); };
         auto sender = get("sender"), seq = get("seq"), count = get("count"), fd = get("fd"),
              thread_id = get("thread_id");
         if (!sender || !seq || !count || !fd || !thread_id) continue;
@@ -44,8 +46,8 @@ CheckResult check_markers(const std::vector<std::string>& expected_lines, const 
         e.fd = *fd;
         e.thread_id = *thread_id;
         e.vthread = get("vthread");
-        e.trace_id = std::string(json_raw_field(line, "trace_id").value_or(""));
-        e.span_id = std::string(json_raw_field(line, "span_id").value_or(""));
+        e.trace_id = json_string_member(j, "trace_id").value_or("");
+        e.span_id = json_string_member(j, "span_id").value_or("");
         e.trace_flags = get("trace_flags").value_or(-1);
         marker_fd = e.fd;
         by_count[e.count].push_back(e);

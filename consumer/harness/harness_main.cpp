@@ -17,10 +17,13 @@
 
 #include "attribution_checker.h"
 #include "cli/privilege.h"
+#include "output/json_io.h"
 #include "traced_run.h"
 
 namespace {
 
+using vtscope::json_text;
+using vtscope::OrderedJson;
 using vtscope::testing::CheckResult;
 using vtscope::testing::HarnessPaths;
 
@@ -264,17 +267,30 @@ int main(int argc, char** argv) {
         for (const Cell& cell : cells)
             for (size_t r = 0; r < cell.runs.size(); r++) {
                 const CheckResult& c = cell.runs[r];
-                out << (first ? "" : ",\n") << "{\"gc\":\"" << cell.gc << "\",\"channel\":\"" << cell.channel
-                    << "\",\"scope\":\"" << cell.scope << "\",\"lifetime\":\"" << cell.lifetime << "\",\"context\":\""
-                    << config.context << "\",\"run\":" << r << ",\"markers\":" << c.expected
-                    << ",\"observed\":" << c.observed << ",\"correct\":" << c.correct
-                    << ",\"identity\":{\"correct\":" << c.identity.correct << ",\"unmapped\":" << c.identity.unmapped
-                    << ",\"misattributed\":" << c.identity.misattributed
-                    << "},\"content\":{\"correct\":" << c.content.correct << ",\"unmapped\":" << c.content.unmapped
-                    << ",\"invalid\":" << c.content.invalid << ",\"misattributed\":" << c.content.misattributed
-                    << ",\"foreign\":" << c.content_foreign << ",\"wrong_span\":" << c.content_wrong_span
-                    << "},\"failures_after_first_marker\":" << c.failures_after_first
-                    << ",\"gc_log_lines\":" << cell.gc_events[r] << "}";
+                // One run a line, as before: a file people read and diff.
+                OrderedJson run = {{"gc", cell.gc},
+                                   {"channel", cell.channel},
+                                   {"scope", cell.scope},
+                                   {"lifetime", cell.lifetime},
+                                   {"context", config.context},
+                                   {"run", r},
+                                   {"markers", c.expected},
+                                   {"observed", c.observed},
+                                   {"correct", c.correct},
+                                   {"identity",
+                                    {{"correct", c.identity.correct},
+                                     {"unmapped", c.identity.unmapped},
+                                     {"misattributed", c.identity.misattributed}}},
+                                   {"content",
+                                    {{"correct", c.content.correct},
+                                     {"unmapped", c.content.unmapped},
+                                     {"invalid", c.content.invalid},
+                                     {"misattributed", c.content.misattributed},
+                                     {"foreign", c.content_foreign},
+                                     {"wrong_span", c.content_wrong_span}}},
+                                   {"failures_after_first_marker", c.failures_after_first},
+                                   {"gc_log_lines", cell.gc_events[r]}};
+                out << (first ? "" : ",\n") << json_text(run);
                 first = false;
             }
         out << "\n]\n";

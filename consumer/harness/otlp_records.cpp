@@ -44,22 +44,23 @@ std::string first_record_with_trace(const std::string& line) {
 
 const Json& otlp_attribute(const Json& list, const std::string& key) {
     static const Json null;
-    for (const Json& a : list.array)
-        if (a["key"].string == key) return a["value"];
+    for (const Json& a : json_array(list))
+        if (json_string(json_member(a, "key")) == key) return json_member(a, "value");
     return null;
 }
 
 std::multiset<OtlpKey> local_keys(const std::vector<std::string>& lines, size_t* bad) {
     std::multiset<OtlpKey> keys;
     for (const std::string& line : lines) {
-        Json j;
-        std::string error;
-        if (!parse_json(line, &j, &error)) {
+        Json j = parse_json(line);
+        if (j.is_discarded()) {
             if (bad) ++*bad;
             continue;
         }
-        std::string count = j["count"].is_number() ? std::to_string(static_cast<long long>(j["count"].number)) : "";
-        keys.insert({j["trace_id"].string, j["span_id"].string, j["syscall"].string, count});
+        const Json& n = json_member(j, "count");
+        std::string count = n.is_number() ? std::to_string(static_cast<long long>(n.get<double>())) : "";
+        keys.insert({json_string(json_member(j, "trace_id")), json_string(json_member(j, "span_id")),
+                     json_string(json_member(j, "syscall")), count});
     }
     return keys;
 }
@@ -67,20 +68,19 @@ std::multiset<OtlpKey> local_keys(const std::vector<std::string>& lines, size_t*
 CollectorLogs collector_logs(const std::vector<std::string>& lines) {
     CollectorLogs logs;
     for (const std::string& line : lines) {
-        Json j;
-        std::string error;
-        if (!parse_json(line, &j, &error)) {
+        Json j = parse_json(line);
+        if (j.is_discarded()) {
             logs.bad_lines++;
             continue;
         }
-        for (const Json& rl : j["resourceLogs"].array) {
-            logs.resources.push_back(rl["resource"]);
-            for (const Json& sl : rl["scopeLogs"].array)
-                for (const Json& r : sl["logRecords"].array) {
-                    const Json& attrs = r["attributes"];
-                    logs.keys.insert({r["traceId"].string, r["spanId"].string,
-                                      otlp_attribute(attrs, "vtscope.syscall")["stringValue"].string,
-                                      otlp_attribute(attrs, "vtscope.bytes")["intValue"].string});
+        for (const Json& rl : json_array(json_member(j, "resourceLogs"))) {
+            logs.resources.push_back(json_member(rl, "resource"));
+            for (const Json& sl : json_array(json_member(rl, "scopeLogs")))
+                for (const Json& r : json_array(json_member(sl, "logRecords"))) {
+                    const Json& attrs = json_member(r, "attributes");
+                    logs.keys.insert({json_string(json_member(r, "traceId")), json_string(json_member(r, "spanId")),
+                                      json_string(json_member(otlp_attribute(attrs, "vtscope.syscall"), "stringValue")),
+                                      json_string(json_member(otlp_attribute(attrs, "vtscope.bytes"), "intValue"))});
                 }
         }
         if (logs.example.empty()) logs.example = first_record_with_trace(line);

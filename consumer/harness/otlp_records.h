@@ -9,7 +9,7 @@
 #include <tuple>
 #include <vector>
 
-#include "output/json.h"
+#include "output/json_io.h"
 
 namespace vtscope::testing {
 

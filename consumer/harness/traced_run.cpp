@@ -60,9 +60,11 @@ TraceRun run_traced_harness(const HarnessPaths& paths, const std::vector<std::st
     run.trace = read_lines(dir.path("trace.jsonl"));
     run.vtscope_stderr = read_file(dir.path("vtscope.err"));
     run.java_stderr = read_file(dir.path("java.err"));
-    std::string summary_error;
-    if (!parse_json(read_file(dir.path("summary.json")), &run.summary, &summary_error))
-        run.error = "no summary from vtscope: " + summary_error;
+    run.summary = parse_json(read_file(dir.path("summary.json")));
+    if (run.summary.is_discarded()) {
+        run.summary = nullptr;
+        run.error = "no summary from vtscope (no file, or no JSON in it)";
+    }
     if (run.java_exit != 0 || run.vtscope_exit != 0)
         run.error =
             "exit codes: java " + std::to_string(run.java_exit) + ", vtscope " + std::to_string(run.vtscope_exit);

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "output/json.h"
+#include "output/json_io.h"
 
 namespace vtscope::testing {
 

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "output/json_io.h"
 #include "output/report.h"
 
 namespace {
@@ -67,4 +68,26 @@ TEST(EventFormat, NegativeDescriptor) {
     e.attribution.status = VTSCOPE_STATUS_NO_CONTEXT;
     e.args[0] = 0xffffffffu;
     EXPECT_EQ(vtscope::parse_event_line(vtscope::format_syscall_event(e, "close"))->fd, -1);
+}
+
+// The trace line is written directly for speed (event_format.cpp); it must be the JSON object
+// syscall_event_json builds, byte for byte, for every status, reason and argument count.
+TEST(EventFormat, DirectLineIsTheJsonObjectsText) {
+    for (unsigned status = 0; status <= VTSCOPE_STATUS_CONTEXT_UNKNOWN + 1; status++)
+        for (unsigned reason = 0; reason <= VTSCOPE_REASON_NO_CONTEXT_WRITER + 1; reason++)
+            for (unsigned nargs : {0u, 1u, 3u}) {
+                vtscope_syscall_event e = base_event();
+                e.nargs = nargs;
+                e.attribution.status = status;
+                e.attribution.reason = reason;
+                e.attribution.java_id = 40 + status;
+                e.attribution.mounted_virtual = reason % 2;
+                e.attribution.trace_flags = 1;
+                e.attribution.trace_id[15] = 0xab;
+                e.attribution.span_id[0] = 0x0c;
+                std::string direct;
+                vtscope::append_syscall_event(direct, e, "write");
+                EXPECT_EQ(direct, vtscope::json_text(vtscope::syscall_event_json(e, "write")))
+                    << "status " << status << " reason " << reason << " nargs " << nargs;
+            }
 }

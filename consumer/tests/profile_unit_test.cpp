@@ -25,7 +25,8 @@
 
 #include "../bpf/attribution.h"
 #include "output/flamegraph.h"
-#include "output/json.h"
+#include "output/json_io.h"
+#include "output/safe_text.h"
 #include "symbols/jvm_stacks.h"
 #include "cli/options.h"
 #include "target/proc_stat.h"
@@ -342,7 +343,7 @@ TEST(Json, WhatIsNoWellFormedUtf8BecomesTheReplacementCharacter) {
     EXPECT_EQ(valid_utf8("a\xFF"
                          "b"),
               "a" + replacement + "b");
-    EXPECT_EQ(json_quote("\xD0\x9F\xD1"), "\"\xD0\x9F" + replacement + "\"");
+    EXPECT_EQ(json_text(OrderedJson("\xD0\x9F\xD1")), "\"\xD0\x9F" + replacement + "\"");
 }
 
 // The summary JSON carries thread names and warnings of the target's: it stays JSON, with
@@ -443,11 +444,10 @@ TEST(ProfileBounds, SamplesNotKeptAreSaidInTheReportAndTheJson) {
                        " distinct thread/trace/span/stack rows or " + std::to_string(kMaxProfileStacks) +
                        " distinct stacks (not in the counts below)\n";
     EXPECT_NE(text.find(line), std::string::npos) << text;
-    Json json;
-    std::string error;
-    ASSERT_TRUE(parse_json(render_profile_json(sample_rows(), info), &json, &error)) << error;
-    EXPECT_EQ(json["samples_not_kept"].number, 1234);
-    EXPECT_EQ(json["rows_bound"].number, static_cast<double>(kMaxProfileRows));
+    Json json = vtscope::parse_json(render_profile_json(sample_rows(), info));
+    ASSERT_FALSE(json.is_discarded());
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(json, "samples_not_kept")), 1234);
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(json, "rows_bound")), static_cast<double>(kMaxProfileRows));
 }
 
 TEST(StackSymbolizer, PerfMapAndSymbolTable) {

@@ -10,6 +10,8 @@
 #include <iterator>
 #include <sstream>
 
+#include "output/diagnostics.h"
+#include "output/json_io.h"
 #include "output/output_file.h"
 #include "core/session.h"
 #include "core/summary.h"
@@ -62,17 +64,19 @@ TEST(Report, TracesPastTwiceTheKeepAreFolded) {
 TEST(Report, JsonFields) {
     std::string_view line = R"({"a": 12, "b":"x y","c":null,"d":-3})";
     EXPECT_EQ(vtscope::json_int_field(line, "a"), 12);
-    EXPECT_EQ(vtscope::json_raw_field(line, "b"), "x y");
+    EXPECT_EQ(vtscope::json_string_field(line, "b"), "x y");
     EXPECT_FALSE(vtscope::json_int_field(line, "c").has_value());
     EXPECT_EQ(vtscope::json_int_field(line, "d"), -3);
-    EXPECT_FALSE(vtscope::json_raw_field(line, "e").has_value());
+    EXPECT_FALSE(vtscope::json_string_field(line, "e").has_value());
 }
 
 // vtscope report reads a file of any origin: its trace ids and syscall names are shown as text.
 TEST(Report, TerminalEscapesInTheInputAreShownNotRun) {
-    std::istringstream in(
-        "{\"pid\":1,\"tid\":2,\"trace_id\":\"\x1b]0;pwned\x07\",\"status\":\"ok\","
-        "\"syscall\":\"wr\x1b[2Jite\",\"count\":5}\n");
+    // Escaped as JSON requires (a raw control character in a string is no JSON: such a line is
+    // counted malformed); the reader turns them back into the escape characters.
+    std::istringstream in(R"({"pid":1,"tid":2,"trace_id":"\u001b]0;pwned\u0007","status":"ok",)"
+                          R"("syscall":"wr\u001b[2Jite","count":5})"
+                          "\n");
     vtscope::ReportData data = vtscope::collect_report(in);
     ASSERT_EQ(data.traces.size(), 1u);
     std::string text = vtscope::render_report(data, 10);
@@ -187,4 +191,57 @@ TEST(Session, AnErrorIsOneTerminalSafeLineAndItsSummaryFileIs0600) {
     EXPECT_EQ(st.st_mode & 0777, 0600u);
     EXPECT_NE(contents(options.summary_json).find("\"error\":\"attach reply \\u001b]0;pwned"), std::string::npos)
         << contents(options.summary_json);
+}
+
+// Every note and warning goes through one module: one prefix, terminal_safe text, counted, and
+// carried by the summary JSON (bounded) so that tests need not search stderr.
+TEST(Diagnostics, CountedPrefixedAndCarriedByTheSummaryJson) {
+    namespace diag = vtscope::diagnostics;
+    diag::reset();
+    EXPECT_EQ(diag::line(diag::Kind::kWarning, "thread \x1b[2J\nforged"),
+              "vtscope: warning: thread \\x1b[2J\\nforged\n");
+    diag::note("tracefs was not mounted");
+    diag::print_formatted("vtscope: warning: otlp: exporting under service.name=unknown_service");
+    for (size_t i = 0; i < diag::kMaxMessages + 3; i++) diag::count(diag::Kind::kWarning, "w" + std::to_string(i));
+    diag::Counts counts = diag::counts();
+    EXPECT_EQ(counts.notes, 1u);
+    EXPECT_EQ(counts.warnings, diag::kMaxMessages + 4);
+    EXPECT_EQ(counts.errors, 0u);
+    ASSERT_EQ(counts.messages.size(), diag::kMaxMessages);
+    EXPECT_EQ(counts.messages[1].text, "otlp: exporting under service.name=unknown_service");
+    EXPECT_EQ(counts.messages_dropped, 5u);
+
+    vtscope::Summary s;
+    s.lost = 2;
+    s.lost_cause = "the ring buffer was full";
+    ASSERT_EQ(vtscope::summary_warnings(s).size(), 1u);
+    EXPECT_NE(vtscope::render_summary_text(s).find("vtscope: warning: 2 events were not counted: the ring buffer"),
+              std::string::npos);
+    s.diagnostics = counts;
+    vtscope::Json json = vtscope::parse_json(vtscope::render_summary_json(s));
+    const vtscope::Json& d = vtscope::json_at(json, "diagnostics");
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(d, "notes")), 1);
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(d, "warnings")), diag::kMaxMessages + 4);
+    EXPECT_EQ(vtscope::json_array(vtscope::json_at(d, "messages")).size(), diag::kMaxMessages);
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(vtscope::json_array(vtscope::json_at(d, "messages"))[0], "kind")),
+              "note");
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(d, "messages_dropped")), 5);
+    diag::reset();
+    EXPECT_EQ(diag::counts().warnings, 0u);
+}
+
+// The summary JSON through nlohmann: field order, integers as integers, null where absent, and
+// the event source's section embedded as the object it wrote.
+TEST(Diagnostics, SummaryJsonKeepsItsShape) {
+    vtscope::Summary s;
+    s.command = "block";
+    s.section_name = "block";
+    s.section_json = R"({"intervals":3,"share":0.123456789012345})";
+    std::string text = vtscope::render_summary_json(s);
+    EXPECT_EQ(text.rfind(R"({"command":"block","identity":"","stop_reason":"stopped","exit_code":0,"error":null,)", 0),
+              0u)
+        << text;
+    EXPECT_NE(text.find(R"("writer":null,"block":{"intervals":3,"share":0.123456789012345},"otlp_resource":null,)"),
+              std::string::npos)
+        << text;
 }

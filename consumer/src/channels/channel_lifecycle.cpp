@@ -11,6 +11,7 @@
 
 #include "channels/identity_channel.h"
 #include "core/probe_modules.h"
+#include "output/diagnostics.h"
 
 namespace vtscope {
 namespace {
@@ -65,9 +66,9 @@ public:
         // libvtscope switches its events on when it sees our semaphores (within 50 ms); until
         // then no thread is mapped, so "ready" waits for it.
         if (!wait_for_probe_events(target_.memory, *probe_events_at_, std::chrono::seconds(2)))
-            std::fprintf(stderr,
-                         "vtscope: warning: libvtscope.so did not report its lifecycle events enabled within "
-                         "2 s; events before that are unmapped\n");
+            diagnostics::warning(
+                "libvtscope.so did not report its lifecycle events enabled within 2 s; events "
+                "before that are unmapped");
         // Events that were on when we attached stay on for us (the library switches off only
         // after two polls without a tracer). If they went off and on anyway, a thread switch in
         // between was missed: mappings learned before may be stale, so they are dropped.

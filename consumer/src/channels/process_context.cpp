@@ -7,7 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "output/json.h"
+#include "output/safe_text.h"
 
 namespace vtscope {
 namespace {

@@ -8,6 +8,7 @@
 #include "cli/option_docs.h"
 #include "cli/options.h"
 #include "output/report.h"
+#include "output/diagnostics.h"
 
 #ifndef VTSCOPE_VERSION
 #define VTSCOPE_VERSION "0.1.0"
@@ -17,7 +18,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     auto options = vtscope::parse_options(args);
     if (!options) {
-        std::fprintf(stderr, "vtscope: error: %s\n", options.error().message.c_str());
+        vtscope::diagnostics::error(options.error().message);
         return 2;
     }
     switch (options->command) {

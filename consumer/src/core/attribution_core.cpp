@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "output/diagnostics.h"
 #include "core/tracefs.h"
 #include "channels/writer_diagnosis.h"
 
@@ -103,7 +104,7 @@ void AttributionCore::sync(bool at_attach) {
     if (!region_found_ && target_.alive()) {
         std::string reason = explain_missing_region(read_process_facts(target_.pid));
         // Said once at attach; the summary says it again if it still holds at the end.
-        if (at_attach) std::fprintf(stderr, "vtscope: note: %s\n", reason.c_str());
+        if (at_attach) diagnostics::note(reason);
         missing_region_ = std::move(reason);
     }
     if (region_found_)
@@ -112,7 +113,7 @@ void AttributionCore::sync(bool at_attach) {
             // The facts (command line) do not change, so they are read once.
             if (!stats->context_writers && missing_writer_.empty() && target_.alive()) {
                 missing_writer_ = explain_missing_writer(read_process_facts(target_.pid));
-                if (at_attach) std::fprintf(stderr, "vtscope: note: %s\n", missing_writer_.c_str());
+                if (at_attach) diagnostics::note(missing_writer_);
             }
         }
 }
@@ -140,16 +141,17 @@ void AttributionCore::sync_region(MapsSnapshot& maps) {
     for (const Mapping* m : candidates) {
         auto region = validate_region(target_.memory, *m, target_.pid);
         if (!region) {
-            if (warned_regions_.insert(m->start).second && region.error().message.find("magic") == std::string::npos)
-                std::fprintf(stderr, "vtscope: warning: ignoring record region at %#llx: %s\n",
-                             static_cast<unsigned long long>(m->start), region.error().message.c_str());
+            if (warned_regions_.insert(m->start).second && region.error().message.find("magic") == std::string::npos) {
+                char at[32];
+                std::snprintf(at, sizeof(at), "%#llx", static_cast<unsigned long long>(m->start));
+                diagnostics::warning(std::string("ignoring record region at ") + at + ": " + region.error().message);
+            }
             continue;
         }
         if (candidates.size() > 1 && warned_regions_.insert(0).second)
-            std::fprintf(stderr,
-                         "vtscope: warning: %zu record regions in the target (vtscope-java loaded by several class "
-                         "loaders?); using the first valid one\n",
-                         candidates.size());
+            diagnostics::warning(std::to_string(candidates.size()) +
+                                 " record regions in the target (vtscope-java loaded by several class loaders?); "
+                                 "using the first valid one");
         vtscope_region_info info{region->base, uint64_t{region->capacity} - 1, 0};
         uint32_t zero = 0;
         if (bpf_map_update_elem(bpf_map__fd(region_map_), &zero, &info, BPF_ANY) == 0) {

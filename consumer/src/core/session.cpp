@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "output/diagnostics.h"
 #include "output/output_file.h"
 #include "output/safe_text.h"
 
@@ -26,9 +27,7 @@ int libbpf_print(enum libbpf_print_level level, const char* format, va_list args
 }
 
 // One line whatever the message names (a target's reply, path or symbol): terminal_safe.
-void error_line(const std::string& message) {
-    std::fprintf(stderr, "vtscope: error: %s\n", terminal_safe(message).c_str());
-}
+void error_line(const std::string& message) { diagnostics::error(message); }
 
 Status write_ready_file(const std::string& path) {
     std::string tmp = path + ".tmp";
@@ -46,13 +45,49 @@ Status write_ready_file(const std::string& path) {
 }
 
 // Opened as every output is (output_file.h: no symbolic link followed, created 0600).
-Status write_summary_json(const std::string& path, const Summary& summary) {
+// The diagnostics are taken here, last, so that they include every line printed before.
+Status write_summary_json(const std::string& path, Summary summary) {
+    summary.diagnostics = diagnostics::counts();
     auto file = OutputFile::open(path);
     if (!file) return make_error("cannot write summary: " + file.error().message);
     (*file)->write(render_summary_json(summary) + "\n");
     (*file)->flush();
     if ((*file)->error()) return make_error("cannot write summary " + path + ": " + std::strerror((*file)->error()));
     return ok_status();
+}
+
+// Polls the event source until a signal, the duration, the target's exit, an error (in *error) or
+// a failed output ends the session; the stop reason.
+std::string poll_until_stop(const SessionOptions& options, const Target& target, AttributionCore& core,
+                            EventSource& source, std::string* error) {
+    using Clock = std::chrono::steady_clock;
+    auto start = Clock::now();
+    auto next_sync = start + std::chrono::milliseconds(250);
+    std::string stop_reason = "stopped";
+    while (!g_stop.load()) {
+        if (auto status = source.poll(std::chrono::milliseconds(50)); !status) {
+            *error = status.error().message;
+            break;
+        }
+        auto now = Clock::now();
+        if (options.duration_seconds &&
+            std::chrono::duration<double>(now - start).count() >= *options.duration_seconds) {
+            stop_reason = "duration reached";
+            break;
+        }
+        if (!target.alive()) {
+            stop_reason = "target exited";
+            break;
+        }
+        if (now >= next_sync) {
+            core.sync(false);  // catches JNI-attached threads, a region created late, ...
+            source.sync();
+            next_sync = now + std::chrono::milliseconds(250);
+        }
+        if (source.output_error()) break;
+    }
+    if (g_stop.load()) stop_reason = "signal";
+    return stop_reason;
 }
 
 }  // namespace
@@ -95,34 +130,9 @@ int run_session(const SessionOptions& options, const Target& target, Attribution
     if (!options.ready_file.empty())
         if (auto status = write_ready_file(options.ready_file); !status) return fail(options, status.error().message);
 
-    using Clock = std::chrono::steady_clock;
-    auto start = Clock::now();
-    auto next_sync = start + std::chrono::milliseconds(250);
-    std::string stop_reason = "stopped";
     std::string error;
-    while (!g_stop.load()) {
-        if (auto status = source.poll(std::chrono::milliseconds(50)); !status) {
-            error = status.error().message;
-            break;
-        }
-        auto now = Clock::now();
-        if (options.duration_seconds &&
-            std::chrono::duration<double>(now - start).count() >= *options.duration_seconds) {
-            stop_reason = "duration reached";
-            break;
-        }
-        if (!target.alive()) {
-            stop_reason = "target exited";
-            break;
-        }
-        if (now >= next_sync) {
-            core.sync(false);  // catches JNI-attached threads, a region created late, ...
-            source.sync();
-            next_sync = now + std::chrono::milliseconds(250);
-        }
-        if (source.output_error()) break;
-    }
-    if (g_stop.load()) stop_reason = "signal";
+    std::string stop_reason = poll_until_stop(options, target, core, source, &error);
+
     // The event source is detached first, so no event arrives after the final drain; then nothing
     // collected is lost. The core's probes keep only its thread maps current, which the drain does
     // not need, and they go last: removing a uprobe waits for an SRCU grace period
@@ -146,6 +156,8 @@ int run_session(const SessionOptions& options, const Target& target, Attribution
     }
     summary.exit_code = summary.error.empty() ? 0 : 1;
     std::fputs(render_summary_text(summary).c_str(), stderr);
+    for (const std::string& warning : summary_warnings(summary))
+        diagnostics::count(diagnostics::Kind::kWarning, warning);
     if (error.empty() && !summary.error.empty()) error_line(summary.error);
     int exit_code = summary.exit_code;
     if (!options.summary_json.empty())

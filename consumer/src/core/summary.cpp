@@ -2,10 +2,9 @@
 #include "core/summary.h"
 
 #include <cstdio>
-#include <sstream>
 
 #include "output/event_format.h"
-#include "output/json.h"
+#include "output/json_io.h"
 #include "output/safe_text.h"
 
 namespace vtscope {
@@ -28,6 +27,17 @@ unsigned long long u(uint64_t v) { return static_cast<unsigned long long>(v); }
 
 }  // namespace
 
+std::vector<std::string> summary_warnings(const Summary& s) {
+    std::vector<std::string> warnings;
+    if (s.lost > 0) warnings.push_back(format("%llu events were not counted: %s", u(s.lost), s.lost_cause.c_str()));
+    if (s.mappings && s.mappings->resets > 0)
+        warnings.push_back(
+            format("libvtscope.so switched its lifecycle events off during the trace %llu time(s); every carrier "
+                   "mapping was dropped each time and rebuilt from later mounts",
+                   u(s.mappings->resets)));
+    return warnings;
+}
+
 std::string render_summary_text(const Summary& s) {
     std::string text = format(
         "vtscope: %s; events %llu: ok %llu, no_context %llu, context_unknown %llu, invalid %llu, "
@@ -35,8 +45,9 @@ std::string render_summary_text(const Summary& s) {
         s.stop_reason.c_str(), u(s.events()), u(s.delivered[VTSCOPE_STATUS_OK]),
         u(s.delivered[VTSCOPE_STATUS_NO_CONTEXT]), u(s.delivered[VTSCOPE_STATUS_CONTEXT_UNKNOWN]),
         u(s.delivered[VTSCOPE_STATUS_INVALID]), u(s.delivered[VTSCOPE_STATUS_UNMAPPED]), u(s.lost));
-    if (s.lost > 0)
-        text += format("vtscope: warning: %llu events were not counted: %s\n", u(s.lost), s.lost_cause.c_str());
+    std::vector<std::string> warnings = summary_warnings(s);
+    auto warning = warnings.begin();
+    if (s.lost > 0) text += diagnostics::line(diagnostics::Kind::kWarning, *warning++);
     if (s.threads)
         text += format("vtscope: threads: %llu at attach, %llu started, %llu exited during the trace\n",
                        u(s.threads->at_attach), u(s.threads->started), u(s.threads->exited));
@@ -45,11 +56,7 @@ std::string render_summary_text(const Summary& s) {
             format("vtscope: %s mappings: %llu inserted, %llu deleted; %llu unmounts and %llu ends found no mapping\n",
                    s.identity.c_str(), u(s.mappings->inserted), u(s.mappings->deleted),
                    u(s.mappings->unmounts_unmapped), u(s.mappings->ends_unmapped));
-        if (s.mappings->resets > 0)
-            text += format(
-                "vtscope: warning: libvtscope.so switched its lifecycle events off during the trace %llu "
-                "time(s); every carrier mapping was dropped each time and rebuilt from later mounts\n",
-                u(s.mappings->resets));
+        if (s.mappings->resets > 0) text += diagnostics::line(diagnostics::Kind::kWarning, *warning++);
     }
     if (s.thread_context_tls_error)
         text += "vtscope: otel_thread_ctx_v1 never found: " + terminal_safe(*s.thread_context_tls_error) + "\n";
@@ -83,71 +90,97 @@ std::string render_summary_text(const Summary& s) {
     return text;
 }
 
-std::string render_summary_json(const Summary& s) {
-    std::ostringstream js;
-    js << "{\"command\":" << json_quote(s.command) << ",\"identity\":" << json_quote(s.identity)
-       << ",\"stop_reason\":" << json_quote(s.stop_reason) << ",\"exit_code\":" << s.exit_code
-       << ",\"error\":" << (s.error.empty() ? "null" : json_quote(s.error)) << ",\"events\":" << s.events()
-       << ",\"delivered\":{";
-    for (unsigned status = 0; status < VTSCOPE_STATUS_COUNT; status++)
-        js << (status ? "," : "") << json_quote(status_name(status)) << ":" << s.delivered[status];
-    js << "},\"lost\":" << s.lost << ",\"lost_cause\":" << (s.lost ? json_quote(s.lost_cause) : "null");
-    js << ",\"threads\":";
+namespace {
+
+OrderedJson text_or_null(bool present, const std::string& text) { return present ? OrderedJson(text) : OrderedJson(); }
+
+OrderedJson export_json(const ExportCounts& e) {
+    return {{"signal", e.signal},
+            {"endpoint", e.endpoint},
+            {"records", e.records},
+            {"delivered", e.delivered},
+            {"dropped", e.dropped()},
+            {"dropped_queue_full", e.dropped_queue_full},
+            {"dropped_failed", e.dropped_failed},
+            {"rejected", e.rejected},
+            {"requests", e.requests},
+            {"retries", e.retries},
+            {"flush_timed_out", e.flush_timed_out},
+            {"last_error", text_or_null(!e.last_error.empty(), e.last_error)}};
+}
+
+OrderedJson writer_json(const Summary& s) {
+    if (!s.writer) return nullptr;
+    bool missing = !s.writer->context_writers && !s.missing_writer.empty();
+    return {{"claimed", s.writer->claimed},
+            {"released", s.writer->released},
+            {"unavailable", s.writer->unavailable},
+            {"context_writers", describe_context_writers(s.writer->context_writers)},
+            {"missing_writer", text_or_null(missing, s.missing_writer)},
+            {"final", s.writer_final}};
+}
+
+// The fields about the target's threads, mappings and region, in the summary's order.
+void add_channel_fields(OrderedJson& j, const Summary& s) {
+    j["threads"] = nullptr;
     if (s.threads)
-        js << "{\"at_attach\":" << s.threads->at_attach << ",\"started\":" << s.threads->started
-           << ",\"exited\":" << s.threads->exited << "}";
-    else
-        js << "null";
-    js << ",\"mappings\":";
+        j["threads"] = {
+            {"at_attach", s.threads->at_attach}, {"started", s.threads->started}, {"exited", s.threads->exited}};
+    j["mappings"] = nullptr;
     if (s.mappings)
-        js << "{\"inserted\":" << s.mappings->inserted << ",\"deleted\":" << s.mappings->deleted
-           << ",\"unmounts_unmapped\":" << s.mappings->unmounts_unmapped
-           << ",\"ends_unmapped\":" << s.mappings->ends_unmapped << ",\"resets\":" << s.mappings->resets << "}";
-    else
-        js << "null";
-    js << ",\"thread_context_tls_error\":"
-       << (s.thread_context_tls_error ? json_quote(*s.thread_context_tls_error) : "null");
-    js << ",\"region_found\":" << (s.region_found ? "true" : "false")
-       << ",\"missing_region\":" << (s.region_found ? "null" : json_quote(s.missing_region)) << ",\"writer\":";
-    if (s.writer)
-        js << "{\"claimed\":" << s.writer->claimed << ",\"released\":" << s.writer->released
-           << ",\"unavailable\":" << s.writer->unavailable
-           << ",\"context_writers\":" << json_quote(describe_context_writers(s.writer->context_writers))
-           << ",\"missing_writer\":"
-           << (s.writer->context_writers || s.missing_writer.empty() ? "null" : json_quote(s.missing_writer))
-           << ",\"final\":" << (s.writer_final ? "true" : "false") << "}";
-    else
-        js << "null";
-    if (!s.section_name.empty()) js << "," << json_quote(s.section_name) << ":" << s.section_json;
+        j["mappings"] = {{"inserted", s.mappings->inserted},
+                         {"deleted", s.mappings->deleted},
+                         {"unmounts_unmapped", s.mappings->unmounts_unmapped},
+                         {"ends_unmapped", s.mappings->ends_unmapped},
+                         {"resets", s.mappings->resets}};
+    j["thread_context_tls_error"] =
+        text_or_null(s.thread_context_tls_error.has_value(), s.thread_context_tls_error.value_or(""));
+    j["region_found"] = s.region_found;
+    j["missing_region"] = text_or_null(!s.region_found, s.missing_region);
+    j["writer"] = writer_json(s);
+}
+
+OrderedJson diagnostics_json(const diagnostics::Counts& d) {
+    OrderedJson messages = OrderedJson::array();
+    for (const auto& m : d.messages) messages.push_back({{"kind", diagnostics::kind_name(m.kind)}, {"text", m.text}});
+    return {{"notes", d.notes},
+            {"warnings", d.warnings},
+            {"errors", d.errors},
+            {"messages", messages},
+            {"messages_dropped", d.messages_dropped}};
+}
+
+}  // namespace
+
+std::string render_summary_json(const Summary& s) {
+    OrderedJson j = {{"command", s.command},
+                     {"identity", s.identity},
+                     {"stop_reason", s.stop_reason},
+                     {"exit_code", s.exit_code},
+                     {"error", text_or_null(!s.error.empty(), s.error)},
+                     {"events", s.events()}};
+    OrderedJson delivered = OrderedJson::object();
+    for (unsigned status = 0; status < VTSCOPE_STATUS_COUNT; status++)
+        delivered[status_name(status)] = s.delivered[status];
+    j["delivered"] = delivered;
+    j["lost"] = s.lost;
+    j["lost_cause"] = text_or_null(s.lost > 0, s.lost_cause);
+    add_channel_fields(j, s);
+    // The event source's section is its own JSON text (block_source.cpp, profile_report.cpp).
+    if (!s.section_name.empty()) {
+        OrderedJson section = OrderedJson::parse(s.section_json, nullptr, false);
+        j[s.section_name] = section.is_discarded() ? OrderedJson() : section;
+    }
+    j["otlp_resource"] = nullptr;
+    if (!s.otlp_service_name.empty())
+        j["otlp_resource"] = {{"service.name", s.otlp_service_name}, {"source", s.otlp_service_name_source}};
     // "otlp": the command's first signal (logs for trace and block, metrics for stat and profile);
     // "otlp_signals": every signal by name.
-    auto export_json = [&](const ExportCounts& e) {
-        js << "{\"signal\":" << json_quote(e.signal) << ",\"endpoint\":" << json_quote(e.endpoint)
-           << ",\"records\":" << e.records << ",\"delivered\":" << e.delivered << ",\"dropped\":" << e.dropped()
-           << ",\"dropped_queue_full\":" << e.dropped_queue_full << ",\"dropped_failed\":" << e.dropped_failed
-           << ",\"rejected\":" << e.rejected << ",\"requests\":" << e.requests << ",\"retries\":" << e.retries
-           << ",\"flush_timed_out\":" << (e.flush_timed_out ? "true" : "false")
-           << ",\"last_error\":" << (e.last_error.empty() ? "null" : json_quote(e.last_error)) << "}";
-    };
-    js << ",\"otlp_resource\":";
-    if (s.otlp_service_name.empty())
-        js << "null";
-    else
-        js << "{\"service.name\":" << json_quote(s.otlp_service_name)
-           << ",\"source\":" << json_quote(s.otlp_service_name_source) << "}";
-    js << ",\"otlp\":";
-    if (s.otlp.empty())
-        js << "null";
-    else
-        export_json(s.otlp.front());
-    js << ",\"otlp_signals\":{";
-    for (size_t i = 0; i < s.otlp.size(); i++) {
-        js << (i ? "," : "") << json_quote(s.otlp[i].signal) << ":";
-        export_json(s.otlp[i]);
-    }
-    js << "}";
-    js << "}";
-    return js.str();
+    j["otlp"] = s.otlp.empty() ? OrderedJson() : export_json(s.otlp.front());
+    j["otlp_signals"] = OrderedJson::object();
+    for (const ExportCounts& e : s.otlp) j["otlp_signals"][e.signal] = export_json(e);
+    j["diagnostics"] = diagnostics_json(s.diagnostics);
+    return json_text(j);
 }
 
 }  // namespace vtscope

@@ -11,6 +11,7 @@
 
 #include "../../bpf/attribution.h"
 #include "channels/record_region.h"
+#include "output/diagnostics.h"
 
 namespace vtscope {
 
@@ -72,10 +73,19 @@ struct Summary {
     std::string otlp_service_name_source;
     std::string error;  // the error that ended the session, empty if none
     int exit_code = 0;
+    // Every note, warning and error printed (output/diagnostics.h), taken just before the JSON is
+    // written. In --summary-json: "diagnostics": {"notes": N, "warnings": N, "errors": N,
+    // "messages": [{"kind": "warning", "text": "..."}, ...] (the first 32, as printed after
+    // "vtscope: KIND: "), "messages_dropped": N}; the summary's own warning lines
+    // (summary_warnings) are counted there too.
+    diagnostics::Counts diagnostics;
 
     uint64_t events() const;  // delivered + lost: every event of the target seen
 };
 
+// The summary's warnings (lost events, lifecycle resets), without the "vtscope: warning: " prefix:
+// render_summary_text prints them, the session counts them (diagnostics::count).
+std::vector<std::string> summary_warnings(const Summary& summary);
 // The lines printed on stderr, each starting with "vtscope: " and ending with a newline.
 std::string render_summary_text(const Summary& summary);
 // One JSON object, no newline inside.

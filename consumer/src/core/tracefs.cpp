@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include "output/diagnostics.h"
 
 namespace vtscope {
 
@@ -26,7 +27,7 @@ Expected<std::string> find_tracefs() {
     // As perf does (tools/lib/api/fs/tracing_path.c): the mount stays, like any tracefs mount.
     if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, nullptr) == 0 &&
         is_dir("/sys/kernel/tracing/events/syscalls")) {
-        std::fprintf(stderr, "vtscope: note: tracefs was not mounted; mounted it at /sys/kernel/tracing\n");
+        diagnostics::note("tracefs was not mounted; mounted it at /sys/kernel/tracing");
         return std::string("/sys/kernel/tracing");
     }
     return make_error(std::string("tracefs is not mounted and could not be mounted at /sys/kernel/tracing (") +

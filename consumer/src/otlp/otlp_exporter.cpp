@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "channels/process_context.h"
+#include "output/diagnostics.h"
 
 namespace vtscope {
 namespace {
@@ -299,8 +300,7 @@ Expected<std::unique_ptr<OtlpSession>> OtlpSession::start(const OtlpOptions& opt
     std::vector<OtlpAttribute> context;
     std::string why_not_target = "the target's process context has no service.name";
     if (auto published = target_process_context(pid); !published) {
-        std::fprintf(stderr, "vtscope: warning: otlp: the target's process context is not used: %s\n",
-                     published.error().message.c_str());
+        diagnostics::warning("otlp: the target's process context is not used: " + published.error().message);
         why_not_target = "the target's process context could not be read";
     } else if (*published) {
         context = std::move(**published);
@@ -313,7 +313,7 @@ Expected<std::unique_ptr<OtlpSession>> OtlpSession::start(const OtlpOptions& opt
     // A fallback is legitimate, but a silent one files the records under a name the
     // application's own telemetry does not carry; one line says so, and how to fix it.
     if (std::string line = service_name_fallback_line(source, (*resource)[0].text, why_not_target); !line.empty())
-        std::fprintf(stderr, "%s\n", line.c_str());
+        diagnostics::print_formatted(line);
     std::unique_ptr<OtlpSession> session(new OtlpSession(options));
     session->service_name_ = (*resource)[0].text;
     session->service_name_source_ = source;

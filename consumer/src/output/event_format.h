@@ -6,9 +6,13 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "../../bpf/syscalls.h"
 
 namespace vtscope {
+
+using OrderedJson = nlohmann::ordered_json;
 
 const char* status_name(unsigned status);
 const char* reason_name(unsigned reason);
@@ -16,9 +20,13 @@ bool syscall_has_fd(std::string_view name);                    // the first argu
 bool syscall_has_count(std::string_view name);                 // the third argument is a byte count
 std::string hex_string(const unsigned char* bytes, size_t n);  // lowercase, two digits a byte
 
-// Appends the attribution fields of an event ("vthread" ... "reason", no braces): every sink
-// that writes JSON lines writes them the same way.
+// Adds the attribution fields of an event ("vthread" ... "reason") to j: every sink that writes
+// JSON lines writes them the same way.
+void add_attribution(OrderedJson& j, const vtscope_attribution& attribution);
+// The same fields as JSON text without braces, appended to out.
 void append_attribution(std::string& out, const vtscope_attribution& attribution);
+// One line of `vtscope trace` as a JSON object.
+OrderedJson syscall_event_json(const vtscope_syscall_event& event, std::string_view syscall);
 // One line of `vtscope trace`, appended to out (no newline).
 void append_syscall_event(std::string& out, const vtscope_syscall_event& event, std::string_view syscall);
 // The same as a new string.

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -12,57 +11,40 @@
 #include <sstream>
 #include <vector>
 
+#include "output/json_io.h"
 #include "output/safe_text.h"
+#include "output/diagnostics.h"
 
 namespace vtscope {
 
-std::optional<std::string_view> json_raw_field(std::string_view line, std::string_view key) {
-    std::string pattern = "\"" + std::string(key) + "\":";
-    size_t at = line.find(pattern);
-    if (at == std::string_view::npos) return std::nullopt;
-    size_t start = at + pattern.size();
-    while (start < line.size() && line[start] == ' ') start++;
-    if (start < line.size() && line[start] == '"') {
-        size_t end = line.find('"', start + 1);
-        if (end == std::string_view::npos) return std::nullopt;
-        return line.substr(start + 1, end - start - 1);
-    }
-    size_t end = line.find_first_of(",}", start);
-    if (end == std::string_view::npos) return std::nullopt;
-    std::string_view raw = line.substr(start, end - start);
-    while (!raw.empty() && raw.back() == ' ') raw.remove_suffix(1);
-    return raw;
+std::optional<std::string> json_string_field(std::string_view line, const std::string& key) {
+    return json_string_member(parse_json(line), key);
 }
 
-std::optional<int64_t> json_int_field(std::string_view line, std::string_view key) {
-    auto raw = json_raw_field(line, key);
-    if (!raw || raw->empty() || *raw == "null") return std::nullopt;
-    int64_t value = 0;
-    auto [ptr, ec] = std::from_chars(raw->data(), raw->data() + raw->size(), value);
-    if (ec != std::errc() || ptr != raw->data() + raw->size()) return std::nullopt;
-    return value;
+std::optional<int64_t> json_int_field(std::string_view line, const std::string& key) {
+    return json_int_member(parse_json(line), key);
 }
 
 std::optional<ParsedEvent> parse_event_line(std::string_view line) {
-    if (line.empty() || line.front() != '{' || line.back() != '}') return std::nullopt;
-    auto status = json_raw_field(line, "status");
-    auto syscall = json_raw_field(line, "syscall");
-    auto pid = json_int_field(line, "pid");
-    auto tid = json_int_field(line, "tid");
+    Json j = parse_json(line);
+    auto status = json_string_member(j, "status");
+    auto syscall = json_string_member(j, "syscall");
+    auto pid = json_int_member(j, "pid");
+    auto tid = json_int_member(j, "tid");
     if (!status || !syscall || !pid || !tid) return std::nullopt;
     ParsedEvent e;
     e.pid = static_cast<uint32_t>(*pid);
     e.tid = static_cast<uint32_t>(*tid);
-    e.status = std::string(*status);
-    e.syscall = std::string(*syscall);
-    if (auto reason = json_raw_field(line, "reason")) e.reason = std::string(*reason);
-    if (auto trace = json_raw_field(line, "trace_id"); trace && *trace != "null") e.trace_id = std::string(*trace);
-    if (auto span = json_raw_field(line, "span_id"); span && *span != "null") e.span_id = std::string(*span);
-    e.vthread = json_int_field(line, "vthread");
-    e.java_thread = json_int_field(line, "java_thread");
-    if (auto flags = json_int_field(line, "trace_flags")) e.trace_flags = static_cast<int>(*flags);
-    e.fd = json_int_field(line, "fd");
-    if (auto count = json_int_field(line, "count"); count && *count >= 0) e.count = static_cast<uint64_t>(*count);
+    e.status = *status;
+    e.syscall = *syscall;
+    e.reason = json_string_member(j, "reason").value_or("");
+    e.trace_id = json_string_member(j, "trace_id").value_or("");
+    e.span_id = json_string_member(j, "span_id").value_or("");
+    e.vthread = json_int_member(j, "vthread");
+    e.java_thread = json_int_member(j, "java_thread");
+    if (auto flags = json_int_member(j, "trace_flags")) e.trace_flags = static_cast<int>(*flags);
+    e.fd = json_int_member(j, "fd");
+    if (auto count = json_int_member(j, "count"); count && *count >= 0) e.count = static_cast<uint64_t>(*count);
     return e;
 }
 
@@ -156,14 +138,13 @@ int run_report(const ReportOptions& options) {
     if (options.input != "-") {
         std::error_code ec;
         if (std::filesystem::is_directory(options.input, ec)) {
-            std::fprintf(stderr,
-                         "vtscope: error: cannot read %s: it is a directory (vtscope report takes a trace file)\n",
-                         options.input.c_str());
+            diagnostics::error("cannot read " + options.input +
+                               ": it is a directory (vtscope report takes a trace file)");
             return 1;
         }
         file.open(options.input);
         if (!file) {
-            std::fprintf(stderr, "vtscope: error: cannot read %s: %s\n", options.input.c_str(), std::strerror(errno));
+            diagnostics::error("cannot read " + options.input + ": " + std::strerror(errno));
             return 1;
         }
         in = &file;

@@ -31,11 +31,11 @@ struct ParsedEvent {
     std::optional<uint64_t> count;
 };
 
-// The raw text of a top-level field of a flat JSON object: a string without its quotes (no
-// escapes: vtscope writes none), a number, true/false or null. nullopt when absent.
-std::optional<std::string_view> json_raw_field(std::string_view line, std::string_view key);
-// A numeric field; nullopt when absent, null or not a number.
-std::optional<int64_t> json_int_field(std::string_view line, std::string_view key);
+// A string field of the JSON object on a line; nullopt when the line is no JSON object or the
+// field is absent or no string.
+std::optional<std::string> json_string_field(std::string_view line, const std::string& key);
+// An integer field (of int64_t's range); nullopt when absent, null or not an integer.
+std::optional<int64_t> json_int_field(std::string_view line, const std::string& key);
 
 // Parses one line written by `vtscope trace`; nullopt when it is not such a line.
 std::optional<ParsedEvent> parse_event_line(std::string_view line);

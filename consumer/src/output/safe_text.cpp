@@ -3,9 +3,45 @@
 
 #include <cstdio>
 
-#include "output/json.h"
-
 namespace vtscope {
+
+std::string valid_utf8(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    size_t i = 0;
+    while (i < text.size()) {
+        auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+        unsigned char lead = byte(i);
+        size_t length = 0;
+        unsigned char low = 0x80, high = 0xBF;  // the range of the second byte (RFC 3629, section 4)
+        if (lead < 0x80) {
+            length = 1;
+        } else if (lead >= 0xC2 && lead <= 0xDF) {
+            length = 2;
+        } else if (lead >= 0xE0 && lead <= 0xEF) {
+            length = 3;
+            if (lead == 0xE0) low = 0xA0;   // no overlong forms
+            if (lead == 0xED) high = 0x9F;  // no surrogates
+        } else if (lead >= 0xF0 && lead <= 0xF4) {
+            length = 4;
+            if (lead == 0xF0) low = 0x90;   // no overlong forms
+            if (lead == 0xF4) high = 0x8F;  // nothing above U+10FFFF
+        }
+        bool valid = length > 0 && i + length <= text.size();
+        for (size_t k = 1; valid && k < length; k++) {
+            unsigned char c = byte(i + k);
+            valid = k == 1 ? c >= low && c <= high : c >= 0x80 && c <= 0xBF;
+        }
+        if (valid) {
+            out.append(text.substr(i, length));
+            i += length;
+        } else {
+            out += "\xEF\xBF\xBD";  // U+FFFD for the byte that starts no character
+            i++;
+        }
+    }
+    return out;
+}
 namespace {
 
 // The code point of the well-formed UTF-8 character at text[i] and its length (valid_utf8 has

@@ -9,6 +9,10 @@
 
 namespace vtscope {
 
+// text with each byte that starts no well-formed UTF-8 character (RFC 3629: thread names cut at
+// 15 bytes by the kernel, say) replaced by U+FFFD, so JSON and XML readers take it.
+std::string valid_utf8(std::string_view text);
+
 // For a terminal or a one-line message: well-formed UTF-8 (else U+FFFD), and every control
 // character (C0 including newline and tab, DEL, C1) and every bidirectional override or isolate
 // (U+202A-U+202E, U+2066-U+2069, which reorder what the terminal shows) written as a visible

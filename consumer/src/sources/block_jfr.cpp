@@ -25,7 +25,7 @@
 #include <thread>
 #include <unordered_map>
 
-#include "output/json.h"
+#include "output/json_io.h"
 #include "target/jvm_attach.h"
 #include "output/safe_text.h"
 
@@ -101,19 +101,21 @@ std::string random_hex() {
 // A JSON number that is a whole int64 (a recording's numbers are the target's: 1e300 or NaN
 // cast to an integer is undefined behaviour).
 bool json_integer(const Json& value, int64_t* out) {
-    double v = value.number;
-    if (!value.is_number() || !std::isfinite(v) || v != std::trunc(v) || v < -9.2e18 || v > 9.2e18) return false;
+    if (!value.is_number()) return false;
+    double v = value.get<double>();
+    if (!std::isfinite(v) || v != std::trunc(v) || v < -9.2e18 || v > 9.2e18) return false;
     *out = static_cast<int64_t>(v);
     return true;
 }
 
 std::string frame_text(const Json& frame) {
-    const Json& method = frame["method"];
-    std::string type = method["type"]["name"].string;
+    const Json& method = json_member(frame, "method");
+    std::string type = json_string(json_at(method, "type", "name"));
     for (char& c : type)
         if (c == '/') c = '.';
-    std::string text = type + "." + method["name"].string;
-    if (int64_t line = 0; json_integer(frame["lineNumber"], &line) && line >= 0) text += ":" + std::to_string(line);
+    std::string text = type + "." + json_string(json_member(method, "name"));
+    if (int64_t line = 0; json_integer(json_member(frame, "lineNumber"), &line) && line >= 0)
+        text += ":" + std::to_string(line);
     return text;
 }
 
@@ -176,31 +178,31 @@ bool parse_jfr_duration(const std::string& text, uint64_t* ns) {
 }
 
 Expected<std::vector<JfrPinnedEvent>> parse_jfr_pinned_json(const std::string& json, int64_t offset_ns) {
-    Json root;
-    std::string error;
-    if (!parse_json(json, &root, &error))
-        return make_error("cannot parse the output of jfr print --json: " + terminal_safe(error));
+    Json root = parse_json(json);
+    if (root.is_discarded())
+        return make_error("cannot parse the output of jfr print --json: no JSON, or nested deeper than 64");
     std::vector<JfrPinnedEvent> events;
-    for (const Json& e : root["recording"]["events"].array) {
-        if (e["type"].string != "jdk.VirtualThreadPinned") continue;
-        const Json& v = e["values"];
+    for (const Json& e : json_array(json_at(root, "recording", "events"))) {
+        if (json_string(json_member(e, "type")) != "jdk.VirtualThreadPinned") continue;
+        const Json& v = json_member(e, "values");
+        std::string start = json_string(json_member(v, "startTime"));
+        std::string duration = json_string(json_member(v, "duration"));
         JfrPinnedEvent p;
         int64_t epoch = 0;
-        if (!parse_jfr_instant(v["startTime"].string, &epoch) ||
-            !parse_jfr_duration(v["duration"].string, &p.duration_ns))
+        if (!parse_jfr_instant(start, &epoch) || !parse_jfr_duration(duration, &p.duration_ns))
             // The recording is the target's: its text is escaped and shortened in the message.
-            return make_error("unexpected time in a JFR event: '" + terminal_safe(v["startTime"].string.substr(0, 64)) +
-                              "', '" + terminal_safe(v["duration"].string.substr(0, 64)) + "'");
+            return make_error("unexpected time in a JFR event: '" + terminal_safe(start.substr(0, 64)) + "', '" +
+                              terminal_safe(duration.substr(0, 64)) + "'");
         int64_t since_boot = 0;  // before this machine booted, it is not an event of this session
         if (__builtin_sub_overflow(epoch, offset_ns, &since_boot) || since_boot < 0)
-            return make_error("unexpected time in a JFR event: '" + terminal_safe(v["startTime"].string.substr(0, 64)) +
+            return make_error("unexpected time in a JFR event: '" + terminal_safe(start.substr(0, 64)) +
                               "' is before boot");
         p.start_ns = static_cast<uint64_t>(since_boot);
-        if (!json_integer(v["eventThread"]["javaThreadId"], &p.vthread))
+        if (!json_integer(json_at(v, "eventThread", "javaThreadId"), &p.vthread))
             return make_error("unexpected thread id in a JFR event");
-        p.pinned_reason = v["pinnedReason"].string;
-        p.blocking_operation = v["blockingOperation"].string;
-        for (const Json& frame : v["stackTrace"]["frames"].array) p.stack.push_back(frame_text(frame));
+        p.pinned_reason = json_string(json_member(v, "pinnedReason"));
+        p.blocking_operation = json_string(json_member(v, "blockingOperation"));
+        for (const Json& frame : json_array(json_at(v, "stackTrace", "frames"))) p.stack.push_back(frame_text(frame));
         events.push_back(std::move(p));
     }
     return events;

@@ -33,6 +33,7 @@
 #include "output/profile_text.h"
 #include "output/sinks.h"
 #include "symbols/jvm_stacks.h"
+#include "output/diagnostics.h"
 
 namespace vtscope {
 namespace {
@@ -462,7 +463,7 @@ private:
         file.flush();
         if (!file.error()) return;
         if (!file_error_) file_error_ = file.error();
-        std::fprintf(stderr, "vtscope: error: cannot write %s: %s\n", path.c_str(), std::strerror(file.error()));
+        diagnostics::error("cannot write " + path + ": " + std::strerror(file.error()));
     }
 
     const ProfileOptions& options_;

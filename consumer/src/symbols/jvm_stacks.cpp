@@ -11,6 +11,7 @@
 
 #include "target/jvm_attach.h"
 #include "output/safe_text.h"
+#include "output/diagnostics.h"
 
 namespace vtscope {
 namespace {
@@ -86,7 +87,7 @@ bool is_entry_frame(const std::string& frame) {
 void JvmStacks::warn(const std::string& text) {
     warnings_.push_back(text);
     // A warning may quote the target (a path, the JVM's reply): one line, no terminal escape.
-    std::fprintf(stderr, "vtscope: warning: %s\n", terminal_safe(text).c_str());
+    diagnostics::warning(text);
 }
 
 void JvmStacks::prepare() {
