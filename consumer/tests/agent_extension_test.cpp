@@ -315,7 +315,7 @@ TEST(AgentExtensionWithVtScopeOtel, OneRegionAndOnePublisher) {
         run_service(agent_options(agent_jar("newest")), cp, {"--requests", "40", "--child-span", "--vtscope-otel"});
     expect_all_attributed(run, "newest agent + vtscope-otel.jar", 40, true);
     ASSERT_FALSE(run.expected.empty());
-    auto storage = vtscope::json_raw_field(run.expected.front(), "app_storage");
+    auto storage = vtscope::json_string_field(run.expected.front(), "app_storage");
     ASSERT_TRUE(storage.has_value()) << run.expected.front();
     std::printf("[ agent    ] application's context storage: %s\n", std::string(*storage).c_str());
     EXPECT_EQ(storage->find("VtScope"), std::string::npos) << "the application side must not wrap: " << *storage;

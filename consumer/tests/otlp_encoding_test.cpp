@@ -6,10 +6,9 @@
 #include <map>
 
 #include "core/profile_model.h"
+#include "output/json_io.h"
 #include "otlp/otlp_encoding.h"
 #include "otlp/otlp_json.h"
-#include "output/json.h"
-#include "output/json_dump.h"
 #include "core/summary.h"
 
 namespace vtscope {
@@ -23,17 +22,16 @@ EnvLookup env_of(const std::map<std::string, std::string>& vars) {
 }
 
 Json parse(const std::string& text) {
-    Json json;
-    std::string error;
-    EXPECT_TRUE(parse_json(text, &json, &error)) << error << "\n" << text;
+    Json json = vtscope::parse_json(text);
+    EXPECT_FALSE(json.is_discarded()) << text;
     return json;
 }
 
 // The value of attribute key in an OTLP attribute list, as {"stringValue":..} etc.
 const Json& attribute(const Json& list, const std::string& key) {
     static const Json null;
-    for (const Json& a : list.array)
-        if (a["key"].string == key) return a["value"];
+    for (const Json& a : vtscope::json_array(list))
+        if (vtscope::json_string(vtscope::json_at(a, "key")) == key) return vtscope::json_at(a, "value");
     return null;
 }
 
@@ -77,12 +75,13 @@ TEST(OtlpResource, ServiceNameOrderAndAttributes) {
     ASSERT_TRUE(r) << r.error().message;
     nlohmann::ordered_json attributes = nlohmann::ordered_json::array();
     for (const OtlpAttribute& a : *r) attributes.push_back(attribute_json(a));
-    Json list = parse(dump_json(attributes));
-    EXPECT_EQ(attribute(list, "service.name")["stringValue"].string, "from-attrs");
-    EXPECT_EQ(attribute(list, "deployment.environment")["stringValue"].string, "prod,1");
-    EXPECT_EQ(attribute(list, "process.pid")["intValue"].string, "42");
-    EXPECT_EQ(attribute(list, "host.name")["stringValue"].string, "host1");
-    EXPECT_EQ(attribute(list, "service.instance.id")["stringValue"].string, "uuid-1");
+    Json list = parse(json_text(attributes));
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(attribute(list, "service.name"), "stringValue")), "from-attrs");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(attribute(list, "deployment.environment"), "stringValue")),
+              "prod,1");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(attribute(list, "process.pid"), "intValue")), "42");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(attribute(list, "host.name"), "stringValue")), "host1");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(attribute(list, "service.instance.id"), "stringValue")), "uuid-1");
 
     auto env_name = make_resource(
         "", env_of({{"OTEL_SERVICE_NAME", "env"}, {"OTEL_RESOURCE_ATTRIBUTES", "service.name=x"}}), 1, "h", "u");
@@ -146,13 +145,13 @@ TEST(OtlpResource, FallbackLineOnlyForVtscopesEnvironmentAndTheDefault) {
 
 TEST(OtlpResource, SummarySaysTheServiceNameAndItsSource) {
     Summary s;
-    EXPECT_EQ(parse(render_summary_json(s))["otlp_resource"].type, Json::Type::Null) << "null without --otlp";
+    EXPECT_TRUE(vtscope::json_at(parse(render_summary_json(s)), "otlp_resource").is_null()) << "null without --otlp";
     EXPECT_EQ(render_summary_text(s).find("otlp resource"), std::string::npos);
     s.otlp_service_name = "checkout";
     s.otlp_service_name_source = service_name_source_name(ServiceNameSource::kProcessContext);
-    Json resource = parse(render_summary_json(s))["otlp_resource"];
-    EXPECT_EQ(resource["service.name"].string, "checkout");
-    EXPECT_EQ(resource["source"].string, "process_context");
+    Json resource = vtscope::json_at(parse(render_summary_json(s)), "otlp_resource");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(resource, "service.name")), "checkout");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(resource, "source")), "process_context");
     EXPECT_NE(render_summary_text(s).find("vtscope: otlp resource: service.name checkout (from process_context)\n"),
               std::string::npos)
         << render_summary_text(s);
@@ -195,36 +194,58 @@ TEST(OtlpLogs, OneRecordPerEventWithNativeTraceContext) {
     std::get<vtscope_syscall_event>(events[1]).attribution.reason = VTSCOPE_REASON_NOT_JAVA_THREAD;
     std::string body = encode_logs_request(resource, events, {"read", "write"}, 5000, 123456789);
     Json json = parse(body);
-    const Json& rl = json["resourceLogs"].array.at(0);
-    EXPECT_EQ(attribute(rl["resource"]["attributes"], "service.name")["stringValue"].string, "svc");
-    const Json& sl = rl["scopeLogs"].array.at(0);
-    EXPECT_EQ(sl["scope"]["name"].string, "vtscope");
-    const auto& records = sl["logRecords"].array;
+    const Json& rl = vtscope::json_array(vtscope::json_at(json, "resourceLogs")).at(0);
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(
+                  attribute(vtscope::json_at(rl, "resource", "attributes"), "service.name"), "stringValue")),
+              "svc");
+    const Json& sl = vtscope::json_array(vtscope::json_at(rl, "scopeLogs")).at(0);
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(sl, "scope", "name")), "vtscope");
+    const auto& records = vtscope::json_array(vtscope::json_at(sl, "logRecords"));
     ASSERT_EQ(records.size(), 2u);
     const Json& ok = records[0];
-    EXPECT_EQ(ok["traceId"].string, "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf");
-    EXPECT_EQ(ok["spanId"].string, "1011121314151617");
-    EXPECT_EQ(ok["flags"].number, 1);
-    EXPECT_EQ(ok["timeUnixNano"].string, "6000");
-    EXPECT_EQ(ok["observedTimeUnixNano"].string, "123456789");
-    EXPECT_EQ(ok["body"]["stringValue"].string, "write");
-    EXPECT_EQ(ok["eventName"].string, "vtscope.syscall");
-    EXPECT_EQ(attribute(ok["attributes"], "thread.id")["intValue"].string, "31");
-    EXPECT_EQ(attribute(ok["attributes"], "process.pid")["intValue"].string, "77");
-    EXPECT_EQ(attribute(ok["attributes"], "vtscope.thread.virtual")["boolValue"].boolean, true);
-    EXPECT_EQ(attribute(ok["attributes"], "vtscope.os_thread.id")["intValue"].string, "78");
-    EXPECT_EQ(attribute(ok["attributes"], "vtscope.syscall")["stringValue"].string, "write");
-    EXPECT_EQ(attribute(ok["attributes"], "vtscope.fd")["intValue"].string, "5");
-    EXPECT_EQ(attribute(ok["attributes"], "vtscope.bytes")["intValue"].string, "4096");
-    EXPECT_EQ(attribute(ok["attributes"], "vtscope.status")["stringValue"].string, "ok");
-    EXPECT_EQ(attribute(ok["attributes"], "vtscope.reason").type, Json::Type::Null);
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(ok, "traceId")), "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(ok, "spanId")), "1011121314151617");
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(ok, "flags")), 1);
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(ok, "timeUnixNano")), "6000");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(ok, "observedTimeUnixNano")), "123456789");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(ok, "body", "stringValue")), "write");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(ok, "eventName")), "vtscope.syscall");
+    EXPECT_EQ(
+        vtscope::json_string(vtscope::json_at(attribute(vtscope::json_at(ok, "attributes"), "thread.id"), "intValue")),
+        "31");
+    EXPECT_EQ(vtscope::json_string(
+                  vtscope::json_at(attribute(vtscope::json_at(ok, "attributes"), "process.pid"), "intValue")),
+              "77");
+    EXPECT_EQ(vtscope::json_bool(vtscope::json_at(
+                  attribute(vtscope::json_at(ok, "attributes"), "vtscope.thread.virtual"), "boolValue")),
+              true);
+    EXPECT_EQ(vtscope::json_string(
+                  vtscope::json_at(attribute(vtscope::json_at(ok, "attributes"), "vtscope.os_thread.id"), "intValue")),
+              "78");
+    EXPECT_EQ(vtscope::json_string(
+                  vtscope::json_at(attribute(vtscope::json_at(ok, "attributes"), "vtscope.syscall"), "stringValue")),
+              "write");
+    EXPECT_EQ(
+        vtscope::json_string(vtscope::json_at(attribute(vtscope::json_at(ok, "attributes"), "vtscope.fd"), "intValue")),
+        "5");
+    EXPECT_EQ(vtscope::json_string(
+                  vtscope::json_at(attribute(vtscope::json_at(ok, "attributes"), "vtscope.bytes"), "intValue")),
+              "4096");
+    EXPECT_EQ(vtscope::json_string(
+                  vtscope::json_at(attribute(vtscope::json_at(ok, "attributes"), "vtscope.status"), "stringValue")),
+              "ok");
+    EXPECT_TRUE(attribute(vtscope::json_at(ok, "attributes"), "vtscope.reason").is_null());
 
     const Json& unmapped = records[1];
-    EXPECT_EQ(unmapped["traceId"].type, Json::Type::Null);  // absent: no trace context
-    EXPECT_EQ(unmapped["spanId"].type, Json::Type::Null);
-    EXPECT_EQ(attribute(unmapped["attributes"], "thread.id").type, Json::Type::Null);
-    EXPECT_EQ(attribute(unmapped["attributes"], "vtscope.status")["stringValue"].string, "unmapped");
-    EXPECT_EQ(attribute(unmapped["attributes"], "vtscope.reason")["stringValue"].string, "not_java_thread");
+    EXPECT_TRUE(vtscope::json_at(unmapped, "traceId").is_null());  // absent: no trace context
+    EXPECT_TRUE(vtscope::json_at(unmapped, "spanId").is_null());
+    EXPECT_TRUE(attribute(vtscope::json_at(unmapped, "attributes"), "thread.id").is_null());
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(
+                  attribute(vtscope::json_at(unmapped, "attributes"), "vtscope.status"), "stringValue")),
+              "unmapped");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(
+                  attribute(vtscope::json_at(unmapped, "attributes"), "vtscope.reason"), "stringValue")),
+              "not_java_thread");
 }
 
 TEST(OtlpLogs, BlockIntervalRecordCarriesDurationReasonAndTraceContext) {
@@ -245,28 +266,52 @@ TEST(OtlpLogs, BlockIntervalRecordCarriesDurationReasonAndTraceContext) {
     preempted.open = false;
     OtlpLogEvent events[2] = {b, preempted};
     Json json = parse(encode_logs_request({}, events, {}, 5000, 1));
-    const auto& records = json["resourceLogs"].array.at(0)["scopeLogs"].array.at(0)["logRecords"].array;
+    const auto& records = vtscope::json_array(vtscope::json_at(
+        vtscope::json_array(
+            vtscope::json_at(vtscope::json_array(vtscope::json_at(json, "resourceLogs")).at(0), "scopeLogs"))
+            .at(0),
+        "logRecords"));
     ASSERT_EQ(records.size(), 2u);
     const Json& r = records[0];
-    EXPECT_EQ(r["eventName"].string, "vtscope.block");
-    EXPECT_EQ(r["body"]["stringValue"].string, "syscall:read");
-    EXPECT_EQ(r["timeUnixNano"].string, "6000");
-    EXPECT_EQ(r["traceId"].string, "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf");
-    EXPECT_EQ(r["spanId"].string, "1011121314151617");
-    EXPECT_EQ(attribute(r["attributes"], "process.pid")["intValue"].string, "77");
-    EXPECT_EQ(attribute(r["attributes"], "thread.id")["intValue"].string, "31");
-    EXPECT_EQ(attribute(r["attributes"], "vtscope.thread.virtual")["boolValue"].boolean, true);
-    EXPECT_EQ(attribute(r["attributes"], "vtscope.os_thread.id")["intValue"].string, "78");
-    EXPECT_EQ(attribute(r["attributes"], "vtscope.block.reason")["stringValue"].string, "syscall");
-    EXPECT_EQ(attribute(r["attributes"], "vtscope.syscall")["stringValue"].string, "read");
-    EXPECT_EQ(attribute(r["attributes"], "vtscope.block.duration_ns")["intValue"].string, "25000000");
-    EXPECT_EQ(attribute(r["attributes"], "vtscope.block.open")["boolValue"].boolean, true);
-    EXPECT_EQ(attribute(r["attributes"], "vtscope.status")["stringValue"].string, "ok");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(r, "eventName")), "vtscope.block");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(r, "body", "stringValue")), "syscall:read");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(r, "timeUnixNano")), "6000");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(r, "traceId")), "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(r, "spanId")), "1011121314151617");
+    EXPECT_EQ(
+        vtscope::json_string(vtscope::json_at(attribute(vtscope::json_at(r, "attributes"), "process.pid"), "intValue")),
+        "77");
+    EXPECT_EQ(
+        vtscope::json_string(vtscope::json_at(attribute(vtscope::json_at(r, "attributes"), "thread.id"), "intValue")),
+        "31");
+    EXPECT_EQ(vtscope::json_bool(vtscope::json_at(
+                  attribute(vtscope::json_at(r, "attributes"), "vtscope.thread.virtual"), "boolValue")),
+              true);
+    EXPECT_EQ(vtscope::json_string(
+                  vtscope::json_at(attribute(vtscope::json_at(r, "attributes"), "vtscope.os_thread.id"), "intValue")),
+              "78");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(
+                  attribute(vtscope::json_at(r, "attributes"), "vtscope.block.reason"), "stringValue")),
+              "syscall");
+    EXPECT_EQ(vtscope::json_string(
+                  vtscope::json_at(attribute(vtscope::json_at(r, "attributes"), "vtscope.syscall"), "stringValue")),
+              "read");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(
+                  attribute(vtscope::json_at(r, "attributes"), "vtscope.block.duration_ns"), "intValue")),
+              "25000000");
+    EXPECT_EQ(vtscope::json_bool(
+                  vtscope::json_at(attribute(vtscope::json_at(r, "attributes"), "vtscope.block.open"), "boolValue")),
+              true);
+    EXPECT_EQ(vtscope::json_string(
+                  vtscope::json_at(attribute(vtscope::json_at(r, "attributes"), "vtscope.status"), "stringValue")),
+              "ok");
     const Json& p = records[1];
-    EXPECT_EQ(p["body"]["stringValue"].string, "preempted");
-    EXPECT_EQ(attribute(p["attributes"], "vtscope.syscall").type, Json::Type::Null);
-    EXPECT_EQ(attribute(p["attributes"], "vtscope.block.open")["boolValue"].boolean, false);
-    EXPECT_EQ(p["traceId"].type, Json::Type::Null);
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(p, "body", "stringValue")), "preempted");
+    EXPECT_TRUE(attribute(vtscope::json_at(p, "attributes"), "vtscope.syscall").is_null());
+    EXPECT_EQ(vtscope::json_bool(
+                  vtscope::json_at(attribute(vtscope::json_at(p, "attributes"), "vtscope.block.open"), "boolValue")),
+              false);
+    EXPECT_TRUE(vtscope::json_at(p, "traceId").is_null());
 }
 
 TEST(OtlpMetrics, CumulativeSumsBySyscallAndStatusOnly) {
@@ -278,30 +323,44 @@ TEST(OtlpMetrics, CumulativeSumsBySyscallAndStatusOnly) {
         {"write", "ok", 10, 4096, {exemplar}}, {"write", "unmapped", 2, 8, {}}, {"close", "ok", 3, {}, {}}};
     Json json = parse(
         encode_metrics_request({OtlpAttribute::string("service.name", "svc")}, syscall_metrics(points), 100, 200));
-    const auto& metrics = json["resourceMetrics"].array.at(0)["scopeMetrics"].array.at(0)["metrics"].array;
+    const auto& metrics = vtscope::json_array(vtscope::json_at(
+        vtscope::json_array(
+            vtscope::json_at(vtscope::json_array(vtscope::json_at(json, "resourceMetrics")).at(0), "scopeMetrics"))
+            .at(0),
+        "metrics"));
     ASSERT_EQ(metrics.size(), 2u);
-    EXPECT_EQ(metrics[0]["name"].string, "vtscope.syscall.calls");
-    EXPECT_EQ(metrics[0]["sum"]["aggregationTemporality"].number, 2);
-    EXPECT_EQ(metrics[0]["sum"]["isMonotonic"].boolean, true);
-    const auto& calls = metrics[0]["sum"]["dataPoints"].array;
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(metrics[0], "name")), "vtscope.syscall.calls");
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(metrics[0], "sum", "aggregationTemporality")), 2);
+    EXPECT_EQ(vtscope::json_bool(vtscope::json_at(metrics[0], "sum", "isMonotonic")), true);
+    const auto& calls = vtscope::json_array(vtscope::json_at(metrics[0], "sum", "dataPoints"));
     ASSERT_EQ(calls.size(), 3u);
-    EXPECT_EQ(calls[0]["asInt"].string, "10");
-    EXPECT_EQ(calls[0]["startTimeUnixNano"].string, "100");
-    EXPECT_EQ(calls[0]["timeUnixNano"].string, "200");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(calls[0], "asInt")), "10");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(calls[0], "startTimeUnixNano")), "100");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(calls[0], "timeUnixNano")), "200");
     // The trace id is an exemplar of the point, not a label.
-    ASSERT_EQ(calls[0]["exemplars"].array.size(), 1u);
-    EXPECT_EQ(calls[0]["exemplars"].array[0]["traceId"].string, "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf");
-    EXPECT_EQ(calls[0]["exemplars"].array[0]["asDouble"].number, 7);
-    EXPECT_EQ(calls[0]["exemplars"].array[0]["timeUnixNano"].string, "150");
-    EXPECT_EQ(calls[0]["exemplars"].array[0]["spanId"].type, Json::Type::Null);  // stat keeps no span id
-    EXPECT_EQ(calls[1]["exemplars"].type, Json::Type::Null);
-    EXPECT_EQ(calls[1]["attributes"].array.size(), 2u);  // syscall and status: no trace id label
-    EXPECT_EQ(attribute(calls[1]["attributes"], "vtscope.status")["stringValue"].string, "unmapped");
-    EXPECT_EQ(metrics[1]["name"].string, "vtscope.syscall.bytes");
-    EXPECT_EQ(metrics[1]["unit"].string, "By");
-    const auto& bytes = metrics[1]["sum"]["dataPoints"].array;
+    ASSERT_EQ(vtscope::json_array(vtscope::json_at(calls[0], "exemplars")).size(), 1u);
+    EXPECT_EQ(vtscope::json_string(
+                  vtscope::json_at(vtscope::json_array(vtscope::json_at(calls[0], "exemplars"))[0], "traceId")),
+              "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf");
+    EXPECT_EQ(vtscope::json_number(
+                  vtscope::json_at(vtscope::json_array(vtscope::json_at(calls[0], "exemplars"))[0], "asDouble")),
+              7);
+    EXPECT_EQ(vtscope::json_string(
+                  vtscope::json_at(vtscope::json_array(vtscope::json_at(calls[0], "exemplars"))[0], "timeUnixNano")),
+              "150");
+    EXPECT_TRUE(vtscope::json_at(vtscope::json_array(vtscope::json_at(calls[0], "exemplars"))[0], "spanId")
+                    .is_null());  // stat keeps no span id
+    EXPECT_TRUE(vtscope::json_at(calls[1], "exemplars").is_null());
+    EXPECT_EQ(vtscope::json_array(vtscope::json_at(calls[1], "attributes")).size(),
+              2u);  // syscall and status: no trace id label
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(
+                  attribute(vtscope::json_at(calls[1], "attributes"), "vtscope.status"), "stringValue")),
+              "unmapped");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(metrics[1], "name")), "vtscope.syscall.bytes");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(metrics[1], "unit")), "By");
+    const auto& bytes = vtscope::json_array(vtscope::json_at(metrics[1], "sum", "dataPoints"));
     ASSERT_EQ(bytes.size(), 2u);  // close has no byte count
-    EXPECT_EQ(bytes[0]["asInt"].string, "4096");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(bytes[0], "asInt")), "4096");
 }
 
 TEST(OtlpMetrics, HistogramAndDoubleSumEncoding) {
@@ -323,18 +382,26 @@ TEST(OtlpMetrics, HistogramAndDoubleSumEncoding) {
     cpu.points = {c};
     OtlpMetric metrics[2] = {h, cpu};
     Json json = parse(encode_metrics_request({}, metrics, 1, 2));
-    const auto& m = json["resourceMetrics"].array.at(0)["scopeMetrics"].array.at(0)["metrics"].array;
+    const auto& m = vtscope::json_array(vtscope::json_at(
+        vtscope::json_array(
+            vtscope::json_at(vtscope::json_array(vtscope::json_at(json, "resourceMetrics")).at(0), "scopeMetrics"))
+            .at(0),
+        "metrics"));
     ASSERT_EQ(m.size(), 2u);
-    const Json& hp = m[0]["histogram"]["dataPoints"].array.at(0);
-    EXPECT_EQ(m[0]["histogram"]["aggregationTemporality"].number, 2);
-    EXPECT_EQ(hp["count"].string, "3");
-    EXPECT_EQ(hp["sum"].number, 0.25);
-    ASSERT_EQ(hp["bucketCounts"].array.size(), 3u);
-    EXPECT_EQ(hp["bucketCounts"].array[2].string, "1");
-    ASSERT_EQ(hp["explicitBounds"].array.size(), 2u);
-    EXPECT_EQ(hp["explicitBounds"].array[1].number, 0.1);
-    EXPECT_EQ(hp["exemplars"].array.at(0)["spanId"].string, "0102030405060708");
-    EXPECT_EQ(m[1]["sum"]["dataPoints"].array.at(0)["asDouble"].number, 1.5);
+    const Json& hp = vtscope::json_array(vtscope::json_at(m[0], "histogram", "dataPoints")).at(0);
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(m[0], "histogram", "aggregationTemporality")), 2);
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(hp, "count")), "3");
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(hp, "sum")), 0.25);
+    ASSERT_EQ(vtscope::json_array(vtscope::json_at(hp, "bucketCounts")).size(), 3u);
+    EXPECT_EQ(vtscope::json_string(vtscope::json_array(vtscope::json_at(hp, "bucketCounts"))[2]), "1");
+    ASSERT_EQ(vtscope::json_array(vtscope::json_at(hp, "explicitBounds")).size(), 2u);
+    EXPECT_EQ(vtscope::json_number(vtscope::json_array(vtscope::json_at(hp, "explicitBounds"))[1]), 0.1);
+    EXPECT_EQ(
+        vtscope::json_string(vtscope::json_at(vtscope::json_array(vtscope::json_at(hp, "exemplars")).at(0), "spanId")),
+        "0102030405060708");
+    EXPECT_EQ(vtscope::json_number(
+                  vtscope::json_at(vtscope::json_array(vtscope::json_at(m[1], "sum", "dataPoints")).at(0), "asDouble")),
+              1.5);
 }
 
 TEST(OtlpMetrics, ReservoirKeepsTheLargestContextsAndEmpties) {
@@ -378,48 +445,70 @@ TEST(OtlpProfiles, DictionaryTablesLeafFirstStacksAndLinks) {
     ProfileRow rows[2] = {a, b};
     Json json = parse(encode_profiles_request({OtlpAttribute::string("service.name", "svc")}, rows, 10101010, 100, 400,
                                               "00112233445566778899aabbccddeeff"));
-    const Json& d = json["dictionary"];
-    const auto& strings = d["stringTable"].array;
+    const Json& d = vtscope::json_at(json, "dictionary");
+    const auto& strings = vtscope::json_array(vtscope::json_at(d, "stringTable"));
     ASSERT_GE(strings.size(), 4u);
-    EXPECT_EQ(strings[0].string, "");
+    EXPECT_EQ(vtscope::json_string(strings[0]), "");
     for (const char* table : {"functionTable", "locationTable", "stackTable", "linkTable", "attributeTable"}) {
-        ASSERT_FALSE(d[table].array.empty()) << table;
-        EXPECT_TRUE(d[table].array[0].object.empty()) << table << ": entry 0 is the empty value";
+        ASSERT_FALSE(vtscope::json_array(vtscope::json_member(d, table)).empty()) << table;
+        EXPECT_TRUE(vtscope::json_array(vtscope::json_member(d, table))[0].empty())
+            << table << ": entry 0 is the empty value";
     }
-    const Json& profile = json["resourceProfiles"].array.at(0)["scopeProfiles"].array.at(0)["profiles"].array.at(0);
-    EXPECT_EQ(profile["period"].string, "10101010");
-    EXPECT_EQ(profile["timeUnixNano"].string, "100");
-    EXPECT_EQ(profile["durationNano"].string, "300");
-    EXPECT_EQ(profile["profileId"].string, "00112233445566778899aabbccddeeff");
-    EXPECT_EQ(strings.at(static_cast<size_t>(profile["sampleType"]["typeStrindex"].number)).string, "cpu");
-    const auto& samples = profile["samples"].array;
+    const Json& profile =
+        vtscope::json_array(
+            vtscope::json_at(vtscope::json_array(
+                                 vtscope::json_at(vtscope::json_array(vtscope::json_at(json, "resourceProfiles")).at(0),
+                                                  "scopeProfiles"))
+                                 .at(0),
+                             "profiles"))
+            .at(0);
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(profile, "period")), "10101010");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(profile, "timeUnixNano")), "100");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(profile, "durationNano")), "300");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(profile, "profileId")), "00112233445566778899aabbccddeeff");
+    EXPECT_EQ(vtscope::json_string(strings.at(
+                  static_cast<size_t>(vtscope::json_number(vtscope::json_at(profile, "sampleType", "typeStrindex"))))),
+              "cpu");
+    const auto& samples = vtscope::json_array(vtscope::json_at(profile, "samples"));
     ASSERT_EQ(samples.size(), 2u);
-    EXPECT_EQ(samples[0]["stackIndex"].number, samples[1]["stackIndex"].number);  // one stack, interned
-    EXPECT_EQ(samples[0]["values"].array.at(0).string, "30000000");
-    const Json& link = d["linkTable"].array.at(static_cast<size_t>(samples[0]["linkIndex"].number));
-    EXPECT_EQ(link["traceId"].string, "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf");
-    EXPECT_EQ(link["spanId"].string, "1011121314151617");
-    EXPECT_EQ(samples[1]["linkIndex"].type, Json::Type::Null);  // 0, the empty link: left out
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(samples[0], "stackIndex")),
+              vtscope::json_number(vtscope::json_at(samples[1], "stackIndex")));  // one stack, interned
+    EXPECT_EQ(vtscope::json_string(vtscope::json_array(vtscope::json_at(samples[0], "values")).at(0)), "30000000");
+    const Json& link = vtscope::json_array(vtscope::json_at(d, "linkTable"))
+                           .at(static_cast<size_t>(vtscope::json_number(vtscope::json_at(samples[0], "linkIndex"))));
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(link, "traceId")), "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf");
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(link, "spanId")), "1011121314151617");
+    EXPECT_TRUE(vtscope::json_at(samples[1], "linkIndex").is_null());  // 0, the empty link: left out
     // The stack is leaf first: location -> function -> name.
-    const Json& stack = d["stackTable"].array.at(static_cast<size_t>(samples[0]["stackIndex"].number));
+    const Json& stack = vtscope::json_array(vtscope::json_at(d, "stackTable"))
+                            .at(static_cast<size_t>(vtscope::json_number(vtscope::json_at(samples[0], "stackIndex"))));
     std::vector<std::string> names;
-    for (const Json& l : stack["locationIndices"].array) {
-        const Json& line = d["locationTable"].array.at(static_cast<size_t>(l.number))["lines"].array.at(0);
-        const Json& f = d["functionTable"].array.at(static_cast<size_t>(line["functionIndex"].number));
-        names.push_back(strings.at(static_cast<size_t>(f["nameStrindex"].number)).string);
+    for (const Json& l : vtscope::json_array(vtscope::json_at(stack, "locationIndices"))) {
+        const Json& line =
+            vtscope::json_array(vtscope::json_at(vtscope::json_array(vtscope::json_at(d, "locationTable"))
+                                                     .at(static_cast<size_t>(vtscope::json_number(l))),
+                                                 "lines"))
+                .at(0);
+        const Json& f = vtscope::json_array(vtscope::json_at(d, "functionTable"))
+                            .at(static_cast<size_t>(vtscope::json_number(vtscope::json_at(line, "functionIndex"))));
+        names.push_back(vtscope::json_string(
+            strings.at(static_cast<size_t>(vtscope::json_number(vtscope::json_at(f, "nameStrindex"))))));
     }
     EXPECT_EQ(names, (std::vector<std::string>{"leaf", "mid", "root"}));
     // The sample's attributes, through the attribute table.
     std::map<std::string, std::string> attrs;
-    for (const Json& i : samples[0]["attributeIndices"].array) {
-        const Json& kv = d["attributeTable"].array.at(static_cast<size_t>(i.number));
-        const Json& v = kv["value"];
-        attrs[strings.at(static_cast<size_t>(kv["keyStrindex"].number)).string] =
-            v["stringValue"].type == Json::Type::String ? v["stringValue"].string : v["intValue"].string;
+    for (const Json& i : vtscope::json_array(vtscope::json_at(samples[0], "attributeIndices"))) {
+        const Json& kv =
+            vtscope::json_array(vtscope::json_at(d, "attributeTable")).at(static_cast<size_t>(vtscope::json_number(i)));
+        const Json& v = vtscope::json_at(kv, "value");
+        attrs[vtscope::json_string(
+            strings.at(static_cast<size_t>(vtscope::json_number(vtscope::json_at(kv, "keyStrindex")))))] =
+            vtscope::json_at(v, "stringValue").is_string() ? vtscope::json_string(vtscope::json_at(v, "stringValue"))
+                                                           : vtscope::json_string(vtscope::json_at(v, "intValue"));
     }
-    EXPECT_EQ(attrs["thread.id"], "40");
-    EXPECT_EQ(attrs["vtscope.os_thread.id"], "5");
-    EXPECT_EQ(attrs["vtscope.status"], "ok");
+    EXPECT_EQ(vtscope::json_at(attrs, "thread.id"), "40");
+    EXPECT_EQ(vtscope::json_at(attrs, "vtscope.os_thread.id"), "5");
+    EXPECT_EQ(vtscope::json_at(attrs, "vtscope.status"), "ok");
 }
 
 TEST(OtlpResponse, PartialSuccessRejections) {

@@ -20,7 +20,7 @@
 #include <tuple>
 #include <vector>
 
-#include "output/json.h"
+#include "output/json_io.h"
 #include "otlp_records.h"
 #include "cli/privilege.h"
 #include "process_runner.h"
@@ -116,9 +116,8 @@ Collector start_collector(const TempDir& dir, const std::string& name, int port,
 }
 
 Json parse(const std::string& line) {
-    Json json;
-    std::string error;
-    if (!vtscope::parse_json(line, &json, &error)) ADD_FAILURE() << error << ": " << line.substr(0, 200);
+    Json json = vtscope::parse_json(line);
+    if (json.is_discarded()) ADD_FAILURE() << "no JSON: " << line.substr(0, 200);
     return json;
 }
 
@@ -136,7 +135,7 @@ std::multiset<Key> local_keys(const std::vector<std::string>& lines) {
     return keys;
 }
 
-double num(const Json& j) { return j.number; }
+double num(const Json& j) { return vtscope::json_number(j); }
 
 // The demo service under a long load, traced by `vtscope COMMAND --duration D` with extra
 // options; `during` runs once the load has started.
@@ -254,14 +253,26 @@ TEST_F(OtlpExport, MarkerHarnessRecordsEqualLocalLines) {
     for (const Key& k : logs.keys) exported.insert({std::get<0>(k), std::get<1>(k)});
     for (const std::string& line : run.expected) {
         Json m = parse(line);
-        EXPECT_TRUE(exported.count({m["trace_id"].string, m["span_id"].string})) << line;
+        EXPECT_TRUE(exported.count({vtscope::json_string(vtscope::json_at(m, "trace_id")),
+                                    vtscope::json_string(vtscope::json_at(m, "span_id"))}))
+            << line;
     }
     ASSERT_FALSE(logs.resources.empty());
     for (const Json& r : logs.resources) {
-        EXPECT_EQ(attribute(r["attributes"], "service.name")["stringValue"].string, "otlp-marker-test");
-        EXPECT_FALSE(attribute(r["attributes"], "process.pid")["intValue"].string.empty());
-        EXPECT_FALSE(attribute(r["attributes"], "host.name")["stringValue"].string.empty());
-        EXPECT_EQ(attribute(r["attributes"], "service.instance.id")["stringValue"].string.size(), 36u);
+        EXPECT_EQ(vtscope::json_string(
+                      vtscope::json_at(attribute(vtscope::json_at(r, "attributes"), "service.name"), "stringValue")),
+                  "otlp-marker-test");
+        EXPECT_FALSE(vtscope::json_string(
+                         vtscope::json_at(attribute(vtscope::json_at(r, "attributes"), "process.pid"), "intValue"))
+                         .empty());
+        EXPECT_FALSE(vtscope::json_string(
+                         vtscope::json_at(attribute(vtscope::json_at(r, "attributes"), "host.name"), "stringValue"))
+                         .empty());
+        EXPECT_EQ(
+            vtscope::json_string(
+                vtscope::json_at(attribute(vtscope::json_at(r, "attributes"), "service.instance.id"), "stringValue"))
+                .size(),
+            36u);
     }
 }
 
@@ -363,14 +374,20 @@ TEST_F(OtlpExport, ServiceNameFromTheTargetsProcessContext) {
     ASSERT_FALSE(logs.resources.empty());
     EXPECT_EQ(logs.keys, local_keys(run.lines));
     for (const Json& r : logs.resources) {
-        const Json& attrs = r["attributes"];
-        std::printf("resource: service.name %s, deployment.environment.name %s, service.instance.id %s\n",
-                    attribute(attrs, "service.name")["stringValue"].string.c_str(),
-                    attribute(attrs, "deployment.environment.name")["stringValue"].string.c_str(),
-                    attribute(attrs, "service.instance.id")["stringValue"].string.c_str());
-        EXPECT_EQ(attribute(attrs, "service.name")["stringValue"].string, "process-context-e2e");
-        EXPECT_EQ(attribute(attrs, "deployment.environment.name")["stringValue"].string, "e2e");
-        EXPECT_FALSE(attribute(attrs, "telemetry.sdk.language")["stringValue"].string.empty())
+        const Json& attrs = vtscope::json_at(r, "attributes");
+        std::printf(
+            "resource: service.name %s, deployment.environment.name %s, service.instance.id %s\n",
+            vtscope::json_string(vtscope::json_at(attribute(attrs, "service.name"), "stringValue")).c_str(),
+            vtscope::json_string(vtscope::json_at(attribute(attrs, "deployment.environment.name"), "stringValue"))
+                .c_str(),
+            vtscope::json_string(vtscope::json_at(attribute(attrs, "service.instance.id"), "stringValue")).c_str());
+        EXPECT_EQ(vtscope::json_string(vtscope::json_at(attribute(attrs, "service.name"), "stringValue")),
+                  "process-context-e2e");
+        EXPECT_EQ(
+            vtscope::json_string(vtscope::json_at(attribute(attrs, "deployment.environment.name"), "stringValue")),
+            "e2e");
+        EXPECT_FALSE(
+            vtscope::json_string(vtscope::json_at(attribute(attrs, "telemetry.sdk.language"), "stringValue")).empty())
             << "the SDK's own resource attributes come with it";
     }
 }
@@ -396,16 +413,20 @@ TEST_F(OtlpExport, TwoJvmsSeparatedByResource) {
     std::map<std::tuple<std::string, std::string, std::string>, std::multiset<Key>> by_resource;
     for (const std::string& line : collector.finish()) {
         Json j = parse(line);
-        for (const Json& rl : j["resourceLogs"].array) {
-            const Json& attrs = rl["resource"]["attributes"];
-            auto& keys = by_resource[{attribute(attrs, "service.name")["stringValue"].string,
-                                      attribute(attrs, "process.pid")["intValue"].string,
-                                      attribute(attrs, "service.instance.id")["stringValue"].string}];
-            for (const Json& sl : rl["scopeLogs"].array)
-                for (const Json& r : sl["logRecords"].array)
-                    keys.insert({r["traceId"].string, r["spanId"].string,
-                                 attribute(r["attributes"], "vtscope.syscall")["stringValue"].string,
-                                 attribute(r["attributes"], "vtscope.bytes")["intValue"].string});
+        for (const Json& rl : vtscope::json_array(vtscope::json_at(j, "resourceLogs"))) {
+            const Json& attrs = vtscope::json_at(rl, "resource", "attributes");
+            auto& keys = by_resource[{
+                vtscope::json_string(vtscope::json_at(attribute(attrs, "service.name"), "stringValue")),
+                vtscope::json_string(vtscope::json_at(attribute(attrs, "process.pid"), "intValue")),
+                vtscope::json_string(vtscope::json_at(attribute(attrs, "service.instance.id"), "stringValue"))}];
+            for (const Json& sl : vtscope::json_array(vtscope::json_at(rl, "scopeLogs")))
+                for (const Json& r : vtscope::json_array(vtscope::json_at(sl, "logRecords")))
+                    keys.insert({vtscope::json_string(vtscope::json_at(r, "traceId")),
+                                 vtscope::json_string(vtscope::json_at(r, "spanId")),
+                                 vtscope::json_string(vtscope::json_at(
+                                     attribute(vtscope::json_at(r, "attributes"), "vtscope.syscall"), "stringValue")),
+                                 vtscope::json_string(vtscope::json_at(
+                                     attribute(vtscope::json_at(r, "attributes"), "vtscope.bytes"), "intValue"))});
         }
     }
     ASSERT_EQ(by_resource.size(), 2u) << "expected two resources, one per vtscope";
@@ -458,22 +479,25 @@ CollectorMetrics collector_metrics(const std::vector<std::string>& lines) {
     CollectorMetrics m;
     for (const std::string& line : lines) {
         Json j = parse(line);
-        if (j["resourceMetrics"].type != Json::Type::Array) continue;
+        if (!vtscope::json_at(j, "resourceMetrics").is_array()) continue;
         m.requests.push_back(j);
     }
     for (const Json& j : m.requests) {
         m.exports++;
-        for (const Json& rm : j["resourceMetrics"].array)
-            for (const Json& sm : rm["scopeMetrics"].array)
-                for (const Json& metric : sm["metrics"].array)
+        for (const Json& rm : vtscope::json_array(vtscope::json_at(j, "resourceMetrics")))
+            for (const Json& sm : vtscope::json_array(vtscope::json_at(rm, "scopeMetrics")))
+                for (const Json& metric : vtscope::json_array(vtscope::json_at(sm, "metrics")))
                     for (const char* kind : {"sum", "histogram"})
-                        for (const Json& p : metric[kind]["dataPoints"].array) {
+                        for (const Json& p :
+                             vtscope::json_array(vtscope::json_at(vtscope::json_member(metric, kind), "dataPoints"))) {
                             m.points++;
-                            for (const Json& a : p["attributes"].array) {
-                                m.attribute_keys.push_back(a["key"].string);
-                                m.attribute_values.push_back(a["value"]["stringValue"].string);
+                            for (const Json& a : vtscope::json_array(vtscope::json_at(p, "attributes"))) {
+                                m.attribute_keys.push_back(vtscope::json_string(vtscope::json_at(a, "key")));
+                                m.attribute_values.push_back(
+                                    vtscope::json_string(vtscope::json_at(a, "value", "stringValue")));
                             }
-                            for (const Json& x : p["exemplars"].array) m.exemplar_traces.push_back(x["traceId"].string);
+                            for (const Json& x : vtscope::json_array(vtscope::json_at(p, "exemplars")))
+                                m.exemplar_traces.push_back(vtscope::json_string(vtscope::json_at(x, "traceId")));
                         }
     }
     if (!m.requests.empty()) m.last = &m.requests.back();
@@ -494,11 +518,13 @@ void expect_exemplars_not_labels(const CollectorMetrics& m, const std::set<std::
 // The points of the named metric in an export request.
 std::vector<const Json*> points_of(const Json& request, const std::string& name, const char* kind) {
     std::vector<const Json*> out;
-    for (const Json& rm : request["resourceMetrics"].array)
-        for (const Json& sm : rm["scopeMetrics"].array)
-            for (const Json& metric : sm["metrics"].array)
-                if (metric["name"].string == name)
-                    for (const Json& p : metric[kind]["dataPoints"].array) out.push_back(&p);
+    for (const Json& rm : vtscope::json_array(vtscope::json_at(request, "resourceMetrics")))
+        for (const Json& sm : vtscope::json_array(vtscope::json_at(rm, "scopeMetrics")))
+            for (const Json& metric : vtscope::json_array(vtscope::json_at(sm, "metrics")))
+                if (vtscope::json_string(vtscope::json_at(metric, "name")) == name)
+                    for (const Json& p :
+                         vtscope::json_array(vtscope::json_at(vtscope::json_member(metric, kind), "dataPoints")))
+                        out.push_back(&p);
     return out;
 }
 
@@ -517,20 +543,26 @@ TEST_F(OtlpExport, BlockRecordsMatchLinesAndHistogramHasExemplars) {
     std::set<std::string> run_traces;
     for (const std::string& line : run.lines) {
         Json j = parse(line);
-        auto text = [](const Json& v) { return v.type == Json::Type::String ? v.string : std::string(); };
-        local.insert(
-            {text(j["trace_id"]), text(j["span_id"]), std::to_string(static_cast<uint64_t>(num(j["duration_ns"])))});
-        if (j["trace_id"].type == Json::Type::String) run_traces.insert(j["trace_id"].string);
+        auto text = [](const Json& v) { return v.is_string() ? vtscope::json_string(v) : std::string(); };
+        local.insert({text(vtscope::json_at(j, "trace_id")), text(vtscope::json_at(j, "span_id")),
+                      std::to_string(static_cast<uint64_t>(num(vtscope::json_at(j, "duration_ns"))))});
+        if (vtscope::json_at(j, "trace_id").is_string())
+            run_traces.insert(vtscope::json_string(vtscope::json_at(j, "trace_id")));
     }
     for (const std::string& line : out) {
         Json j = parse(line);
-        for (const Json& rl : j["resourceLogs"].array) {
-            EXPECT_EQ(attribute(rl["resource"]["attributes"], "service.name")["stringValue"].string, "blk");
-            for (const Json& sl : rl["scopeLogs"].array)
-                for (const Json& r : sl["logRecords"].array) {
-                    EXPECT_EQ(r["eventName"].string, "vtscope.block");
-                    exported.insert({r["traceId"].string, r["spanId"].string,
-                                     attribute(r["attributes"], "vtscope.block.duration_ns")["intValue"].string});
+        for (const Json& rl : vtscope::json_array(vtscope::json_at(j, "resourceLogs"))) {
+            EXPECT_EQ(vtscope::json_string(vtscope::json_at(
+                          attribute(vtscope::json_at(rl, "resource", "attributes"), "service.name"), "stringValue")),
+                      "blk");
+            for (const Json& sl : vtscope::json_array(vtscope::json_at(rl, "scopeLogs")))
+                for (const Json& r : vtscope::json_array(vtscope::json_at(sl, "logRecords"))) {
+                    EXPECT_EQ(vtscope::json_string(vtscope::json_at(r, "eventName")), "vtscope.block");
+                    exported.insert(
+                        {vtscope::json_string(vtscope::json_at(r, "traceId")),
+                         vtscope::json_string(vtscope::json_at(r, "spanId")),
+                         vtscope::json_string(vtscope::json_at(
+                             attribute(vtscope::json_at(r, "attributes"), "vtscope.block.duration_ns"), "intValue"))});
                 }
         }
     }
@@ -547,10 +579,11 @@ TEST_F(OtlpExport, BlockRecordsMatchLinesAndHistogramHasExemplars) {
     ASSERT_NE(m.last, nullptr) << "no metric export";
     double counted = 0;
     for (const Json* p : points_of(*m.last, "vtscope.block.duration", "histogram")) {
-        counted += std::stod((*p)["count"].string);
+        counted += std::stod(vtscope::json_string(vtscope::json_at((*p), "count")));
         double in_buckets = 0;
-        for (const Json& b : (*p)["bucketCounts"].array) in_buckets += std::stod(b.string);
-        EXPECT_EQ(in_buckets, std::stod((*p)["count"].string));
+        for (const Json& b : vtscope::json_array(vtscope::json_at((*p), "bucketCounts")))
+            in_buckets += std::stod(vtscope::json_string(b));
+        EXPECT_EQ(in_buckets, std::stod(vtscope::json_string(vtscope::json_at((*p), "count"))));
     }
     EXPECT_EQ(counted, static_cast<double>(run.lines.size()));
     expect_exemplars_not_labels(m, run_traces);
@@ -567,7 +600,8 @@ TEST_F(OtlpExport, ProfileCpuTimeWithExemplars) {
     CollectorMetrics m = collector_metrics(collector.finish());
     ASSERT_NE(m.last, nullptr) << "no metric export";
     double cpu_s = 0;
-    for (const Json* p : points_of(*m.last, "vtscope.cpu.time", "sum")) cpu_s += num((*p)["asDouble"]);
+    for (const Json* p : points_of(*m.last, "vtscope.cpu.time", "sum"))
+        cpu_s += num(vtscope::json_at((*p), "asDouble"));
     std::string report;
     for (const std::string& line : run.lines) report += line + "\n";
     std::printf("CPU time in the last export %.3f s, in the summary %.3f s\n", cpu_s,
@@ -595,15 +629,15 @@ TEST_F(OtlpExport, ProfileStacksAsOtlpProfile) {
     std::vector<Json> requests;
     for (const std::string& line : out) {
         Json j = parse(line);
-        if (j["resourceProfiles"].type == Json::Type::Array) requests.push_back(j);
+        if (vtscope::json_at(j, "resourceProfiles").is_array()) requests.push_back(j);
     }
     ASSERT_EQ(requests.size(), 1u) << "profile requests in the Collector's output";
     const Json& request = requests[0];
-    const Json& dictionary = request["dictionary"];
-    const auto& strings = dictionary["stringTable"].array;
+    const Json& dictionary = vtscope::json_at(request, "dictionary");
+    const auto& strings = vtscope::json_array(vtscope::json_at(dictionary, "stringTable"));
     ASSERT_FALSE(strings.empty());
-    auto index = [](const Json& v) { return v.type == Json::Type::Number ? static_cast<size_t>(v.number) : 0; };
-    EXPECT_EQ(strings[0].string, "");
+    auto index = [](const Json& v) { return v.is_number() ? static_cast<size_t>(vtscope::json_number(v)) : 0; };
+    EXPECT_EQ(vtscope::json_string(strings[0]), "");
     std::string report;
     for (const std::string& line : run.lines) report += line + "\n";
     std::set<std::string> run_traces = trace_ids_in(report + run.summary.dump());
@@ -612,38 +646,51 @@ TEST_F(OtlpExport, ProfileStacksAsOtlpProfile) {
     // The Collector's pdata moves the resource's strings into the string table when it writes a
     // profile (keyStrindex, stringValueStrindex): resolve them there.
     auto resource_string = [&](const Json& attributes, const std::string& key) {
-        for (const Json& a : attributes.array) {
-            std::string k =
-                a["key"].type == Json::Type::String ? a["key"].string : strings.at(index(a["keyStrindex"])).string;
+        for (const Json& a : vtscope::json_array(attributes)) {
+            std::string k = vtscope::json_at(a, "key").is_string()
+                                ? vtscope::json_string(vtscope::json_at(a, "key"))
+                                : vtscope::json_string(strings.at(index(vtscope::json_at(a, "keyStrindex"))));
             if (k != key) continue;
-            const Json& v = a["value"];
-            return v["stringValue"].type == Json::Type::String ? v["stringValue"].string
-                                                               : strings.at(index(v["stringValueStrindex"])).string;
+            const Json& v = vtscope::json_at(a, "value");
+            return vtscope::json_at(v, "stringValue").is_string()
+                       ? vtscope::json_string(vtscope::json_at(v, "stringValue"))
+                       : vtscope::json_string(strings.at(index(vtscope::json_at(v, "stringValueStrindex"))));
         }
         return std::string();
     };
-    for (const Json& rp : request["resourceProfiles"].array) {
-        EXPECT_EQ(resource_string(rp["resource"]["attributes"], "service.name"), "prof");
-        EXPECT_EQ(resource_string(rp["resource"]["attributes"], "service.instance.id").size(), 36u);
-        for (const Json& sp : rp["scopeProfiles"].array)
-            for (const Json& profile : sp["profiles"].array) {
-                EXPECT_EQ(strings.at(index(profile["sampleType"]["typeStrindex"])).string, "cpu");
-                EXPECT_EQ(strings.at(index(profile["sampleType"]["unitStrindex"])).string, "nanoseconds");
-                for (const Json& sample : profile["samples"].array) {
+    for (const Json& rp : vtscope::json_array(vtscope::json_at(request, "resourceProfiles"))) {
+        EXPECT_EQ(resource_string(vtscope::json_at(rp, "resource", "attributes"), "service.name"), "prof");
+        EXPECT_EQ(resource_string(vtscope::json_at(rp, "resource", "attributes"), "service.instance.id").size(), 36u);
+        for (const Json& sp : vtscope::json_array(vtscope::json_at(rp, "scopeProfiles")))
+            for (const Json& profile : vtscope::json_array(vtscope::json_at(sp, "profiles"))) {
+                EXPECT_EQ(
+                    vtscope::json_string(strings.at(index(vtscope::json_at(profile, "sampleType", "typeStrindex")))),
+                    "cpu");
+                EXPECT_EQ(
+                    vtscope::json_string(strings.at(index(vtscope::json_at(profile, "sampleType", "unitStrindex")))),
+                    "nanoseconds");
+                for (const Json& sample : vtscope::json_array(vtscope::json_at(profile, "samples"))) {
                     samples++;
-                    for (const Json& v : sample["values"].array) cpu_ns += std::stod(v.string);
-                    if (size_t link = index(sample["linkIndex"])) {
+                    for (const Json& v : vtscope::json_array(vtscope::json_at(sample, "values")))
+                        cpu_ns += std::stod(vtscope::json_string(v));
+                    if (size_t link = index(vtscope::json_at(sample, "linkIndex"))) {
                         linked++;
-                        const std::string trace = dictionary["linkTable"].array.at(link)["traceId"].string;
+                        const std::string trace = vtscope::json_string(vtscope::json_at(
+                            vtscope::json_array(vtscope::json_at(dictionary, "linkTable")).at(link), "traceId"));
                         if (!run_traces.count(trace)) bad_links++;
                     }
-                    const Json& stack = dictionary["stackTable"].array.at(index(sample["stackIndex"]));
+                    const Json& stack = vtscope::json_array(vtscope::json_at(dictionary, "stackTable"))
+                                            .at(index(vtscope::json_at(sample, "stackIndex")));
                     bool named = false;
-                    for (const Json& l : stack["locationIndices"].array) {
-                        const Json& location = dictionary["locationTable"].array.at(index(l));
-                        for (const Json& line : location["lines"].array) {
-                            const Json& function = dictionary["functionTable"].array.at(index(line["functionIndex"]));
-                            named = named || !strings.at(index(function["nameStrindex"])).string.empty();
+                    for (const Json& l : vtscope::json_array(vtscope::json_at(stack, "locationIndices"))) {
+                        const Json& location =
+                            vtscope::json_array(vtscope::json_at(dictionary, "locationTable")).at(index(l));
+                        for (const Json& line : vtscope::json_array(vtscope::json_at(location, "lines"))) {
+                            const Json& function = vtscope::json_array(vtscope::json_at(dictionary, "functionTable"))
+                                                       .at(index(vtscope::json_at(line, "functionIndex")));
+                            named = named ||
+                                    !vtscope::json_string(strings.at(index(vtscope::json_at(function, "nameStrindex"))))
+                                         .empty();
                         }
                     }
                     if (named) with_frames++;
@@ -654,7 +701,8 @@ TEST_F(OtlpExport, ProfileStacksAsOtlpProfile) {
     std::printf(
         "profile samples %zu (%zu with a trace link, %zu with named frames), CPU %.3f ms, summary %.3f ms, "
         "strings %zu, stacks %zu\n",
-        samples, linked, with_frames, cpu_ns / 1e6, summary_ms, strings.size(), dictionary["stackTable"].array.size());
+        samples, linked, with_frames, cpu_ns / 1e6, summary_ms, strings.size(),
+        vtscope::json_array(vtscope::json_at(dictionary, "stackTable")).size());
     EXPECT_GT(samples, 0u);
     EXPECT_GT(linked, 0u) << "no sample links a trace";
     EXPECT_EQ(bad_links, 0u) << "links to traces the run did not see";
@@ -675,9 +723,9 @@ TEST_F(OtlpExport, StatSumsEqualCountedEvents) {
     size_t points = 0;
     Json last = parse(lines.back());
     for (const Json* p : points_of(last, "vtscope.syscall.calls", "sum")) {
-        EXPECT_EQ((*p)["attributes"].array.size(), 2u);
+        EXPECT_EQ(vtscope::json_array(vtscope::json_at((*p), "attributes")).size(), 2u);
         points++;
-        calls += std::stod((*p)["asInt"].string);
+        calls += std::stod(vtscope::json_string(vtscope::json_at((*p), "asInt")));
     }
     std::printf("metric exports in the Collector %zu, points in the last %zu, calls %.0f, events %.0f\n", lines.size(),
                 points, calls, number(run.summary, "/events"));

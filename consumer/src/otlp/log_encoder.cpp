@@ -4,7 +4,7 @@
 #include "core/block_model.h"
 #include "otlp/otlp_json.h"
 #include "output/event_format.h"
-#include "output/json_dump.h"
+#include "output/json_io.h"
 #include "sources/syscall_names.h"
 
 namespace vtscope {
@@ -97,7 +97,7 @@ std::string encode_logs_request(const std::vector<OtlpAttribute>& resource, std:
         else
             records.push_back(block_record(std::get<BlockLogEvent>(event), realtime_offset_ns, observed));
     }
-    return dump_json(export_request("Logs", resource, "logRecords", std::move(records)));
+    return json_text(export_request("Logs", resource, "logRecords", std::move(records)));
 }
 
 }  // namespace vtscope

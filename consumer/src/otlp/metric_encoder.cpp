@@ -3,7 +3,7 @@
 
 #include "otlp/otlp_json.h"
 #include "output/event_format.h"
-#include "output/json_dump.h"
+#include "output/json_io.h"
 
 namespace vtscope {
 namespace {
@@ -68,7 +68,7 @@ std::string encode_metrics_request(const std::vector<OtlpAttribute>& resource, s
                                    uint64_t start_ns, uint64_t now_ns) {
     ordered_json items = ordered_json::array();
     for (const OtlpMetric& metric : metrics) items.push_back(metric_json(metric, start_ns, now_ns));
-    return dump_json(export_request("Metrics", resource, "metrics", std::move(items)));
+    return json_text(export_request("Metrics", resource, "metrics", std::move(items)));
 }
 
 }  // namespace vtscope

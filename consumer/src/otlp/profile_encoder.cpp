@@ -7,7 +7,7 @@
 #include "../../bpf/attribution.h"
 #include "otlp/otlp_json.h"
 #include "output/event_format.h"
-#include "output/json_dump.h"
+#include "output/json_io.h"
 
 namespace vtscope {
 namespace {
@@ -132,7 +132,7 @@ std::string encode_profiles_request(const std::vector<OtlpAttribute>& resource, 
     profile["samples"] = std::move(samples);
     ordered_json request = export_request("Profiles", resource, "profiles", ordered_json::array({std::move(profile)}));
     request["dictionary"] = dictionary.to_json();
-    return dump_json(request);
+    return json_text(request);
 }
 
 }  // namespace vtscope

@@ -5,7 +5,7 @@
 
 #include "core/block_model.h"
 #include "output/event_format.h"
-#include "output/json_dump.h"
+#include "output/json_io.h"
 #include "sources/block_jfr.h"
 #include "sources/syscall_names.h"
 
@@ -71,7 +71,7 @@ void add_jfr_fields(nlohmann::ordered_json& object, const JfrPinnedEvent* j) {
 // The members of object as fields to append to a line: ,"key":value...
 std::string as_fields(const nlohmann::ordered_json& object) {
     std::string out;
-    for (const auto& [key, value] : object.items()) out += "," + dump_json(key) + ":" + dump_json(value);
+    for (const auto& [key, value] : object.items()) out += "," + json_text(key) + ":" + json_text(value);
     return out;
 }
 
@@ -100,7 +100,7 @@ std::string format_jfr_only_line(const JfrPinnedEvent& j, int pid) {
     line["pid"] = pid;
     line["vthread"] = j.vthread;
     add_jfr_fields(line, &j);
-    return dump_json(line);
+    return json_text(line);
 }
 
 }  // namespace vtscope

@@ -7,7 +7,7 @@
 #include <type_traits>
 
 #include "output/event_format.h"
-#include "output/json_dump.h"
+#include "output/json_io.h"
 
 namespace vtscope {
 namespace {
@@ -153,7 +153,7 @@ std::string render_block_json(const BlockAggregate& a, int top) {
     js["vthreads"] = nlohmann::ordered_json::array();
     for (const auto& [vthread, t] : top_entries(a.by_vthread, top))
         js["vthreads"].push_back(entry_json("vthread", vthread, *t));
-    return dump_json(js);
+    return json_text(js);
 }
 
 }  // namespace vtscope

@@ -6,6 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
+#include <cstdio>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -83,6 +86,19 @@ inline std::optional<std::string> json_string_member(const Json& j, const std::s
     const Json& v = json_member(j, key);
     if (!v.is_string()) return std::nullopt;
     return v.get<std::string>();
+}
+
+// A double of the summary JSON, to 15 significant digits (DBL_DIG: every digit a double keeps,
+// so cpu_ms is exact to the microsecond in any session, and 2/3 reads 0.666666666666667), written
+// as C's %.15g writes it: a whole number without a fraction ("500", not "500.0"). Not finite:
+// null, which JSON can hold and "inf" is not.
+inline nlohmann::ordered_json json_double15(double value) {
+    if (!std::isfinite(value)) return nullptr;
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.15g", value);
+    double rounded = std::strtod(text, nullptr);
+    if (rounded == std::trunc(rounded) && std::fabs(rounded) < 1e15) return static_cast<int64_t>(rounded);
+    return rounded;
 }
 
 }  // namespace vtscope

@@ -2,7 +2,7 @@
 #include "output/profile_json.h"
 
 #include "output/event_format.h"
-#include "output/json_dump.h"
+#include "output/json_io.h"
 #include "output/profile_totals.h"
 
 namespace vtscope {
@@ -193,7 +193,7 @@ std::string render_profile_json(const std::vector<ProfileRow>& rows, const Profi
     js["rows_bound"] = kMaxProfileRows;
     js["stacks_bound"] = kMaxProfileStacks;
     js["warnings"] = info.warnings;
-    return dump_json(js);
+    return json_text(js);
 }
 
 }  // namespace vtscope
