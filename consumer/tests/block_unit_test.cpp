@@ -227,7 +227,7 @@ TEST(BlockSummary, FoldedEntriesAreSaid) {
     agg.folded_traces = {3, 4500000};
     agg.folded_vthreads = {2, 1000000};
     std::string text = vtscope::render_block_text(agg, 10);
-    EXPECT_NE(text.find("note: 3 traces (4.5 ms) and 2 virtual threads (1.0 ms) with the least blocked time left the "
+    EXPECT_NE(text.find("note: block: 3 traces (4.5 ms) and 2 virtual threads (1.0 ms) with the least blocked time left the "
                         "lists below, which keep 20000 of each in memory"),
               std::string::npos)
         << text;

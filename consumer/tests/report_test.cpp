@@ -230,6 +230,22 @@ TEST(Diagnostics, CountedPrefixedAndCarriedByTheSummaryJson) {
     EXPECT_EQ(diag::counts().warnings, 0u);
 }
 
+// A command's summary section is printed whole; its note and warning lines are counted, its other
+// lines (totals, lists) are not.
+TEST(Diagnostics, NotesAndWarningsOfASectionAreCounted) {
+    namespace diag = vtscope::diagnostics;
+    diag::reset();
+    diag::count_lines("vtscope: block: 3 intervals\n" + diag::line(diag::Kind::kNote, "block: 2 switch-ins") +
+                      "vtscope: block: trace abc: 1 intervals\n" +
+                      diag::line(diag::Kind::kWarning, "block: 1 intervals dropped") + "vtscope: note: last");
+    diag::Counts counts = diag::counts();
+    EXPECT_EQ(counts.notes, 2u);
+    EXPECT_EQ(counts.warnings, 1u);
+    ASSERT_EQ(counts.messages.size(), 3u);
+    EXPECT_EQ(counts.messages[1].text, "block: 1 intervals dropped");
+    diag::reset();
+}
+
 // The summary JSON through nlohmann: field order, integers as integers, null where absent, and
 // the event source's section embedded as the object it wrote.
 TEST(Diagnostics, SummaryJsonKeepsItsShape) {

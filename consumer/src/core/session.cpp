@@ -158,6 +158,7 @@ int run_session(const SessionOptions& options, const Target& target, Attribution
     std::fputs(render_summary_text(summary).c_str(), stderr);
     for (const std::string& warning : summary_warnings(summary))
         diagnostics::count(diagnostics::Kind::kWarning, warning);
+    diagnostics::count_lines(summary.section_text);
     if (error.empty() && !summary.error.empty()) error_line(summary.error);
     int exit_code = summary.exit_code;
     if (!options.summary_json.empty())

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <type_traits>
 
+#include "output/diagnostics.h"
 #include "output/event_format.h"
 #include "output/json_io.h"
 
@@ -67,13 +68,15 @@ std::string totals_text(const BlockAggregate& a) {
     if (a.open_at_end) text += ", " + std::to_string(a.open_at_end) + " still open at the end";
     text += "\n";
     if (a.missed_switch_ins)
-        text += "vtscope: block: note: " + std::to_string(a.missed_switch_ins) +
-                " switch-ins made without a sched_switch event; their intervals end at the arrival the kernel "
-                "recorded\n";
+        text += diagnostics::line(diagnostics::Kind::kNote,
+                                  "block: " + std::to_string(a.missed_switch_ins) +
+                                      " switch-ins made without a sched_switch event; their intervals end at the "
+                                      "arrival the kernel recorded");
     if (a.dropped_end_unknown || a.program_misses)
-        text += "vtscope: warning: block: " + std::to_string(a.dropped_end_unknown) +
-                " intervals dropped (their end was not seen) and " + std::to_string(a.program_misses) +
-                " sched_switch events the program missed\n";
+        text += diagnostics::line(diagnostics::Kind::kWarning, "block: " + std::to_string(a.dropped_end_unknown) +
+                                                                   " intervals dropped (their end was not seen) and " +
+                                                                   std::to_string(a.program_misses) +
+                                                                   " sched_switch events the program missed");
     if (a.carriers > 0)
         text += "vtscope: block: carriers: " + std::to_string(a.carriers) + " seen blocked, " +
                 format_share(a.carrier_blocked_ns, a.carriers * a.session_ns) + " of their time blocked (" +
@@ -114,10 +117,12 @@ nlohmann::ordered_json entry_json(const char* key_name, const Key& key, const Bl
 std::string render_block_text(const BlockAggregate& a, int top) {
     std::string text = totals_text(a);
     if (a.folded_traces.keys || a.folded_vthreads.keys)
-        text += "vtscope: block: note: " + std::to_string(a.folded_traces.keys) + " traces (" +
-                ms(a.folded_traces.weight) + ") and " + std::to_string(a.folded_vthreads.keys) + " virtual threads (" +
-                ms(a.folded_vthreads.weight) + ") with the least blocked time left the lists below, which keep " +
-                std::to_string(a.keep) + " of each in memory; their time stays in the totals\n";
+        text += diagnostics::line(diagnostics::Kind::kNote,
+                                  "block: " + std::to_string(a.folded_traces.keys) + " traces (" +
+                                      ms(a.folded_traces.weight) + ") and " + std::to_string(a.folded_vthreads.keys) +
+                                      " virtual threads (" + ms(a.folded_vthreads.weight) +
+                                      ") with the least blocked time left the lists below, which keep " +
+                                      std::to_string(a.keep) + " of each in memory; their time stays in the totals");
     for (const auto& [trace, t] : top_entries(a.by_trace, top))
         text += "vtscope: block: trace " + key_text(trace) + ": " + std::to_string(t->count) + " intervals, " +
                 ms(t->total_ns) + " (" + reasons_text(*t) + ")\n";

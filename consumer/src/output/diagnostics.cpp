@@ -54,6 +54,20 @@ void print_formatted(std::string_view formatted) {
     print(Kind::kNote, text);
 }
 
+void count_lines(std::string_view text) {
+    while (!text.empty()) {
+        size_t end = text.find('\n');
+        std::string_view one = text.substr(0, end);
+        text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+        if (one.substr(0, kPrefix.size()) != kPrefix) continue;
+        one.remove_prefix(kPrefix.size());
+        for (Kind kind : {Kind::kNote, Kind::kWarning, Kind::kError}) {
+            std::string tag = std::string(kind_name(kind)) + ": ";
+            if (one.substr(0, tag.size()) == tag) count(kind, one.substr(tag.size()));
+        }
+    }
+}
+
 Counts counts() {
     std::lock_guard<std::mutex> lock(g_mutex);
     return g_counts;

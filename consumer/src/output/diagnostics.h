@@ -39,6 +39,9 @@ inline void warning(std::string_view text) { print(Kind::kWarning, text); }
 inline void error(std::string_view text) { print(Kind::kError, text); }
 // Counts a message printed as part of a larger text (the summary's lines), without printing it.
 void count(Kind kind, std::string_view text);
+// Counts each line of a text printed as a whole (a command's summary section) that is a note,
+// warning or error as line() writes them; other lines are not diagnostics.
+void count_lines(std::string_view text);
 // Prints a line another module formatted as "vtscope: note: ..." or "vtscope: warning: ...",
 // counted by that prefix (a line without one is printed and counted as a note).
 void print_formatted(std::string_view line);
