@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "target/jvm_attach.h"
+#include "jvm/jvm_attach.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view reply(reinterpret_cast<const char*>(data), size);

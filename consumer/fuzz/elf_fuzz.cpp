@@ -11,7 +11,7 @@
 #include "core/probe_modules.h"
 #include "symbols/stack_symbolizer.h"
 #include "channels/thread_context_tls.h"
-#include "target/vmstructs.h"
+#include "jvm/vmstructs.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "target/process_memory.h"
+#include "process/process_memory.h"
 
 namespace vtscope::fuzz {
 

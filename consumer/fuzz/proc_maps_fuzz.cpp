@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "channels/process_context.h"
-#include "target/proc_maps.h"
+#include "process/proc_maps.h"
 #include "channels/record_region.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -15,11 +15,11 @@
 
 #include "symbols/elf_symbols.h"
 #include "fuzz_input.h"
-#include "target/java_threads.h"
+#include "jvm/java_threads.h"
 #include "channels/process_context.h"
-#include "target/process_memory.h"
+#include "process/process_memory.h"
 #include "channels/record_region.h"
-#include "target/vmstructs.h"
+#include "jvm/vmstructs.h"
 
 namespace {
 

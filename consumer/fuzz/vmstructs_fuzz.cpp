@@ -6,8 +6,8 @@
 #include <cstdint>
 
 #include "fuzz_input.h"
-#include "target/java_threads.h"
-#include "target/vmstructs.h"
+#include "jvm/java_threads.h"
+#include "jvm/vmstructs.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     vtscope::fuzz::FuzzInput input(data, size);

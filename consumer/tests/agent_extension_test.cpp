@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "attribution_checker.h"
-#include "target/jvm_attach.h"
+#include "jvm/jvm_attach.h"
 #include "cli/privilege.h"
 #include "channels/process_context.h"
 #include "process_runner.h"

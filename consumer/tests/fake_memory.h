@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "target/process_memory.h"
+#include "process/process_memory.h"
 
 namespace vtscope::testing {
 

@@ -19,7 +19,7 @@
 #include <string>
 #include <thread>
 
-#include "target/jvm_attach.h"
+#include "jvm/jvm_attach.h"
 
 namespace {
 

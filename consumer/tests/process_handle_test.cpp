@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // A reused pid is never taken for the target: the target is held by a pidfd, and a read of its
 // memory counts only if the process the pidfd names had not exited when the read returned.
-#include "target/process_handle.h"
+#include "process/process_handle.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "target/process_memory.h"
+#include "process/process_memory.h"
 
 namespace vtscope {
 namespace {

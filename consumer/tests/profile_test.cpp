@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "cli/privilege.h"
-#include "target/proc_stat.h"
+#include "process/proc_stat.h"
 #include "process_runner.h"
 #include "test_support.h"
 

@@ -29,7 +29,7 @@
 #include "output/safe_text.h"
 #include "symbols/jvm_stacks.h"
 #include "cli/options.h"
-#include "target/proc_stat.h"
+#include "process/proc_stat.h"
 #include "output/profile_report.h"
 #include "symbols/stack_symbolizer.h"
 

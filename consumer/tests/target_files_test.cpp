@@ -2,7 +2,7 @@
 // The one way vtscope opens a target's files: inside its root, regular files only, bounded.
 // A plain temporary directory stands in for the target's root; what it plants is what a hostile
 // container filesystem can plant.
-#include "target/target_files.h"
+#include "process/target_files.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -10,12 +10,12 @@
 #include "../../common/vtscope_record.h"
 #include "symbols/elf_symbols.h"
 #include "fake_memory.h"
-#include "target/java_threads.h"
-#include "target/proc_maps.h"
+#include "jvm/java_threads.h"
+#include "process/proc_maps.h"
 #include "channels/record_region.h"
 #include "symbols/stack_symbolizer.h"
 #include "channels/thread_context_tls.h"
-#include "target/vmstructs.h"
+#include "jvm/vmstructs.h"
 
 using vtscope::testing::FakeMemory;
 

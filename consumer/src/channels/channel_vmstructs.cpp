@@ -12,7 +12,7 @@
 #include <set>
 
 #include "channels/identity_channel.h"
-#include "target/java_threads.h"
+#include "jvm/java_threads.h"
 
 namespace vtscope {
 namespace {

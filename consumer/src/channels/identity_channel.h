@@ -14,9 +14,9 @@
 #include "core/bpf_util.h"
 #include "core/expected.h"
 #include "channels/identity_channels.h"
-#include "target/proc_maps.h"
+#include "process/proc_maps.h"
 #include "core/summary.h"
-#include "target/target.h"
+#include "process/target.h"
 
 namespace vtscope {
 

@@ -21,8 +21,8 @@
 
 #include "core/expected.h"
 #include "otlp/otlp_encoding.h"
-#include "target/proc_maps.h"
-#include "target/process_memory.h"
+#include "process/proc_maps.h"
+#include "process/process_memory.h"
 
 namespace vtscope {
 

@@ -5,7 +5,7 @@
 #include "cli/commands.h"
 #include "output/output_file.h"
 #include "core/session.h"
-#include "target/target.h"
+#include "process/target.h"
 
 namespace vtscope {
 

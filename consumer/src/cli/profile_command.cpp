@@ -6,7 +6,7 @@
 #include "output/output_file.h"
 #include "sources/profile_source.h"
 #include "core/session.h"
-#include "target/target.h"
+#include "process/target.h"
 
 namespace vtscope {
 

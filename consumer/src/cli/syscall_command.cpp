@@ -4,7 +4,7 @@
 #include "core/attribution_core.h"
 #include "output/output_file.h"
 #include "core/session.h"
-#include "target/target.h"
+#include "process/target.h"
 
 namespace vtscope {
 

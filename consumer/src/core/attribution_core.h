@@ -16,7 +16,7 @@
 #include "channels/identity_channel.h"
 #include "channels/record_region.h"
 #include "core/summary.h"
-#include "target/target.h"
+#include "process/target.h"
 
 namespace vtscope {
 

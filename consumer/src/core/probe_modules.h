@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "core/expected.h"
-#include "target/proc_maps.h"
-#include "target/process_memory.h"
+#include "process/proc_maps.h"
+#include "process/process_memory.h"
 
 namespace vtscope {
 

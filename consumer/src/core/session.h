@@ -15,7 +15,7 @@
 #include "core/bpf_util.h"
 #include "core/expected.h"
 #include "core/summary.h"
-#include "target/target.h"
+#include "process/target.h"
 
 namespace vtscope {
 

@@ -26,7 +26,7 @@
 #include <unordered_map>
 
 #include "output/json_io.h"
-#include "target/jvm_attach.h"
+#include "jvm/jvm_attach.h"
 #include "output/safe_text.h"
 
 namespace vtscope {

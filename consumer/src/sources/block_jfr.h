@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/expected.h"
-#include "target/target_files.h"
+#include "process/target_files.h"
 
 namespace vtscope {
 

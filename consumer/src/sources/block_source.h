@@ -13,7 +13,7 @@
 #include "core/attribution_core.h"
 #include "core/session.h"
 #include "output/output_file.h"
-#include "target/target.h"
+#include "process/target.h"
 
 namespace vtscope {
 

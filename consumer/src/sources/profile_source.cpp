@@ -26,7 +26,7 @@
 #include "output/flamegraph.h"
 #include "otlp/otlp_exporter.h"
 #include "profile.skel.h"
-#include "target/proc_stat.h"
+#include "process/proc_stat.h"
 #include "core/profile_model.h"
 #include "output/folded_stacks.h"
 #include "output/profile_json.h"

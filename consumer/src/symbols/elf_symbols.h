@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "core/expected.h"
-#include "target/proc_maps.h"
-#include "target/target_files.h"
+#include "process/proc_maps.h"
+#include "process/target_files.h"
 
 typedef struct Elf Elf;  // libelf
 

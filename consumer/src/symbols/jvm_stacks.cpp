@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "target/jvm_attach.h"
+#include "jvm/jvm_attach.h"
 #include "output/safe_text.h"
 #include "output/diagnostics.h"
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "symbols/stack_symbolizer.h"
-#include "target/target.h"
+#include "process/target.h"
 
 namespace vtscope {
 

@@ -17,7 +17,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "target/jvm_target.h"
+#include "jvm/jvm_target.h"
 
 namespace vtscope {
 namespace {

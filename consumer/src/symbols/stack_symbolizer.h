@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "core/expected.h"
-#include "target/proc_maps.h"
-#include "target/target_files.h"
+#include "process/proc_maps.h"
+#include "process/target_files.h"
 
 namespace vtscope {
 

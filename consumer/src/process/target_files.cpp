@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "target/target_files.h"
+#include "process/target_files.h"
 
 #include <fcntl.h>
 #include <linux/openat2.h>

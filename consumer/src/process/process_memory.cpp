@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "target/process_memory.h"
+#include "process/process_memory.h"
 
 #include <sys/uio.h>
 
 #include <algorithm>
 
-#include "target/process_handle.h"
+#include "process/process_handle.h"
 #include <cerrno>
 
 namespace vtscope {

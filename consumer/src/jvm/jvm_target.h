@@ -10,9 +10,9 @@
 #include <string>
 
 #include "core/expected.h"
-#include "target/process_memory.h"
-#include "target/target_files.h"
-#include "target/vmstructs.h"
+#include "process/process_memory.h"
+#include "process/target_files.h"
+#include "jvm/vmstructs.h"
 
 namespace vtscope {
 

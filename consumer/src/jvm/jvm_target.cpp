@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "target/jvm_target.h"
+#include "jvm/jvm_target.h"
 
 #include <signal.h>
 
@@ -10,7 +10,7 @@
 
 #include "symbols/elf_symbols.h"
 #include "core/probe_modules.h"
-#include "target/proc_maps.h"
+#include "process/proc_maps.h"
 
 namespace vtscope {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "target/process_handle.h"
+#include "process/process_handle.h"
 
 #include <poll.h>
 #include <sys/syscall.h>

@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 #include "core/expected.h"
-#include "target/target_files.h"
+#include "process/target_files.h"
 
 namespace vtscope {
 

@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "core/expected.h"
-#include "target/jvm_target.h"
+#include "jvm/jvm_target.h"
 #include "core/identity.h"
-#include "target/proc_maps.h"
-#include "target/process_handle.h"
-#include "target/process_memory.h"
+#include "process/proc_maps.h"
+#include "process/process_handle.h"
+#include "process/process_memory.h"
 
 namespace vtscope {
 

@@ -14,7 +14,7 @@
 
 #include "symbols/elf_symbols.h"
 #include "core/expected.h"
-#include "target/process_memory.h"
+#include "process/process_memory.h"
 
 namespace vtscope {
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/expected.h"
-#include "target/process_memory.h"
-#include "target/vmstructs.h"
+#include "process/process_memory.h"
+#include "jvm/vmstructs.h"
 
 namespace vtscope {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "target/java_threads.h"
+#include "jvm/java_threads.h"
 
 #include <algorithm>
 #include <cstring>

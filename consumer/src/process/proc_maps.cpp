@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "target/proc_maps.h"
+#include "process/proc_maps.h"
 
 #include <cerrno>
 #include <cstring>

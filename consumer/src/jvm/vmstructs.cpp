@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "target/vmstructs.h"
+#include "jvm/vmstructs.h"
 
 namespace vtscope {
 

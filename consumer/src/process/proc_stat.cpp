@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "target/proc_stat.h"
+#include "process/proc_stat.h"
 
 #include <fstream>
 #include <sstream>

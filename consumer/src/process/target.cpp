@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "target/target.h"
+#include "process/target.h"
 
 #include <signal.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "target/jvm_attach.h"
+#include "jvm/jvm_attach.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -20,9 +20,9 @@
 #include <sstream>
 #include <thread>
 
-#include "target/jvm_target.h"
+#include "jvm/jvm_target.h"
 #include "output/safe_text.h"
-#include "target/target_files.h"
+#include "process/target_files.h"
 
 namespace vtscope {
 namespace {
