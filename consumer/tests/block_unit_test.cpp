@@ -22,6 +22,8 @@
 #include "cli/block_options.h"
 #include "core/block_model.h"
 #include "output/block_format.h"
+#include "output/event_format.h"
+#include "output/json_io.h"
 #include "output/block_summary.h"
 #include "cli/options.h"
 #include "sources/syscall_names.h"
@@ -44,6 +46,43 @@ TEST(BlockFormat, BlockedVirtualThreadInASyscall) {
               "{\"ts_ns\":1000,\"duration_ns\":60000000,\"pid\":10,\"tid\":11,\"vthread\":77,\"java_thread\":77,"
               "\"trace_id\":\"a0a1a2a3a4a5a6a7a8a9aaabacadaeaf\",\"span_id\":\"0001020304050607\",\"trace_flags\":1,"
               "\"status\":\"ok\",\"block_reason\":\"syscall\",\"syscall\":\"clock_nanosleep\",\"open\":false}");
+}
+
+// The interval line is written field by field (block_format.cpp); it must be the text of the same
+// object built through nlohmann, byte for byte, for every status, reason, block reason and
+// syscall (known, unknown, none), open or not.
+TEST(BlockFormat, DirectLineIsTheJsonObjectsText) {
+    for (unsigned status = 0; status <= VTSCOPE_STATUS_CONTEXT_UNKNOWN + 1; status++)
+        for (unsigned reason = 0; reason <= VTSCOPE_REASON_NO_CONTEXT_WRITER + 1; reason++)
+            for (int nr : {230, -1, 100000})
+                for (bool open : {false, true}) {
+                    vtscope_block_event e{};
+                    e.ts_ns = 1000 + status;
+                    e.duration_ns = 60000000;
+                    e.pid = 10;
+                    e.tid = 11;
+                    e.attribution.status = status;
+                    e.attribution.reason = reason;
+                    e.attribution.java_id = 40 + status;
+                    e.attribution.mounted_virtual = reason % 2;
+                    e.attribution.trace_flags = 1;
+                    e.attribution.trace_id[15] = 0xab;
+                    e.attribution.span_id[0] = 0x0c;
+                    e.syscall_nr = nr;
+                    e.block_reason = (status + reason) % (VTSCOPE_BLOCK_OTHER + 1);
+                    vtscope::OrderedJson j;
+                    j["ts_ns"] = e.ts_ns;
+                    j["duration_ns"] = e.duration_ns;
+                    j["pid"] = e.pid;
+                    j["tid"] = e.tid;
+                    vtscope::add_attribution(j, e.attribution);
+                    j["block_reason"] = vtscope::block_reason_name(e.block_reason);
+                    const char* name = vtscope::syscall_name(nr);
+                    j["syscall"] = name ? vtscope::OrderedJson(name) : vtscope::OrderedJson(nullptr);
+                    j["open"] = open;
+                    EXPECT_EQ(vtscope::format_block_event(e, open), vtscope::json_text(j))
+                        << "status " << status << " reason " << reason << " syscall " << nr;
+                }
 }
 
 TEST(BlockFormat, UnmappedOutsideASyscallStillOpen) {
@@ -227,9 +266,10 @@ TEST(BlockSummary, FoldedEntriesAreSaid) {
     agg.folded_traces = {3, 4500000};
     agg.folded_vthreads = {2, 1000000};
     std::string text = vtscope::render_block_text(agg, 10);
-    EXPECT_NE(text.find("note: block: 3 traces (4.5 ms) and 2 virtual threads (1.0 ms) with the least blocked time left the "
-                        "lists below, which keep 20000 of each in memory"),
-              std::string::npos)
+    EXPECT_NE(
+        text.find("note: block: 3 traces (4.5 ms) and 2 virtual threads (1.0 ms) with the least blocked time left the "
+                  "lists below, which keep 20000 of each in memory"),
+        std::string::npos)
         << text;
     std::string json = vtscope::render_block_json(agg, 10);
     EXPECT_NE(json.find("\"folded\":{\"traces\":3,\"traces_blocked_ns\":4500000,\"vthreads\":2,"
