@@ -141,6 +141,28 @@ if [ -n "$completion" ]; then
     fail "sourcing $completion defines no completion for vtscope"
 fi
 
+# --- installed by dpkg into a second scratch root with a dpkg database of its own: the package's
+# maintainer scripts run (chrootless: the root holds no shell) and dpkg records it installed; then
+# removed, which must leave none of its files. --force-depends: that database knows no other
+# package; the Depends were checked against this machine above.
+begin
+dpkg_root=$work/dpkg-root
+mkdir -p "$dpkg_root/var/lib/dpkg/info" "$dpkg_root/var/lib/dpkg/updates" "$dpkg_root/var/lib/dpkg/triggers"
+touch "$dpkg_root/var/lib/dpkg/status"
+dpkg_opts=(--root="$dpkg_root" --log="$work/dpkg.log" --force-script-chrootless --force-depends --force-not-root)
+if ! dpkg "${dpkg_opts[@]}" -i "$deb" >"$work/dpkg-install.log" 2>&1; then
+  fail "dpkg -i into a scratch root failed: $(tail -3 "$work/dpkg-install.log")"
+elif [ "$(dpkg --root="$dpkg_root" -s vtscope 2>/dev/null | sed -n 's/^Status: //p')" != "install ok installed" ]; then
+  fail "dpkg does not record vtscope as installed in the scratch root"
+elif ! out=$("$dpkg_root/usr/bin/vtscope" --version 2>&1) || [ "$out" != "vtscope $version" ]; then
+  fail "vtscope --version from the dpkg-installed root printed '$out'"
+elif ! dpkg "${dpkg_opts[@]}" -r vtscope >"$work/dpkg-remove.log" 2>&1; then
+  fail "dpkg -r vtscope failed: $(tail -3 "$work/dpkg-remove.log")"
+elif left=$(find "$dpkg_root" -path "$dpkg_root/var" -prune -o -type f -print | head -3) && [ -n "$left" ]; then
+  fail "dpkg -r left files behind: $left"
+fi
+pass "dpkg -i into a scratch root: installed, vtscope --version ran, dpkg -r removed every file"
+
 # --- the Java side, with the JDK vtscope was built with (skipped, and said, without one)
 if [ -n "$java_home" ] && [ -x "$java_home/bin/java" ]; then
   if out=$("$java_home/bin/java" "-agentpath:$library=probes,otep" -version 2>&1); then
@@ -164,4 +186,4 @@ if [ "$failures" -gt 0 ]; then
   echo "$failures failure(s)"
   exit 1
 fi
-echo "the package builds, installs into a scratch root and runs from it"
+echo "the package builds, installs with dpkg into a scratch root and runs from it"
