@@ -413,6 +413,10 @@ TEST(Trust, NoRegionIsContextUnknownAndTheSummarySaysWhy) {
     nlohmann::json summary = vtscope::testing::read_json(dir.path("plain.json"));
     EXPECT_EQ(at(summary, "/region_found"), false) << summary;
     EXPECT_NE(text(summary, "/missing_region").find("put vtscope-java.jar"), std::string::npos) << summary;
+    // The note at attach, counted in the summary's diagnostics as printed.
+    EXPECT_GE(number(summary, "/diagnostics/notes"), 1) << summary;
+    EXPECT_EQ(text(summary, "/diagnostics/messages/0/kind"), "note") << summary;
+    EXPECT_EQ(text(summary, "/diagnostics/messages/0/text").rfind("no record region found", 0), 0u) << summary;
 
     // The writer on the class path, no context published yet (--late-region): say that instead.
     E2e idle;
