@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "sources/block_jfr.h"
+#include "sources/jfr_events.h"
 #include "fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

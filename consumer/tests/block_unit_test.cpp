@@ -18,7 +18,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "process/unprivileged_run.h"
 #include "sources/block_jfr.h"
+#include "sources/jfr_events.h"
+#include "sources/jfr_join.h"
 #include "cli/block_options.h"
 #include "core/block_model.h"
 #include "output/block_format.h"

@@ -6,7 +6,7 @@
 #include "core/block_model.h"
 #include "output/event_format.h"
 #include "output/json_io.h"
-#include "sources/block_jfr.h"
+#include "sources/jfr_events.h"
 #include "sources/syscall_names.h"
 
 namespace vtscope {

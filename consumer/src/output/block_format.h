@@ -11,7 +11,7 @@
 
 namespace vtscope {
 
-struct JfrPinnedEvent;  // sources/block_jfr.h
+struct JfrPinnedEvent;  // sources/jfr_events.h
 
 // One JSON line (no newline) of `vtscope block`; open: the interval was still open at the end;
 // more_fields (",\"name\":value..."): the --stacks and --jfr fields, before the closing brace.

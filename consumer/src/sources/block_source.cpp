@@ -19,6 +19,8 @@
 #include "output/block_summary.h"
 #include "output/sinks.h"
 #include "sources/block_jfr.h"
+#include "sources/jfr_events.h"
+#include "sources/jfr_join.h"
 #include "symbols/jvm_stacks.h"
 
 namespace vtscope {

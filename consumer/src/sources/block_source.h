@@ -4,7 +4,7 @@
 // threshold long are JSON lines (output/block_format.h), shorter ones are counted in the kernel.
 // Both kinds go into the summary's model (core/block_model.h, rendered by output/block_summary.h);
 // with --jfr the intervals are joined to the recording's jdk.VirtualThreadPinned events
-// (sources/block_jfr.h) before they are written.
+// (sources/block_jfr.h; the join: sources/jfr_join.h) before they are written.
 #pragma once
 
 #include <memory>
