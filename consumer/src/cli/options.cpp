@@ -97,9 +97,13 @@ std::vector<OptionSpec> otlp_option_specs(Field<OtlpOptions> field, const std::s
 
 std::vector<TextSection> attaching_sections(const std::string& who) {
     return {
-        {"Privilege", who + " " + kPrivilegeText +
-                          ". It only reads the target. A summary of counters (events, ok, no_context, "
-                          "context_unknown, invalid, unmapped, lost) goes to stderr."},
+        {"Privilege",
+         who + " " + kPrivilegeText +
+             "; without root, reading the target also takes CAP_SYS_PTRACE (the least capabilities of each "
+             "option: docs/security.md). vtscope only reads the target: it never writes its memory. "
+             "When the session "
+             "stops, a summary of its counters (events, ok, no_context, context_unknown, invalid, "
+             "unmapped, lost) goes to stderr, and as JSON to --summary-json FILE."},
         {"Exit status",
          "0 when the session ran to its end (the target exited, --duration, a signal; lost events and OTLP drops "
          "at a full queue are reported, not an error), 1 on an error (the target, privilege, BPF, output, OTLP "
