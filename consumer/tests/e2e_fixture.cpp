@@ -3,6 +3,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -130,7 +131,10 @@ E2eRun run_marker_harness(const std::vector<std::string>& jvm_options, const std
     if (ready && before_trace) {
         if (std::string error = before_trace(e2e.pid()); !error.empty()) ready = ::testing::AssertionFailure() << error;
     }
-    std::vector<std::string> options = {"--syscalls", "write"};
+    // write unless the test names its own syscalls: vtscope refuses --syscalls given twice.
+    std::vector<std::string> options;
+    if (std::find(trace_options.begin(), trace_options.end(), "--syscalls") == trace_options.end())
+        options = {"--syscalls", "write"};
     options.insert(options.end(), trace_options.begin(), trace_options.end());
     if (ready) ready = e2e.attach("trace", options);
     if (ready) return e2e.run();
