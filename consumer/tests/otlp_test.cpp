@@ -281,7 +281,9 @@ TEST_F(OtlpExport, MarkerHarnessRecordsEqualLocalLines) {
 void OtlpExport::stopped_five_seconds(const std::vector<std::string>& queue_options, bool expect_queue_drops) {
     ASSERT_TRUE(start());
     const double duration = 10;
-    std::vector<std::string> options = {"--otlp", url()};
+    // The final flush may take 30 s: the sanitized build (make test) encodes the backlog the stall
+    // left several times slower than the release build, which delivers it within the default 10 s.
+    std::vector<std::string> options = {"--otlp", url(), "--otlp-timeout", "30"};
     options.insert(options.end(), queue_options.begin(), queue_options.end());
     DemoRun run = run_demo("trace", duration, options, [&] {
         EXPECT_TRUE(collector_receiving(collector.out)) << "no record reached the Collector";
@@ -313,7 +315,8 @@ TEST_F(OtlpExport, CollectorStoppedWithSmallQueueCountsDrops) { stopped_five_sec
 
 // The Collector absent at start and started 3 s later: what was queued meanwhile is delivered.
 TEST_F(OtlpExport, CollectorStartedLateReconciles) {
-    DemoRun run = run_demo("trace", 6, {"--otlp", url()}, [&] {
+    // --otlp-timeout 30: as in stopped_five_seconds, for the sanitized build's slower encoding.
+    DemoRun run = run_demo("trace", 6, {"--otlp", url(), "--otlp-timeout", "30"}, [&] {
         std::this_thread::sleep_for(3s);  // the fault: no Collector for the first 3 s
         collector = start_collector(dir, "collector", port);
     });
