@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <random>
 #include <sstream>
 
 #include "output/diagnostics.h"
@@ -260,4 +261,103 @@ TEST(Diagnostics, SummaryJsonKeepsItsShape) {
     EXPECT_NE(text.find(R"("writer":null,"block":{"intervals":3,"share":0.123456789012345},"otlp_resource":null,)"),
               std::string::npos)
         << text;
+}
+
+namespace {
+
+// What parse_event_line returned when it read the whole document (before the SAX reader): the
+// reference its result must equal.
+std::optional<vtscope::ParsedEvent> event_from_document(std::string_view line) {
+    vtscope::Json j = vtscope::parse_json(line);
+    auto status = vtscope::json_string_member(j, "status");
+    auto syscall = vtscope::json_string_member(j, "syscall");
+    auto pid = vtscope::json_int_member(j, "pid");
+    auto tid = vtscope::json_int_member(j, "tid");
+    if (!status || !syscall || !pid || !tid) return std::nullopt;
+    vtscope::ParsedEvent e;
+    e.pid = static_cast<uint32_t>(*pid);
+    e.tid = static_cast<uint32_t>(*tid);
+    e.status = *status;
+    e.syscall = *syscall;
+    e.reason = vtscope::json_string_member(j, "reason").value_or("");
+    e.trace_id = vtscope::json_string_member(j, "trace_id").value_or("");
+    e.span_id = vtscope::json_string_member(j, "span_id").value_or("");
+    e.vthread = vtscope::json_int_member(j, "vthread");
+    e.java_thread = vtscope::json_int_member(j, "java_thread");
+    if (auto flags = vtscope::json_int_member(j, "trace_flags")) e.trace_flags = static_cast<int>(*flags);
+    e.fd = vtscope::json_int_member(j, "fd");
+    if (auto count = vtscope::json_int_member(j, "count"); count && *count >= 0)
+        e.count = static_cast<uint64_t>(*count);
+    return e;
+}
+
+std::string describe(const std::optional<vtscope::ParsedEvent>& e) {
+    if (!e) return "none";
+    auto opt = [](const auto& v) { return v ? std::to_string(*v) : std::string("-"); };
+    return std::to_string(e->pid) + "/" + std::to_string(e->tid) + " " + e->status + " " + e->reason + " " +
+           e->trace_id + " " + e->span_id + " " + e->syscall + " " + opt(e->vthread) + " " + opt(e->java_thread) + " " +
+           opt(e->trace_flags) + " " + opt(e->fd) + " " + opt(e->count);
+}
+
+std::string nested(int depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+}  // namespace
+
+// parse_event_line reads through nlohmann's SAX interface; what it gives must be what the whole
+// document gives: crafted cases (duplicate keys, other types, nesting at the bound, trailing
+// text), then 20,000 random edits of real lines.
+TEST(EventLine, SaxReadingEqualsTheDocumentsMembers) {
+    const std::string ok =
+        R"({"ts_ns":1,"pid":7,"tid":8,"vthread":21,"java_thread":3,"trace_id":"0af7651916cd43dd8448eb211c80319c",)"
+        R"("span_id":"b7ad6b7169203331","trace_flags":1,"status":"ok","syscall":"write","fd":1,"count":1003})";
+    const std::string unknown =
+        R"({"ts_ns":2,"pid":7,"tid":9,"vthread":null,"java_thread":null,"trace_id":null,"span_id":null,)"
+        R"("trace_flags":null,"status":"context_unknown","reason":"torn_record","syscall":"read","fd":-1,"count":0})";
+    std::vector<std::string> lines = {
+        ok,
+        unknown,
+        "",
+        "{}",
+        "[]",
+        "1",
+        "\"x\"",
+        "null",
+        ok + " ",
+        ok + "x",
+        ok + "{}",
+        R"({"pid":1,"tid":2,"status":"ok","syscall":"w","pid":"x"})",
+        R"({"pid":1,"tid":2,"status":"ok","syscall":"w","tid":3})",
+        R"({"pid":1.5,"tid":2,"status":"ok","syscall":"w"})",
+        R"({"pid":1,"tid":2,"status":"ok","syscall":"w","count":-5,"fd":18446744073709551615})",
+        R"({"pid":1,"tid":2,"status":"ok","syscall":"w","count":9223372036854775807,"vthread":{"a":1}})",
+        R"({"pid":1,"tid":2,"status":"ok","syscall":"w","trace_id":["x"],"span_id":true})",
+        R"({"pid":1,"tid":2,"status":"o\u006b\n","syscall":"w\"\\"})",
+        "{\"pid\":1,\"tid\":2,\"status\":\"\xff\",\"syscall\":\"w\"}",
+    };
+    for (int depth : {62, 63, 64, 65, 66, 67}) {
+        lines.push_back(R"({"pid":1,"tid":2,"status":"ok","syscall":"w","x":)" + nested(depth) + "}");
+        lines.push_back(R"({"pid":1,"tid":2,"status":"ok","syscall":"w","x":)" + std::string(depth, '[') + "1" +
+                        std::string(depth, ']') + "}");
+    }
+    std::mt19937 random(20261207);
+    const std::string alphabet = "{}[]\":,0123456789-.eE ntrufalsx\\";
+    for (int i = 0; i < 20000; i++) {
+        std::string line = i % 2 ? ok : unknown;
+        for (int edits = 1 + int(random() % 3); edits > 0; edits--) {
+            size_t at = random() % line.size();
+            char c = alphabet[random() % alphabet.size()];
+            if (random() % 2)
+                line[at] = c;
+            else
+                line.insert(line.begin() + at, c);
+        }
+        lines.push_back(line);
+    }
+    int parsed = 0;
+    for (const std::string& line : lines) {
+        auto got = vtscope::parse_event_line(line), want = event_from_document(line);
+        ASSERT_EQ(describe(got), describe(want)) << line;
+        parsed += got.has_value();
+    }
+    EXPECT_GT(parsed, 1000);  // the edits leave many lines valid: the comparison is not all "none"
 }

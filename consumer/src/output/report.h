@@ -2,6 +2,7 @@
 // `vtscope report`: a per-trace summary of a trace file (syscalls and bytes per trace id).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <istream>
 #include <map>
@@ -9,6 +10,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <variant>
 
 #include "core/bounded_totals.h"
 #include "cli/options.h"
@@ -36,6 +38,35 @@ struct ParsedEvent {
 std::optional<std::string> json_string_field(std::string_view line, const std::string& key);
 // An integer field (of int64_t's range); nullopt when absent, null or not an integer.
 std::optional<int64_t> json_int_field(std::string_view line, const std::string& key);
+
+// The members of a trace line that ParsedEvent holds, as read: a string, an integer of int64_t's
+// range, or absent (missing, null, or of another type).
+struct ParsedFields {
+    enum Field {
+        kPid,
+        kTid,
+        kStatus,
+        kReason,
+        kTraceId,
+        kSpanId,
+        kSyscall,
+        kVthread,
+        kJavaThread,
+        kTraceFlags,
+        kFd,
+        kCount
+    };
+    static constexpr std::array<std::string_view, 12> kNames = {"pid",         "tid",         "status",  "reason",
+                                                                "trace_id",    "span_id",     "syscall", "vthread",
+                                                                "java_thread", "trace_flags", "fd",      "count"};
+    struct Absent {};
+    using Value = std::variant<Absent, int64_t, std::string>;
+    std::array<Value, kNames.size()> values;
+
+    void set(const std::string& key, Value v);  // a key of another name is ignored
+    std::optional<std::string> string(Field f) const;
+    std::optional<int64_t> integer(Field f) const;
+};
 
 // Parses one line written by `vtscope trace`; nullopt when it is not such a line.
 std::optional<ParsedEvent> parse_event_line(std::string_view line);
