@@ -21,7 +21,7 @@ CMAKE_BUILD_TYPE ?= RelWithDebInfo
 # The JDK 21 runtime the tests also run on (scripts/setup-jdk21.sh caches it here).
 JAVA21_HOME ?= $(abspath $(BUILD))/jdk21
 
-.PHONY: all setup jdk21 configure native java install package test test-native test-java test-package fuzz fuzz-build test-fuzz demo demo-otlp collector harness bench bench-quick \
+.PHONY: all setup jdk21 configure native java install package test test-native test-java test-package fuzz fuzz-build test-fuzz demo demo-otlp collector harness bench bench-quick bench-jdk21 \
         bench-profile async-profiler demo-profile clean
 
 all: native java
@@ -141,6 +141,14 @@ bench: all async-profiler
 
 bench-quick: all async-profiler
 	$(BUILD)/bin/vtscope-bench --quick --out $(BUILD)/bench-quick
+
+# JDK 21 beside 25 in one run, interleaved: the dormant writer (Transition, Park/Unpark) and the
+# attributed syscall's cost over an empty program (write storm); JDK 21's results in
+# $(BUILD)/bench-jdk21/jdk-21 (about 12 minutes on 2 cores).
+bench-jdk21: all jdk21
+	$(BUILD)/bin/vtscope-bench --also-java-home $(JAVA21_HOME) --workloads transition,parkunpark \
+	  --configs baseline,writer --storm-modes none,empty-bpf,vtscope,vtscope-stat --no-memory --no-profile \
+	  --out $(BUILD)/bench-jdk21
 
 # Only the vtscope profile part (issue 12): its overhead on Transition and the demo service, and
 # vtscope beside async-profiler and JFR on CpuBudgets, and the alternating phases in one JVM per

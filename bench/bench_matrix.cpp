@@ -19,7 +19,10 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <optional>
+#include <regex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -56,6 +59,29 @@ std::string java_version(const Options& o) {
     return command_output(o.java_home + "/bin/java -version 2>&1 | head -2 | tail -1");
 }
 
+// The JDK's feature version ("21"), from the release file every JDK image has.
+std::string java_feature(const Options& o) {
+    std::ifstream release(fs::path(o.java_home) / "release");
+    static const std::regex version(R"re(^JAVA_VERSION="(\d+))re");
+    std::smatch m;
+    for (std::string line; std::getline(release, line);)
+        if (std::regex_search(line, m, version)) return m[1];
+    return "unknown";
+}
+
+// The JDKs of the run: --java-home's, then --also-java-home's (its results in OUT/jdk-N).
+std::vector<Options> jdk_options(const Options& o) {
+    std::vector<Options> jdks = {o};
+    if (o.also_java_home.empty()) return jdks;
+    Options second = o;
+    second.java_home = o.also_java_home;
+    second.out = (fs::path(o.out) / ("jdk-" + java_feature(second))).string();
+    second.memory = second.profile = second.block = false;  // those parts: on --java-home only
+    fs::create_directories(fs::path(second.out) / "logs");
+    jdks.push_back(second);
+    return jdks;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -65,18 +91,38 @@ int main(int argc, char** argv) {
     fs::create_directories(fs::path(o.out) / "logs");
     auto started = Clock::now();
 
-    Matrix matrix = o.matrix ? make_matrix(o) : Matrix{};
-    std::string jdk = java_version(o);
-    if (o.matrix) run_matrix(o, jdk, started, &matrix);
-    std::vector<StormRun> storm;
-    if (o.storm) storm = run_write_storm(o);
+    std::vector<Options> jdks = jdk_options(o);
+    std::vector<Matrix> matrices;
+    std::vector<MatrixRun> runs;
+    for (const Options& j : jdks) matrices.push_back(j.matrix ? make_matrix(j) : Matrix{});
+    for (size_t k = 0; k < jdks.size(); k++) {
+        MatrixRun run;
+        run.options = &jdks[k];
+        run.jdk = java_version(jdks[k]);
+        run.label = "jdk" + java_feature(jdks[k]);
+        run.matrix = &matrices[k];
+        runs.push_back(run);
+    }
+    if (o.matrix) run_matrix(runs, started);
+    std::vector<const Options*> storm_jdks;
+    for (const Options& j : jdks) storm_jdks.push_back(&j);
+    std::vector<std::vector<StormRun>> storms(jdks.size());
+    if (o.storm) storms = run_write_storm(storm_jdks);
     std::vector<MemoryRun> memory;
     if (o.memory) memory = run_native_memory(o);
     std::optional<ProfileBench> profile;
-    if (o.profile) profile = run_profile_bench(o, jdk, started);
+    if (o.profile) profile = run_profile_bench(o, runs.front().jdk, started);
     BlockBench block;
     if (o.block) block = run_block_bench(o);
     double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
 
-    return write_results(o, Results{matrix, storm, memory, block, profile ? &*profile : nullptr, jdk, elapsed}) ? 0 : 1;
+    bool ok = true;
+    for (size_t k = jdks.size(); k-- > 0;) {  // --java-home's last: its results.md ends stdout
+        const std::vector<MemoryRun> none;
+        bool first = k == 0;
+        ok &=
+            write_results(jdks[k], Results{matrices[k], storms[k], first ? memory : none, first ? block : BlockBench{},
+                                           first && profile ? &*profile : nullptr, runs[k].jdk, elapsed});
+    }
+    return ok ? 0 : 1;
 }

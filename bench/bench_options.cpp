@@ -76,7 +76,8 @@ void usage() {
         "usage: vtscope-bench [--quick] [--out DIR] [--forks N] [--wi N] [--w TIME] [--i N] [--r TIME]\n"
         "                     [--configs a,b,...] [--workloads a,b,...] [--no-storm] [--no-memory]\n"
         "                     [--storm-seconds N] [--storm-modes a,b,...] [--no-matrix] [--collector FILE]\n"
-        "                     [--java-home DIR] [--jar FILE] [--no-profile] [--profile-rounds N]\n"
+        "                     [--java-home DIR] [--also-java-home DIR] [--jar FILE] [--no-profile] [--profile-rounds "
+        "N]\n"
         "                     [--demo-requests N] [--demo-warm-up N] [--compare-hz N] [--async-profiler FILE]\n"
         "                     [--profile-parts a,b,...] [--profile-configs a,b,...] [--vtscope-before FILE]\n"
         "                     [--block] [--block-rounds N] [--block-parts a,b,...]\n"
@@ -120,10 +121,14 @@ void usage() {
         "a consumer not ready by then starts its phase late, and the run says how many did). --alternate-settle:\n"
         "instead, before each phase one more batch (CpuCost phase) runs, discarded, while the consumer starts, and\n"
         "the phase follows it at once: the workload never idles before a measured phase (twice the batches).\n"
-        "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep otep-patched otep-jvmti block\n"
+        "configurations: baseline writer writer+trace jvmti lib vtt probes probes+consumer otep otep-patched "
+        "otep-jvmti block\n"
         "workloads: transition parkunpark churn ctx-platform ctx-distinct ctx-virtual vtt-nanotime vtt-pair "
         "vtt-transition\n"
         "           vtt-parkunpark\n"
+        "--also-java-home DIR: a second JDK (e.g. build/jdk21): the matrix and the write storm also run on it,\n"
+        "interleaved with --java-home's (fork by fork, mode by mode) so both see the same machine; its results in\n"
+        "OUT/jdk-N/ (N its feature version); the other parts run on --java-home only.\n"
         "storm modes: none empty-bpf vtscope vtscope-otlp vtscope-stat (vtscope-otlp: vtscope trace --otlp into\n"
         "             the Collector of --collector, default the build's; without it that mode says why)\n");
 }
@@ -226,6 +231,8 @@ bool parse_options(int argc, char** argv, Options* o) {
             o->storm_seconds = std::atoi(next().c_str());
         else if (a == "--java-home")
             o->java_home = next();
+        else if (a == "--also-java-home")
+            o->also_java_home = next();
         else if (a == "--jar")
             o->jar = next();
         else {

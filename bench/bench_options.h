@@ -64,6 +64,10 @@ struct Options {
     int storm_seconds = 4;
     int storm_warmup_ms = 4000;
     std::string java_home = VTSCOPE_DEFAULT_JAVA_HOME;
+    // --also-java-home: a second JDK (make bench-jdk21: build/jdk21) whose matrix cells and
+    // write-storm runs are interleaved with java_home's in the same run, fork by fork and mode by
+    // mode, and written to OUT/jdk-N/. The other parts run on java_home only.
+    std::string also_java_home;
     std::string jar = VTSCOPE_BENCH_JAR;
     std::string workloads_classpath = VTSCOPE_JAVA_DIR "/*:" VTSCOPE_JAVA_DIR "/lib/*";
     std::string vtscope = VTSCOPE_BIN;

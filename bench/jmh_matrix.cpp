@@ -276,30 +276,55 @@ Matrix make_matrix(const Options& o) {
     return m;
 }
 
-void run_matrix(const Options& o, const std::string& jdk, Clock::time_point started, Matrix* matrix) {
-    std::fprintf(stderr, "vtscope-bench: %zu cells x %d forks (-wi %d -w %s -i %d -r %s), JDK %s\n",
-                 matrix->order.size(), o.forks, o.warmup_iterations, o.warmup_time.c_str(), o.iterations,
-                 o.iteration_time.c_str(), jdk.c_str());
-    std::string patch_error;
-    bool patched =
-        std::none_of(matrix->order.begin(), matrix->order.end(),
-                     [&](const std::string& key) { return matrix->cells.at(key).config == "otep-patched"; }) ||
-        write_java_base_patch(o, &patch_error);
-    // Fork k of every cell, then fork k+1: drift over the run spreads over all cells alike.
-    for (int f = 1; f <= o.forks; f++) {
-        for (const auto& key : matrix->order) {
-            Cell& cell = matrix->cells.at(key);
-            if (cell.config == "otep-patched" && !patched) {
-                if (f == 1) cell.errors.push_back(patch_error);
-                continue;
-            }
-            run_fork(o, &cell, f);
-            std::fprintf(stderr, "  [%3.0fs] %-32s fork %d: %zu samples%s\n",
-                         std::chrono::duration<double>(Clock::now() - started).count(), key.c_str(), f,
-                         cell.samples.size(), cell.errors.empty() ? "" : (" ERROR: " + cell.errors.back()).c_str());
+namespace {
+
+// The otep-patched cells need the library's patched java.base, written with the run's own JDK.
+void prepare_patch(MatrixRun* run) {
+    const auto& order = run->matrix->order;
+    bool wanted = std::any_of(order.begin(), order.end(), [&](const std::string& key) {
+        return run->matrix->cells.at(key).config == "otep-patched";
+    });
+    run->patched = !wanted || write_java_base_patch(*run->options, &run->patch_error);
+}
+
+void run_cells(MatrixRun* run, int fork, const std::string& label, Clock::time_point started) {
+    for (const auto& key : run->matrix->order) {
+        Cell& cell = run->matrix->cells.at(key);
+        if (cell.config == "otep-patched" && !run->patched) {
+            if (fork == 1) cell.errors.push_back(run->patch_error);
+            continue;
         }
+        run_fork(*run->options, &cell, fork);
+        std::fprintf(stderr, "  [%3.0fs] %-32s %sfork %d: %zu samples%s\n",
+                     std::chrono::duration<double>(Clock::now() - started).count(), key.c_str(), label.c_str(), fork,
+                     cell.samples.size(), cell.errors.empty() ? "" : (" ERROR: " + cell.errors.back()).c_str());
     }
-    for (auto& [key, cell] : matrix->cells) cell.summary = summarize(cell.samples);
+}
+
+}  // namespace
+
+void run_matrix(std::span<MatrixRun> runs, Clock::time_point started) {
+    for (MatrixRun& run : runs) {
+        const Options& o = *run.options;
+        std::fprintf(stderr, "vtscope-bench: %zu cells x %d forks (-wi %d -w %s -i %d -r %s), JDK %s\n",
+                     run.matrix->order.size(), o.forks, o.warmup_iterations, o.warmup_time.c_str(), o.iterations,
+                     o.iteration_time.c_str(), run.jdk.c_str());
+        prepare_patch(&run);
+    }
+    // Fork k of every cell (of every JDK), then fork k+1: drift over the run spreads over all
+    // cells alike, and two JDKs are compared on the same machine state.
+    for (int f = 1; f <= runs.front().options->forks; f++)
+        for (MatrixRun& run : runs) run_cells(&run, f, runs.size() > 1 ? run.label + " " : "", started);
+    for (MatrixRun& run : runs)
+        for (auto& [key, cell] : run.matrix->cells) cell.summary = summarize(cell.samples);
+}
+
+void run_matrix(const Options& o, const std::string& jdk, Clock::time_point started, Matrix* matrix) {
+    MatrixRun run;
+    run.options = &o;
+    run.jdk = jdk;
+    run.matrix = matrix;
+    run_matrix(std::span<MatrixRun>(&run, 1), started);
 }
 
 }  // namespace vtscope::bench

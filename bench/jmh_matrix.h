@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -53,8 +54,20 @@ struct Matrix {
 // The cells selected by --workloads and --configs.
 Matrix make_matrix(const Options& o);
 
-// Runs fork k of every cell, then fork k+1, reporting progress on stderr (times since started),
-// and summarises every cell.
+// One JDK's matrix in a run (--also-java-home: two, interleaved).
+struct MatrixRun {
+    const Options* options = nullptr;  // java_home and out of this JDK
+    std::string jdk;                   // its java -version line
+    std::string label;                 // "jdk21", for the progress lines
+    Matrix* matrix = nullptr;
+    bool patched = false;  // the otep-patched cells' java.base written
+    std::string patch_error;
+};
+
+// Runs fork k of every cell of every run, then fork k+1, reporting progress on stderr (times since
+// started), and summarises every cell.
+void run_matrix(std::span<MatrixRun> runs, std::chrono::steady_clock::time_point started);
+// The same for one JDK's matrix.
 void run_matrix(const Options& o, const std::string& jdk, std::chrono::steady_clock::time_point started,
                 Matrix* matrix);
 

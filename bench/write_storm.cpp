@@ -154,9 +154,10 @@ StormRun run_storm(const Options& o, const std::string& mode, int threads) {
 
 }  // namespace
 
-std::vector<StormRun> run_write_storm(const Options& o) {
-    std::vector<StormRun> storm;
+std::vector<std::vector<StormRun>> run_write_storm(std::span<const Options* const> jdks) {
+    std::vector<std::vector<StormRun>> storms(jdks.size());
     std::fprintf(stderr, "vtscope-bench: write storm (per-event consumer cost)\n");
+    const std::vector<std::string>& modes = jdks.front()->storm_modes;
     for (auto [mode, threads] : std::vector<std::pair<std::string, int>>{{"none", 1},
                                                                          {"empty-bpf", 1},
                                                                          {"vtscope", 1},
@@ -164,16 +165,17 @@ std::vector<StormRun> run_write_storm(const Options& o) {
                                                                          {"vtscope-stat", 1},
                                                                          {"none", 2},
                                                                          {"vtscope", 2}}) {
-        if (!o.storm_modes.empty() &&
-            std::find(o.storm_modes.begin(), o.storm_modes.end(), mode) == o.storm_modes.end())
-            continue;
-        storm.push_back(run_storm(o, mode, threads));
-        const StormRun& r = storm.back();
-        std::fprintf(stderr, "  %-12s threads=%d: %s ns/write, %.0f writes/s%s\n", mode.c_str(), threads,
-                     fmt(r.ns_per_write.mean).c_str(), r.writes_per_second,
-                     r.error.empty() ? "" : (" ERROR: " + r.error).c_str());
+        if (!modes.empty() && std::find(modes.begin(), modes.end(), mode) == modes.end()) continue;
+        // Each mode on every JDK before the next mode: the JDKs' runs of a mode are neighbours.
+        for (size_t k = 0; k < jdks.size(); k++) {
+            storms[k].push_back(run_storm(*jdks[k], mode, threads));
+            const StormRun& r = storms[k].back();
+            std::fprintf(stderr, "  %-12s threads=%d%s: %s ns/write, %.0f writes/s%s\n", mode.c_str(), threads,
+                         jdks.size() > 1 ? (" " + jdks[k]->java_home).c_str() : "", fmt(r.ns_per_write.mean).c_str(),
+                         r.writes_per_second, r.error.empty() ? "" : (" ERROR: " + r.error).c_str());
+        }
     }
-    return storm;
+    return storms;
 }
 
 }  // namespace vtscope::bench

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cmath>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,8 @@ struct StormRun {
     std::string error;
 };
 
-// Every mode with 1 writing thread, then none and vtscope with 2, reporting each on stderr.
-std::vector<StormRun> run_write_storm(const Options& o);
+// Every mode with 1 writing thread, then none and vtscope with 2, reporting each on stderr; each
+// mode on every JDK of jdks (their java_home and out) before the next. One list of runs per JDK.
+std::vector<std::vector<StormRun>> run_write_storm(std::span<const Options* const> jdks);
 
 }  // namespace vtscope::bench
