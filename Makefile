@@ -144,7 +144,7 @@ bench-quick: all async-profiler
 
 # JDK 21 beside 25 in one run, interleaved: the dormant writer (Transition, Park/Unpark) and the
 # attributed syscall's cost over an empty program (write storm); JDK 21's results in
-# $(BUILD)/bench-jdk21/jdk-21 (about 12 minutes on 2 cores).
+# $(BUILD)/bench-jdk21/jdk-21.
 bench-jdk21: all jdk21
 	$(BUILD)/bin/vtscope-bench --also-java-home $(JAVA21_HOME) --workloads transition,parkunpark \
 	  --configs baseline,writer --storm-modes none,empty-bpf,vtscope,vtscope-stat --no-memory --no-profile \
