@@ -37,6 +37,9 @@ const char* reason_name(unsigned reason) {
         case VTSCOPE_REASON_RECORD_TABLE_FULL: return "record_table_full";
         case VTSCOPE_REASON_NO_LIFECYCLE_RECORD: return "no_lifecycle_record";
         case VTSCOPE_REASON_NO_CONTEXT_WRITER: return "no_context_writer";
+        case VTSCOPE_REASON_GC_PAUSE: return "gc_pause";
+        case VTSCOPE_REASON_GC_POINTER_NOT_GOOD: return "gc_pointer_not_good";
+        case VTSCOPE_REASON_GC_PHASE_CHANGED: return "gc_phase_changed";
         default: return nullptr;
     }
 }
