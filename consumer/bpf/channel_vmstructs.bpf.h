@@ -161,7 +161,16 @@ static __always_inline int vmstructs_gc_guard(struct vmstructs_gc_guard *g, bool
 		err |= bpf_probe_read_user(&g->seq, sizeof(g->seq), (const void *)attribution_config.gc_seq_addr);
 		break;
 	case VTSCOPE_OOP_ZGEN:
-		err |= bpf_probe_read_user(&g->good, sizeof(g->good), (const void *)attribution_config.gc_good_mask_addr);
+		/* The count closes an ABA of the load good mask (below), in the same order as STW's. */
+		if (before) {
+			err |= bpf_probe_read_user(&g->count, sizeof(g->count), (const void *)attribution_config.gc_count_addr);
+			VMSTRUCTS_BARRIER();
+			err |= bpf_probe_read_user(&g->good, sizeof(g->good), (const void *)attribution_config.gc_good_mask_addr);
+		} else {
+			err |= bpf_probe_read_user(&g->good, sizeof(g->good), (const void *)attribution_config.gc_good_mask_addr);
+			VMSTRUCTS_BARRIER();
+			err |= bpf_probe_read_user(&g->count, sizeof(g->count), (const void *)attribution_config.gc_count_addr);
+		}
 		break;
 	}
 	return err;
@@ -173,7 +182,11 @@ static __always_inline int vmstructs_gc_guard(struct vmstructs_gc_guard *g, bool
  * multi-mapped heap, and the object is there until the next phase flips the colour. Generational
  * ZGC: a load-good zpointer (no bit of the load bad mask, which is good ^ the remapped bits)
  * decodes as ptr >> ZPointerLoadShiftTable[its remapped bits] (ZPointer::uncolor), and the object
- * is there until the next relocation flips the load good mask.
+ * is there until the next relocation flips the load good mask (ZGlobalsPointers::
+ * flip_young_relocate_start, flip_old_relocate_start). The mask takes one of four values, so it can
+ * come back; but two relocation starts of a generation have a mark start of it between them, and
+ * every mark start increments _total_collections (VM_ZMarkStartYoung, VM_ZMarkStartYoungAndOld,
+ * zGeneration.cpp), which is read around the mask as in the STW rule.
  */
 static __always_inline __u64 vmstructs_decode_oop(__u64 raw, __u64 good)
 {
@@ -219,7 +232,7 @@ static __always_inline __u8 vmstructs_read_oop_tid(__u64 java_thread, __u64 hand
 		return VTSCOPE_REASON_READ_FAULT;
 	if (rule == VTSCOPE_OOP_STW && (after.active || after.count != before.count))
 		return VTSCOPE_REASON_GC_PAUSE;
-	if (after.good != before.good || after.seq != before.seq)
+	if (after.good != before.good || after.seq != before.seq || (rule == VTSCOPE_OOP_ZGEN && after.count != before.count))
 		return VTSCOPE_REASON_GC_PHASE_CHANGED;
 	if (fault != 0)
 		return VTSCOPE_REASON_READ_FAULT;

@@ -174,7 +174,10 @@ Expected<OopIdentity> resolve_oop_identity(const VMStructs& structs, const Memor
     switch (collector->rule) {
         case VTSCOPE_OOP_STW: err = resolve_stw(structs, heap, id); break;
         case VTSCOPE_OOP_XZGC: err = resolve_xzgc(structs, memory, id); break;
-        case VTSCOPE_OOP_ZGEN: err = resolve_zgen(structs, memory, libjvm, load_bias, id); break;
+        case VTSCOPE_OOP_ZGEN:
+            err = resolve_zgen(structs, memory, libjvm, load_bias, id);
+            if (!err) err = resolve_stw(structs, heap, id);  // the count; the flag is not used
+            break;
         case VTSCOPE_OOP_EPSILON: break;
         case VTSCOPE_OOP_NONE:
             return make_error(std::string(collector->name) +
@@ -213,7 +216,14 @@ bool read_guard(const MemoryReader& memory, const OopIdentity& id, Guard& g, boo
             memory.read_batch(r);
             return r[0].ok && r[1].ok;
         }
-        case VTSCOPE_OOP_ZGEN: return memory.read_value(id.good_mask_address, g.good);
+        case VTSCOPE_OOP_ZGEN: {
+            // The count closes an ABA of the load good mask (channel_vmstructs.bpf.h).
+            ReadRequest count{id.count_address, &g.count, sizeof(g.count)};
+            ReadRequest good{id.good_mask_address, &g.good, sizeof(g.good)};
+            ReadRequest ordered[] = {before ? count : good, before ? good : count};
+            memory.read_batch(ordered);
+            return ordered[0].ok && ordered[1].ok;
+        }
         default: return true;
     }
 }
@@ -244,8 +254,9 @@ OopReadResult compare(const OopIdentity& id, const Guard& before, const Guard& a
             return after.active || after.count != before.count ? OopReadResult::kGcPause : OopReadResult::kOk;
         case VTSCOPE_OOP_XZGC:
         case VTSCOPE_OOP_ZGEN:
-            return after.good != before.good || after.seq != before.seq ? OopReadResult::kPhaseChanged
-                                                                        : OopReadResult::kOk;
+            return after.good != before.good || after.seq != before.seq || after.count != before.count
+                       ? OopReadResult::kPhaseChanged
+                       : OopReadResult::kOk;
         default: return OopReadResult::kOk;
     }
 }
