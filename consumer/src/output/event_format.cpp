@@ -101,7 +101,8 @@ OrderedJson syscall_event_json(const vtscope_syscall_event& e, std::string_view 
 
 void add_attribution(OrderedJson& j, const vtscope_attribution& a) {
     bool identity = a.status == VTSCOPE_STATUS_OK || a.status == VTSCOPE_STATUS_NO_CONTEXT ||
-                    a.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN || (a.status == VTSCOPE_STATUS_INVALID && a.java_id > 0);
+                    (a.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN && a.java_id > 0) ||
+                    (a.status == VTSCOPE_STATUS_INVALID && a.java_id > 0);
     j["vthread"] = identity && a.mounted_virtual ? OrderedJson(a.java_id) : OrderedJson(nullptr);
     j["java_thread"] = identity ? OrderedJson(a.java_id) : OrderedJson(nullptr);
     if (a.status == VTSCOPE_STATUS_OK) {
@@ -165,7 +166,8 @@ void append_hex(std::string& out, const unsigned char* bytes, size_t n) {
 void append_attribution(std::string& out, const vtscope_attribution& a) {
     const Keys& k = keys();
     bool identity = a.status == VTSCOPE_STATUS_OK || a.status == VTSCOPE_STATUS_NO_CONTEXT ||
-                    a.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN || (a.status == VTSCOPE_STATUS_INVALID && a.java_id > 0);
+                    (a.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN && a.java_id > 0) ||
+                    (a.status == VTSCOPE_STATUS_INVALID && a.java_id > 0);
     out += k.vthread;
     identity&& a.mounted_virtual ? append_number(out, a.java_id) : void(out += "null");
     out += k.java_thread;
