@@ -110,6 +110,9 @@ Expected<HotSpotLayout> resolve_layout(const VMStructs& structs, const MemoryRea
         return make_error("unsupported JVM: " + err->message);
     layout.has_monitor_owner_id = monitor_owner_id.has_value();
     layout.java_thread_monitor_owner_id = monitor_owner_id.value_or(0);
+    // Virtual threads (JEP 444) added JavaThread::_vthread in JDK 21: its absence is the "JDK too old" case.
+    if (auto f = structs.find("JavaThread::_vthread"); !f || f->is_static)
+        return make_error("unsupported JVM: VMStructs has no JavaThread::_vthread (JDK 21 or later needed)");
     auto list = structs.find("ThreadsSMRSupport::_java_thread_list");
     if (!list || !list->is_static || list->address == 0)
         return make_error("unsupported JVM: VMStructs has no ThreadsSMRSupport::_java_thread_list");
