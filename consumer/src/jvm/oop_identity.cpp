@@ -59,7 +59,10 @@ Expected<uint64_t> zgc_global(const VMStructs& structs, const MemoryReader& memo
 }
 
 std::optional<Error> resolve_stw(const VMStructs& structs, uint64_t heap, OopIdentity& id) {
+    // Named _is_gc_active (set by IsGCActiveMark) before its rename, which reached 21u in an
+    // update; the same flag under either name.
     auto active = instance_offset(structs, "CollectedHeap::_is_stw_gc_active");
+    if (!active) active = instance_offset(structs, "CollectedHeap::_is_gc_active");
     if (!active) return active.error();
     auto count = instance_offset(structs, "CollectedHeap::_total_collections");
     if (!count) return count.error();
