@@ -40,7 +40,10 @@ enum vtscope_reason {
 	VTSCOPE_REASON_RECORD_TABLE_FULL = 12, /* context_unknown: no record, and the writer has found its table full */
 	VTSCOPE_REASON_NO_LIFECYCLE_RECORD = 13, /* context_unknown: the lifecycle probe carried no record address */
 	VTSCOPE_REASON_NO_CONTEXT_WRITER = 14,	 /* context_unknown: no writer keeps the region's records current */
-	VTSCOPE_REASON_COUNT = 15,
+	VTSCOPE_REASON_GC_PAUSE = 15,		 /* JDK 21-23: a stop-the-world collection ran during the read */
+	VTSCOPE_REASON_GC_POINTER_NOT_GOOD = 16, /* JDK 21-23, ZGC: the handle's oop was not of the good colour */
+	VTSCOPE_REASON_GC_PHASE_CHANGED = 17,	 /* JDK 21-23, ZGC: the good colour changed during the read */
+	VTSCOPE_REASON_COUNT = 18,
 };
 
 /* How the identity plane is resolved (--identity); one value per channel unit. */
@@ -64,11 +67,40 @@ struct vtscope_attribution {
 	__u8 pad[4];
 };
 
+/*
+ * How the vmstructs channel reads a thread's Java id. JDK 24+ has it as a plain field
+ * (_monitor_owner_id). JDK 21-23 have it only inside the thread object (java.lang.Thread.tid),
+ * reached through an OopHandle, so the read must be proven free of a concurrent move of that
+ * object; the rule depends on the collector (docs/identity-channels.md, "JDK 21").
+ */
+enum vtscope_oop_rule {
+	VTSCOPE_OOP_NONE = 0,	 /* JDK 24+: _monitor_owner_id, no object is read */
+	VTSCOPE_OOP_STW = 1,	 /* Serial, Parallel, G1: objects move only in pauses (sequence lock) */
+	VTSCOPE_OOP_XZGC = 2,	 /* non-generational ZGC: good colour, good mask and sequence unchanged */
+	VTSCOPE_OOP_ZGEN = 3,	 /* generational ZGC: load-good zpointer, load good mask unchanged */
+	VTSCOPE_OOP_EPSILON = 4, /* Epsilon: nothing ever moves */
+};
+
+#define VTSCOPE_ZGEN_SHIFT_TABLE 16
+
 /* Set by user space before load: `const volatile` in every event source's .rodata. */
 struct vtscope_attribution_config {
 	__u32 target_tgid;
 	__u32 identity_mode;	    /* enum vtscope_identity_mode */
-	__u64 off_monitor_owner_id; /* JavaThread::_monitor_owner_id, from VMStructs */
+	__u64 off_monitor_owner_id; /* JavaThread::_monitor_owner_id, from VMStructs (JDK 24+) */
+	/* JDK 21-23 (oop_rule != VTSCOPE_OOP_NONE): */
+	__u32 oop_rule;		 /* enum vtscope_oop_rule */
+	__u32 off_tid;		 /* java_lang_Thread::_tid_offset: the long tid in a Thread object */
+	__u64 off_vthread;	 /* JavaThread::_vthread (OopHandle: a pointer to an OopStorage slot) */
+	__u64 off_thread_obj;	 /* JavaThread::_threadObj (OopHandle) */
+	__u64 gc_active_addr;	 /* STW: &CollectedHeap::_is_stw_gc_active (bool) */
+	__u64 gc_count_addr;	 /* STW: &CollectedHeap::_total_collections (unsigned int) */
+	__u64 gc_good_mask_addr; /* XZGC: &XAddressGoodMask; ZGEN: &ZPointerLoadGoodMask */
+	__u64 gc_seq_addr;	 /* XZGC: &XGlobalSeqNum (uint32_t) */
+	__u64 gc_metadata_mask;	 /* XZGC: XAddressMetadataMask; ZGEN: good ^ bad (the remapped bits) */
+	__u32 gc_remapped_shift; /* ZGEN: the lowest remapped bit (ZPointerRemappedShift) */
+	__u32 pad;
+	__u8 gc_load_shift[VTSCOPE_ZGEN_SHIFT_TABLE]; /* ZGEN: ZPointerLoadShiftTable by remapped bits */
 };
 
 /* Value of the vmstructs channel's "threads" map, keyed by kernel tid. */
@@ -110,7 +142,7 @@ enum vtscope_counter {
 
 #ifdef __cplusplus
 static_assert(sizeof(struct vtscope_attribution) == 40, "layout shared with BPF");
-static_assert(sizeof(struct vtscope_attribution_config) == 16, "layout shared with BPF");
+static_assert(sizeof(struct vtscope_attribution_config) == 104, "layout shared with BPF");
 static_assert(sizeof(struct vtscope_thread_info) == 16, "map value layout shared with BPF");
 static_assert(sizeof(struct vtscope_region_info) == 24, "map value layout shared with BPF");
 static_assert(sizeof(struct vtscope_tls_info) == 16, "map value layout shared with BPF");

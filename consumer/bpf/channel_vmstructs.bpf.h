@@ -3,7 +3,9 @@
  * Identity channel "vmstructs" (the default): resolve-at-read through HotSpot's
  * JavaThread::_monitor_owner_id (JDK 24+, JEP 491), which holds the Java id of the mounted
  * virtual thread, or the carrier's own id when none is mounted (javaThread.hpp; the carrier
- * itself writes it in JVM_SetCurrentThread on every mount and unmount).
+ * itself writes it in JVM_SetCurrentThread on every mount and unmount). On JDK 21-23 the same id
+ * is read from the object JavaThread::_vthread refers to (set in the same place), under the
+ * collector's rule (vmstructs_read_oop_tid below).
  *
  * The "threads" map gives each kernel tid its JavaThread* and the OS thread's own Java id. The
  * uprobe on JavaThread::run (first code of every new Java thread) fills it synchronously and the
@@ -107,6 +109,139 @@ static __always_inline int vmstructs_read_java_id(const struct vtscope_thread_in
 				   (const void *)(info->java_thread + attribution_config.off_monitor_owner_id));
 }
 
+/*
+ * JDK 21-23 have no _monitor_owner_id: the Java id is the `long tid` of the thread object that
+ * an OopHandle of the JavaThread refers to (_vthread: the mounted thread; _threadObj: the OS
+ * thread's own), at java_lang_Thread::_tid_offset. An OopHandle is one pointer to an OopStorage
+ * slot, and a slot holds a full-width oop, never a compressed one (oopStorage.hpp: entries are
+ * `oop`). The object may move while it is read; each collector's rule below proves it did not,
+ * or gives the reason why not (docs/identity-channels.md, "JDK 21"). User space applies the same
+ * rules (consumer/src/jvm/oop_identity.cpp).
+ *
+ * The reads must stay in program order: each is a helper call (the compiler keeps calls in order,
+ * and the barriers below also keep it from moving the checks), and x86-64 is TSO: loads are not
+ * reordered with older loads, and the collector's stores become visible in the order made.
+ */
+#define VMSTRUCTS_BARRIER() asm volatile("" ::: "memory")
+
+struct vmstructs_gc_guard {
+	__u64 good;  /* ZGC: the good (load good) mask */
+	__u32 count; /* STW: CollectedHeap::_total_collections */
+	__u32 seq;   /* non-generational ZGC: XGlobalSeqNum */
+	__u8 active; /* STW: CollectedHeap::_is_stw_gc_active */
+};
+
+/*
+ * Serial, Parallel and G1 move objects only inside a stop-the-world pause, and each such pause
+ * sets _is_stw_gc_active (IsSTWGCActiveMark) before it moves anything and increments
+ * _total_collections while it is set (G1: do_collection_pause_at_safepoint_helper and
+ * G1FullGCScope, gc_prologue; Serial: SerialHeap::do_collection; Parallel: PSScavenge::invoke and
+ * PSParallelCompact::invoke, pre_compact). A sequence lock then proves a read free of moves: the
+ * count before the flag, the object, the flag before the count; a pause that began after the
+ * first flag read and ended before the second incremented the count between the two count reads.
+ */
+static __always_inline int vmstructs_gc_guard(struct vmstructs_gc_guard *g, bool before)
+{
+	int err = 0;
+	switch (attribution_config.oop_rule) {
+	case VTSCOPE_OOP_STW:
+		if (before) {
+			err |= bpf_probe_read_user(&g->count, sizeof(g->count), (const void *)attribution_config.gc_count_addr);
+			VMSTRUCTS_BARRIER();
+			err |= bpf_probe_read_user(&g->active, sizeof(g->active), (const void *)attribution_config.gc_active_addr);
+		} else {
+			err |= bpf_probe_read_user(&g->active, sizeof(g->active), (const void *)attribution_config.gc_active_addr);
+			VMSTRUCTS_BARRIER();
+			err |= bpf_probe_read_user(&g->count, sizeof(g->count), (const void *)attribution_config.gc_count_addr);
+		}
+		break;
+	case VTSCOPE_OOP_XZGC:
+		err |= bpf_probe_read_user(&g->good, sizeof(g->good), (const void *)attribution_config.gc_good_mask_addr);
+		VMSTRUCTS_BARRIER();
+		err |= bpf_probe_read_user(&g->seq, sizeof(g->seq), (const void *)attribution_config.gc_seq_addr);
+		break;
+	case VTSCOPE_OOP_ZGEN:
+		/* The count closes an ABA of the load good mask (below), in the same order as STW's. */
+		if (before) {
+			err |= bpf_probe_read_user(&g->count, sizeof(g->count), (const void *)attribution_config.gc_count_addr);
+			VMSTRUCTS_BARRIER();
+			err |= bpf_probe_read_user(&g->good, sizeof(g->good), (const void *)attribution_config.gc_good_mask_addr);
+		} else {
+			err |= bpf_probe_read_user(&g->good, sizeof(g->good), (const void *)attribution_config.gc_good_mask_addr);
+			VMSTRUCTS_BARRIER();
+			err |= bpf_probe_read_user(&g->count, sizeof(g->count), (const void *)attribution_config.gc_count_addr);
+		}
+		break;
+	}
+	return err;
+}
+
+/*
+ * The object's address from the slot's content (0: not usable). Non-generational ZGC: a pointer
+ * whose metadata bits are exactly the good colour is an address in that colour's view of the
+ * multi-mapped heap, and the object is there until the next phase flips the colour. Generational
+ * ZGC: a load-good zpointer (no bit of the load bad mask, which is good ^ the remapped bits)
+ * decodes as ptr >> ZPointerLoadShiftTable[its remapped bits] (ZPointer::uncolor), and the object
+ * is there until the next relocation flips the load good mask (ZGlobalsPointers::
+ * flip_young_relocate_start, flip_old_relocate_start). The mask takes one of four values, so it can
+ * come back; but two relocation starts of a generation have a mark start of it between them, and
+ * every mark start increments _total_collections (VM_ZMarkStartYoung, VM_ZMarkStartYoungAndOld,
+ * zGeneration.cpp), which is read around the mask as in the STW rule.
+ */
+static __always_inline __u64 vmstructs_decode_oop(__u64 raw, __u64 good)
+{
+	__u64 metadata = attribution_config.gc_metadata_mask;
+	switch (attribution_config.oop_rule) {
+	case VTSCOPE_OOP_XZGC:
+		return (raw & metadata) == good ? raw : 0;
+	case VTSCOPE_OOP_ZGEN: {
+		__u64 index = (good >> attribution_config.gc_remapped_shift) & (VTSCOPE_ZGEN_SHIFT_TABLE - 1);
+		if ((raw & (good ^ metadata)) != 0 || (raw & good) == 0 || index >= 9)
+			return 0;
+		return raw >> (attribution_config.gc_load_shift[index] & 63);
+	}
+	default:
+		return raw;
+	}
+}
+
+/* The tid of the object the handle at java_thread + handle_offset refers to: 0 and *tid, or a reason. */
+static __always_inline __u8 vmstructs_read_oop_tid(__u64 java_thread, __u64 handle_offset, __s64 *tid)
+{
+	struct vmstructs_gc_guard before = {}, after = {};
+	__u64 slot = 0, raw = 0;
+	__s64 value = 0;
+	__u32 rule = attribution_config.oop_rule;
+	if (bpf_probe_read_user(&slot, sizeof(slot), (const void *)(java_thread + handle_offset)) != 0 || slot == 0)
+		return VTSCOPE_REASON_READ_FAULT;
+	if (vmstructs_gc_guard(&before, true) != 0)
+		return VTSCOPE_REASON_READ_FAULT;
+	if (rule == VTSCOPE_OOP_STW && before.active)
+		return VTSCOPE_REASON_GC_PAUSE;
+	VMSTRUCTS_BARRIER();
+	if (bpf_probe_read_user(&raw, sizeof(raw), (const void *)slot) != 0)
+		return VTSCOPE_REASON_READ_FAULT;
+	__u64 object = vmstructs_decode_oop(raw, before.good);
+	if (object == 0)
+		return rule == VTSCOPE_OOP_XZGC || rule == VTSCOPE_OOP_ZGEN ? VTSCOPE_REASON_GC_POINTER_NOT_GOOD
+									     : VTSCOPE_REASON_BAD_ID;
+	VMSTRUCTS_BARRIER();
+	int fault = bpf_probe_read_user(&value, sizeof(value), (const void *)(object + attribution_config.off_tid));
+	VMSTRUCTS_BARRIER();
+	if (vmstructs_gc_guard(&after, false) != 0)
+		return VTSCOPE_REASON_READ_FAULT;
+	if (rule == VTSCOPE_OOP_STW && (after.active || after.count != before.count))
+		return VTSCOPE_REASON_GC_PAUSE;
+	if (after.good != before.good || after.seq != before.seq || (rule == VTSCOPE_OOP_ZGEN && after.count != before.count))
+		return VTSCOPE_REASON_GC_PHASE_CHANGED;
+	if (fault != 0)
+		return VTSCOPE_REASON_READ_FAULT;
+	if (value <= 0)
+		return VTSCOPE_REASON_BAD_ID;
+	*tid = value;
+	return VTSCOPE_REASON_NONE;
+}
+
 SEC("uprobe") /* BPF_KPROBE: libbpf 1.1 has no BPF_UPROBE; the argument access is the same */
 int BPF_KPROBE(on_java_thread_run, void *java_thread)
 {
@@ -116,8 +251,13 @@ int BPF_KPROBE(on_java_thread_run, void *java_thread)
 	struct vtscope_thread_info info = {.java_thread = (__u64)java_thread, .own_id = 0};
 	/* A new thread has mounted nothing yet: the id is its own (JavaThread::prepare set it). */
 	__s64 id = 0;
-	if (vmstructs_read_java_id(&info, &id) == 0 && id > 0)
+	if (attribution_config.oop_rule != VTSCOPE_OOP_NONE) {
+		/* JDK 21-23: the tid of its own object; when not proven, user space reads it later. */
+		if (vmstructs_read_oop_tid(info.java_thread, attribution_config.off_thread_obj, &id) == VTSCOPE_REASON_NONE)
+			info.own_id = id;
+	} else if (vmstructs_read_java_id(&info, &id) == 0 && id > 0) {
 		info.own_id = id;
+	}
 	bpf_map_update_elem(&threads, &tid, &info, BPF_ANY);
 	vmstructs_threads_changed();
 	vtscope_count(VTSCOPE_COUNTER_THREADS_STARTED);
@@ -154,7 +294,19 @@ static __always_inline void resolve_vmstructs(struct vtscope_attribution *a, __u
 		return;
 	}
 	__s64 id = 0;
-	if (vmstructs_read_java_id(info, &id) != 0) {
+	if (attribution_config.oop_rule != VTSCOPE_OOP_NONE) {
+		/* JDK 21-23: a read the collector may have raced says why; the identity stays unknown. */
+		__u8 reason = vmstructs_read_oop_tid(info->java_thread, attribution_config.off_vthread, &id);
+		if (reason == VTSCOPE_REASON_GC_PAUSE || reason == VTSCOPE_REASON_GC_POINTER_NOT_GOOD ||
+		    reason == VTSCOPE_REASON_GC_PHASE_CHANGED) {
+			vtscope_set(a, VTSCOPE_STATUS_CONTEXT_UNKNOWN, reason);
+			return;
+		}
+		if (reason != VTSCOPE_REASON_NONE) {
+			vtscope_set(a, VTSCOPE_STATUS_UNMAPPED, reason);
+			return;
+		}
+	} else if (vmstructs_read_java_id(info, &id) != 0) {
 		vtscope_set(a, VTSCOPE_STATUS_UNMAPPED, VTSCOPE_REASON_READ_FAULT);
 		return;
 	}

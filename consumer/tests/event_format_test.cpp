@@ -63,6 +63,26 @@ TEST(EventFormat, UnmappedCarriesReasonAndNoIdentity) {
     EXPECT_FALSE(parsed->java_thread.has_value());
 }
 
+// JDK 21-23: a read a collection may have raced leaves the identity unknown: context_unknown with
+// a GC reason and no thread, in both encodings (the direct line and the JSON object).
+TEST(EventFormat, GcRaceIsContextUnknownWithoutIdentity) {
+    vtscope_syscall_event e = base_event();
+    e.attribution.status = VTSCOPE_STATUS_CONTEXT_UNKNOWN;
+    for (auto [reason, name] : {std::pair{VTSCOPE_REASON_GC_PAUSE, "gc_pause"},
+                                std::pair{VTSCOPE_REASON_GC_POINTER_NOT_GOOD, "gc_pointer_not_good"},
+                                std::pair{VTSCOPE_REASON_GC_PHASE_CHANGED, "gc_phase_changed"}}) {
+        e.attribution.reason = reason;
+        std::string line = vtscope::format_syscall_event(e, "write");
+        auto parsed = vtscope::parse_event_line(line);
+        ASSERT_TRUE(parsed) << line;
+        EXPECT_EQ(parsed->status, "context_unknown");
+        EXPECT_EQ(parsed->reason, name);
+        EXPECT_FALSE(parsed->vthread.has_value()) << line;
+        EXPECT_FALSE(parsed->java_thread.has_value()) << line;
+        EXPECT_EQ(vtscope::syscall_event_json(e, "write").dump(), line);
+    }
+}
+
 TEST(EventFormat, NegativeDescriptor) {
     vtscope_syscall_event e = base_event();
     e.attribution.status = VTSCOPE_STATUS_NO_CONTEXT;

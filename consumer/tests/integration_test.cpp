@@ -301,7 +301,7 @@ TEST(BadInput, NotAJvmUnknownSyscallOldJdkNoPrivilege) {
     }
     Child old = Child::start({old_java, source, dir.path("old.ready")}, "", "");
     ASSERT_TRUE(wait_for_file(dir.path("old.ready"), 60s));
-    expect_one_line_error({kVtscope, "trace", "--pid", std::to_string(old.pid())}, "JDK 24 or later needed");
+    expect_one_line_error({kVtscope, "trace", "--pid", std::to_string(old.pid())}, "JDK 21 or later needed");
 }
 
 // The writer must cost nothing per mount/unmount and create no JVMTI environment. HotSpot takes

@@ -311,6 +311,18 @@ TEST(ProfileReport, ContextUnknownSamplesOfAVirtualThreadCountAsVirtualNeverAsNo
     EXPECT_NE(folded.find("[non-virtual] main;Spin.run 10\n"), std::string::npos) << folded;
 }
 
+// JDK 21-23: a sample whose thread read a collection may have raced names no thread: unattributed
+// under its GC reason, never counted as a platform thread's.
+TEST(ProfileReport, ContextUnknownWithoutAThreadIsUnattributed) {
+    ProfileRow row = virtual_row(10, 40, "", 3);
+    row.status = VTSCOPE_STATUS_CONTEXT_UNKNOWN;
+    row.reason = VTSCOPE_REASON_GC_POINTER_NOT_GOOD;
+    row.java_id = 0;
+    row.mounted_virtual = false;
+    EXPECT_EQ(row_kind(row), RowKind::kUnattributed);
+    EXPECT_EQ(unattributed_name(row), "context_unknown/gc_pointer_not_good");
+}
+
 TEST(Flamegraph, OneTowerPerRootFrameAndEscapedNames) {
     std::vector<FoldedStack> stacks = {
         {{"trace a", "x<y>&\"z\"", "leaf"}, 3}, {{"trace b", "leaf"}, 1}, {{"trace a", "w"}, 1}};

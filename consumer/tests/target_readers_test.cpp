@@ -98,14 +98,29 @@ TEST(VMStructs, ReadsTableAndResolvesLayout) {
     EXPECT_EQ(*layout->java_thread_terminated, 1344u);
 }
 
-TEST(VMStructs, OldJdkWithoutMonitorOwnerIdIsRejected) {
+// JDK 21-23: no _monitor_owner_id (the ids come from the thread objects, oop_identity.h), and
+// _osthread declared in JavaThread rather than Thread.
+TEST(VMStructs, Jdk21LayoutWithoutMonitorOwnerIdResolves) {
     FakeMemory mem;
-    FakeVMStructs::install(mem, FakeVMStructs::jdk25_like(false));
+    auto entries = FakeVMStructs::jdk25_like(false);
+    for (auto& e : entries)
+        if (e.field == "_osthread") e.type = "JavaThread", e.offset = 784;
+    FakeVMStructs::install(mem, entries);
     auto structs = vtscope::VMStructs::read(mem, FakeVMStructs::symbols());
     ASSERT_TRUE(structs.ok());
     auto layout = vtscope::resolve_layout(*structs, mem);
-    ASSERT_FALSE(layout.ok());
-    EXPECT_NE(layout.error().message.find("JDK 24 or later"), std::string::npos) << layout.error().message;
+    ASSERT_TRUE(layout.ok()) << layout.error().message;
+    EXPECT_FALSE(layout->has_monitor_owner_id);
+    EXPECT_EQ(layout->thread_osthread, 784u);
+    auto jdk25 = FakeVMStructs::jdk25_like(true);
+    FakeMemory mem25;
+    FakeVMStructs::install(mem25, jdk25);
+    auto structs25 = vtscope::VMStructs::read(mem25, FakeVMStructs::symbols());
+    ASSERT_TRUE(structs25.ok());
+    auto layout25 = vtscope::resolve_layout(*structs25, mem25);
+    ASSERT_TRUE(layout25.ok());
+    EXPECT_TRUE(layout25->has_monitor_owner_id);
+    EXPECT_EQ(layout25->thread_osthread, 1016u);
 }
 
 TEST(VMStructs, ImplausibleDescriptorsAndMissingEndAreErrors) {

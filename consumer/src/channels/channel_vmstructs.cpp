@@ -13,6 +13,7 @@
 
 #include "channels/identity_channel.h"
 #include "jvm/java_threads.h"
+#include "jvm/oop_identity.h"
 
 namespace vtscope {
 namespace {
@@ -81,7 +82,7 @@ public:
             // batched reads of the target per thread); it ran every round for every thread before
             // (6,400 process_vm_readv calls a second on the demo service, the bulk of the
             // consumer's syscalls; bench/RESULTS.md).
-            int64_t own_id = sample_own_id(target_.memory, target_.jvm.layout, t.java_thread);
+            int64_t own_id = this->own_id(t.java_thread);
             if (present && own_id == 0) continue;  // nothing new to write
             vtscope_thread_info info{t.java_thread, own_id};
             // BPF_NOEXIST for new entries: never overwrite what the JavaThread::run uprobe wrote.
@@ -117,6 +118,15 @@ public:
     }
 
 private:
+    // JDK 24+: _monitor_owner_id sampled while nothing is mounted. JDK 21-23: the tid of the
+    // thread's own object (_threadObj), read under the collector's rule; it never changes.
+    int64_t own_id(uint64_t java_thread) const {
+        if (!target_.jvm.oop_identity) return sample_own_id(target_.memory, target_.jvm.layout, java_thread);
+        const OopIdentity& oop = *target_.jvm.oop_identity;
+        int64_t id = 0;
+        return read_thread_tid(target_.memory, oop, java_thread, oop.thread_obj, id) == OopReadResult::kOk ? id : 0;
+    }
+
     // After a change of "threads": the programs' cached copies are stale.
     void threads_changed() { std::atomic_ref<uint64_t>(*generation_).fetch_add(1); }
 

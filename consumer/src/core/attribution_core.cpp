@@ -64,6 +64,7 @@ void AttributionCore::configure(bpf_object* object, volatile vtscope_attribution
     config->target_tgid = static_cast<__u32>(target_.pid);
     config->identity_mode = info_.bpf_mode;
     config->off_monitor_owner_id = target_.jvm.layout.java_thread_monitor_owner_id;
+    if (target_.jvm.oop_identity) configure_oop_identity(*target_.jvm.oop_identity, config);
 }
 
 Status AttributionCore::attach(bpf_object* object, Links& links) {

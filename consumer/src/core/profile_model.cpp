@@ -6,9 +6,11 @@
 
 namespace vtscope {
 
+// context_unknown names a thread only when the core resolved one: on JDK 21-23 a read that a
+// collection may have raced (gc_pause, gc_pointer_not_good, gc_phase_changed) leaves java_id 0.
 bool identity_known(const ProfileRow& row) {
     return row.status == VTSCOPE_STATUS_OK || row.status == VTSCOPE_STATUS_NO_CONTEXT ||
-           row.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN;
+           (row.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN && row.java_id > 0);
 }
 
 RowKind row_kind(const ProfileRow& row) {

@@ -163,6 +163,12 @@ std::string render_summary_json(const Summary& s) {
     for (unsigned status = 0; status < VTSCOPE_STATUS_COUNT; status++)
         delivered[status_name(status)] = s.delivered[status];
     j["delivered"] = delivered;
+    // Why events went unattributed (context_unknown, invalid, unmapped), by reason name; only the
+    // reasons seen, and only where events are written one by one (trace).
+    OrderedJson reasons = OrderedJson::object();
+    for (unsigned reason = 1; reason < VTSCOPE_REASON_COUNT; reason++)
+        if (s.reasons[reason]) reasons[reason_name(reason)] = s.reasons[reason];
+    j["reasons"] = reasons;
     j["lost"] = s.lost;
     j["lost_cause"] = text_or_null(s.lost > 0, s.lost_cause);
     add_channel_fields(j, s);

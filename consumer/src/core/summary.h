@@ -51,6 +51,7 @@ struct Summary {
     std::string identity;                                 // the identity channel's name
     std::string stop_reason = "stopped";                  // target exited, duration reached, signal, stopped
     uint64_t delivered[VTSCOPE_STATUS_COUNT] = {};        // events written or counted, by status
+    uint64_t reasons[VTSCOPE_REASON_COUNT] = {};          // trace: events written, by reason (0: none)
     uint64_t lost = 0;                                    // events seen but neither written nor counted
     std::string lost_cause;                               // why they were lost (names the full buffer or table)
     std::optional<ThreadCounts> threads;                  // vmstructs

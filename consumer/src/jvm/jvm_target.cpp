@@ -54,6 +54,7 @@ Expected<JvmTarget> inspect_jvm(pid_t pid, const MemoryReader& memory) {
     std::vector<std::string> names = vmstructs_symbol_names();
     names.push_back(kJavaThreadRun);
     names.push_back(kThreadsRemove);
+    for (const std::string& name : oop_identity_symbol_names()) names.push_back(name);
     auto file = open_module(pid, *jvm);
     if (!file) return file.error();
     auto elf = ElfFile::load(file->fd.get(), names, jvm->path);
@@ -69,6 +70,11 @@ Expected<JvmTarget> inspect_jvm(pid_t pid, const MemoryReader& memory) {
     auto layout = resolve_layout(*structs, memory);
     if (!layout) return layout.error();
     target.layout = std::move(*layout);
+    if (!target.layout.has_monitor_owner_id) {
+        auto oop = resolve_oop_identity(*structs, memory, *elf, target.load_bias);
+        if (!oop) return make_error("unsupported JVM: " + oop.error().message);
+        target.oop_identity = std::move(*oop);
+    }
 
     const ElfSymbol* run = elf->find(kJavaThreadRun);
     const ElfSymbol* remove = elf->find(kThreadsRemove);

@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // Everything vtscope learns about a target JVM before tracing it: that the pid exists, that it
-// runs HotSpot 24+, where libjvm.so is, and the VMStructs layout.
+// runs HotSpot 21+, where libjvm.so is, and the VMStructs layout.
 #pragma once
 
 #include <sys/types.h>
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/expected.h"
 #include "process/process_memory.h"
 #include "process/target_files.h"
+#include "jvm/oop_identity.h"
 #include "jvm/vmstructs.h"
 
 namespace vtscope {
@@ -30,6 +32,8 @@ struct JvmTarget {
     uint64_t java_thread_run_offset = 0;  // file offset of JavaThread::run()
     uint64_t threads_remove_offset = 0;   // file offset of Threads::remove(JavaThread*, bool)
     HotSpotLayout layout;
+    // JDK 21-23 (no _monitor_owner_id): how thread ids are read from the thread objects.
+    std::optional<OopIdentity> oop_identity;
 };
 
 // One-line errors: no such process, not a JVM, unsupported JVM, missing symbols.

@@ -103,18 +103,28 @@ Expected<HotSpotLayout> resolve_layout(const VMStructs& structs, const MemoryRea
         out = f->offset;
         return std::nullopt;
     };
-    // JEP 491 added _monitor_owner_id in JDK 24: its absence is the "JDK too old" case.
-    if (auto f = structs.find("JavaThread::_monitor_owner_id"); !f || f->is_static)
-        return make_error("unsupported JVM: VMStructs has no JavaThread::_monitor_owner_id (JDK 24 or later needed)");
+    // JEP 491 added _monitor_owner_id in JDK 24. Without it (JDK 21-23) the id is read from the
+    // thread objects instead (jvm/oop_identity.h), which jvm_target resolves separately.
+    std::optional<uint64_t> monitor_owner_id;
+    if (auto err = optional_instance("JavaThread::_monitor_owner_id", monitor_owner_id))
+        return make_error("unsupported JVM: " + err->message);
+    layout.has_monitor_owner_id = monitor_owner_id.has_value();
+    layout.java_thread_monitor_owner_id = monitor_owner_id.value_or(0);
+    // Virtual threads (JEP 444) added JavaThread::_vthread in JDK 21: its absence is the "JDK too old" case.
+    if (auto f = structs.find("JavaThread::_vthread"); !f || f->is_static)
+        return make_error("unsupported JVM: VMStructs has no JavaThread::_vthread (JDK 21 or later needed)");
     auto list = structs.find("ThreadsSMRSupport::_java_thread_list");
     if (!list || !list->is_static || list->address == 0)
         return make_error("unsupported JVM: VMStructs has no ThreadsSMRSupport::_java_thread_list");
     layout.java_thread_list_address = list->address;
+    // JDK 25 declares _osthread in Thread, JDK 21 in JavaThread (the same field, exported by the
+    // class that declares it).
+    const char* osthread = "Thread::_osthread";
+    if (auto f = structs.find(osthread); !f || f->is_static) osthread = "JavaThread::_osthread";
     for (auto [name, out] : std::initializer_list<std::pair<const char*, uint64_t*>>{
-             {"JavaThread::_monitor_owner_id", &layout.java_thread_monitor_owner_id},
              {"ThreadsList::_length", &layout.threads_list_length},
              {"ThreadsList::_threads", &layout.threads_list_threads},
-             {"Thread::_osthread", &layout.thread_osthread},
+             {osthread, &layout.thread_osthread},
              {"OSThread::_thread_id", &layout.osthread_thread_id},
              {"JavaThread::_threadObj", &layout.java_thread_thread_obj},
              {"JavaThread::_vthread", &layout.java_thread_vthread},

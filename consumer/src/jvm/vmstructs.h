@@ -59,8 +59,9 @@ struct HotSpotLayout {
     uint64_t java_thread_list_address = 0;           // &ThreadsSMRSupport::_java_thread_list
     uint64_t threads_list_length = 0;                // ThreadsList::_length
     uint64_t threads_list_threads = 0;               // ThreadsList::_threads
-    uint64_t thread_osthread = 0;                    // Thread::_osthread
+    uint64_t thread_osthread = 0;                    // Thread::_osthread (JavaThread::_osthread on JDK 21)
     uint64_t osthread_thread_id = 0;                 // OSThread::_thread_id
+    bool has_monitor_owner_id = false;               // JDK 24+; JDK 21-23 read ids from objects (oop_identity.h)
     uint64_t java_thread_monitor_owner_id = 0;       // JavaThread::_monitor_owner_id (JDK 24+)
     uint64_t java_thread_thread_obj = 0;             // JavaThread::_threadObj (OopHandle)
     uint64_t java_thread_vthread = 0;                // JavaThread::_vthread (OopHandle)

@@ -32,7 +32,8 @@ ordered_json record_head(uint64_t ts_ns, int64_t realtime_offset_ns, const std::
 void add_thread_attributes(ordered_json& attributes, uint32_t pid, uint32_t tid, const vtscope_attribution& a) {
     attributes.push_back(int_attribute("process.pid", pid));
     bool identity = a.status == VTSCOPE_STATUS_OK || a.status == VTSCOPE_STATUS_NO_CONTEXT ||
-                    a.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN || (a.status == VTSCOPE_STATUS_INVALID && a.java_id > 0);
+                    (a.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN && a.java_id > 0) ||
+                    (a.status == VTSCOPE_STATUS_INVALID && a.java_id > 0);
     if (identity) {
         attributes.push_back(int_attribute("thread.id", a.java_id));
         attributes.push_back(bool_attribute("vtscope.thread.virtual", a.mounted_virtual));

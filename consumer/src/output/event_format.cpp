@@ -37,6 +37,9 @@ const char* reason_name(unsigned reason) {
         case VTSCOPE_REASON_RECORD_TABLE_FULL: return "record_table_full";
         case VTSCOPE_REASON_NO_LIFECYCLE_RECORD: return "no_lifecycle_record";
         case VTSCOPE_REASON_NO_CONTEXT_WRITER: return "no_context_writer";
+        case VTSCOPE_REASON_GC_PAUSE: return "gc_pause";
+        case VTSCOPE_REASON_GC_POINTER_NOT_GOOD: return "gc_pointer_not_good";
+        case VTSCOPE_REASON_GC_PHASE_CHANGED: return "gc_phase_changed";
         default: return nullptr;
     }
 }
@@ -98,7 +101,8 @@ OrderedJson syscall_event_json(const vtscope_syscall_event& e, std::string_view 
 
 void add_attribution(OrderedJson& j, const vtscope_attribution& a) {
     bool identity = a.status == VTSCOPE_STATUS_OK || a.status == VTSCOPE_STATUS_NO_CONTEXT ||
-                    a.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN || (a.status == VTSCOPE_STATUS_INVALID && a.java_id > 0);
+                    (a.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN && a.java_id > 0) ||
+                    (a.status == VTSCOPE_STATUS_INVALID && a.java_id > 0);
     j["vthread"] = identity && a.mounted_virtual ? OrderedJson(a.java_id) : OrderedJson(nullptr);
     j["java_thread"] = identity ? OrderedJson(a.java_id) : OrderedJson(nullptr);
     if (a.status == VTSCOPE_STATUS_OK) {
@@ -162,7 +166,8 @@ void append_hex(std::string& out, const unsigned char* bytes, size_t n) {
 void append_attribution(std::string& out, const vtscope_attribution& a) {
     const Keys& k = keys();
     bool identity = a.status == VTSCOPE_STATUS_OK || a.status == VTSCOPE_STATUS_NO_CONTEXT ||
-                    a.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN || (a.status == VTSCOPE_STATUS_INVALID && a.java_id > 0);
+                    (a.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN && a.java_id > 0) ||
+                    (a.status == VTSCOPE_STATUS_INVALID && a.java_id > 0);
     out += k.vthread;
     identity&& a.mounted_virtual ? append_number(out, a.java_id) : void(out += "null");
     out += k.java_thread;

@@ -114,6 +114,7 @@ public:
 
     void summarise(Summary& summary) const override {
         for (unsigned s = 0; s < VTSCOPE_STATUS_COUNT; s++) summary.delivered[s] = delivered_[s];
+        for (unsigned r = 0; r < VTSCOPE_REASON_COUNT; r++) summary.reasons[r] = reasons_[r];
         summary.lost_cause = sink_ == SyscallSink::kCounts ? "the stat table was full (65536 distinct thread/trace/"
                                                              "syscall keys between two drains, 250 ms apart)"
                                                            : "the ring buffer was full";
@@ -149,6 +150,7 @@ private:
             vtscope_syscall_event event;
             std::memcpy(&event, record.data() + at, sizeof(event));
             delivered_[clamp_status(event.attribution.status)]++;
+            if (event.attribution.reason < VTSCOPE_REASON_COUNT) reasons_[event.attribution.reason]++;
             line_.clear();  // one buffer for every line: no allocation per event
             append_syscall_event(line_, event, syscall_name(event.syscall_index));
             line_.push_back('\n');
@@ -251,8 +253,9 @@ private:
     std::optional<CountTables> tables_;       // counts
     ReportData report_;                       // counts: drained so far
     uint64_t delivered_[VTSCOPE_STATUS_COUNT] = {};
-    std::string line_;                   // JSON lines: the line being formatted
-    std::unique_ptr<OtlpSession> otlp_;  // --otlp
+    uint64_t reasons_[VTSCOPE_REASON_COUNT] = {};  // trace only: stat's keys carry no reason
+    std::string line_;                             // JSON lines: the line being formatted
+    std::unique_ptr<OtlpSession> otlp_;            // --otlp
     struct Totals {
         uint64_t calls = 0;
         uint64_t bytes = 0;
