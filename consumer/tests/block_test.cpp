@@ -295,7 +295,8 @@ int check_nothing_else(const BlockRun& run, const std::vector<bool>& used, const
             EXPECT_TRUE(is_num(run.intervals[i], "vthread")) << "a run-queue wait without a vthread";
             continue;
         }
-        EXPECT_TRUE(used[i]) << label << ": unmatched interval (idle carrier or misattributed?)";
+        EXPECT_TRUE(used[i]) << label
+                             << ": unmatched interval (idle carrier or misattributed?): " << run.intervals[i].dump();
     }
     return preempted;
 }
