@@ -238,6 +238,11 @@ static __always_inline void vtscope_read_record(struct vtscope_attribution *a, _
  * loads, so a magic seen means every field stored before it is seen too. Until the magic is
  * there no slot can have been claimed, so "no record" is the truth, not a guess. User space
  * (AttributionCore) finds a region that existed before attach in /proc/PID/maps.
+ *
+ * On JDK 21 the writer has no memfd_create (FFM is a preview there): it creates
+ * VTSCOPE_REGION_FILE_PREFIX<pid>-<random> with openat(O_CREAT | O_EXCL) and maps it
+ * (RegionMapping.java); that openat is followed as memfd_create is. Its fallback under
+ * java.io.tmpdir (when /dev/shm cannot take the file) is found by the maps rescan only.
  */
 struct region_syscall_enter {
 	__u64 common;
@@ -253,7 +258,7 @@ struct region_syscall_exit {
 	__s64 ret;
 };
 
-#define REGION_PENDING_MEMFD 1 /* inside memfd_create(VTSCOPE_REGION_NAME) */
+#define REGION_PENDING_MEMFD 1 /* inside memfd_create(VTSCOPE_REGION_NAME) or openat of the region's file */
 #define REGION_PENDING_MMAP  2 /* inside mmap of the region's descriptor */
 
 struct {
@@ -265,6 +270,13 @@ struct {
 
 /* The descriptor memfd_create returned for the region, -1 while none. */
 volatile __s64 region_fd = -1;
+
+static __always_inline void region_creation_entered(void)
+{
+	__u32 tid = vtscope_current_tid();
+	__u32 state = REGION_PENDING_MEMFD;
+	bpf_map_update_elem(&region_pending, &tid, &state, BPF_ANY);
+}
 
 SEC("tracepoint/syscalls/sys_enter_memfd_create")
 int on_region_memfd_enter(struct region_syscall_enter *ctx)
@@ -278,12 +290,28 @@ int on_region_memfd_enter(struct region_syscall_enter *ctx)
 	for (int i = 0; i < sizeof(expected); i++)
 		if (name[i] != expected[i])
 			return 0;
-	__u32 tid = vtscope_current_tid();
-	__u32 state = REGION_PENDING_MEMFD;
-	bpf_map_update_elem(&region_pending, &tid, &state, BPF_ANY);
+	region_creation_entered();
 	return 0;
 }
 
+SEC("tracepoint/syscalls/sys_enter_openat")
+int on_region_openat_enter(struct region_syscall_enter *ctx)
+{
+	if (!vtscope_is_target())
+		return 0;
+	static const char prefix[] = VTSCOPE_REGION_FILE_PREFIX;
+	char path[sizeof(prefix)] = {};
+	/* A longer path is cut to the prefix's length: the read's result is then sizeof(prefix). */
+	if (bpf_probe_read_user_str(path, sizeof(path), (const void *)ctx->args[1]) != sizeof(prefix))
+		return 0;
+	for (int i = 0; i < sizeof(prefix) - 1; i++)
+		if (path[i] != prefix[i])
+			return 0;
+	region_creation_entered();
+	return 0;
+}
+
+/* Attached to sys_exit_memfd_create and sys_exit_openat: the descriptor of the pending creation. */
 SEC("tracepoint/syscalls/sys_exit_memfd_create")
 int on_region_memfd_exit(struct region_syscall_exit *ctx)
 {

@@ -83,10 +83,10 @@ Status AttributionCore::attach(bpf_object* object, Links& links) {
     const struct {
         const char* program;
         const char* tracepoint;
-    } followers[] = {{"on_region_memfd_enter", "sys_enter_memfd_create"},
-                     {"on_region_memfd_exit", "sys_exit_memfd_create"},
-                     {"on_region_mmap_enter", "sys_enter_mmap"},
-                     {"on_region_mmap_exit", "sys_exit_mmap"}};
+    } followers[] = {
+        {"on_region_memfd_enter", "sys_enter_memfd_create"}, {"on_region_memfd_exit", "sys_exit_memfd_create"},
+        {"on_region_openat_enter", "sys_enter_openat"},      {"on_region_memfd_exit", "sys_exit_openat"},
+        {"on_region_mmap_enter", "sys_enter_mmap"},          {"on_region_mmap_exit", "sys_exit_mmap"}};
     for (const auto& f : followers) {
         auto program = find_program(object, f.program);
         if (!program) return program.error();
