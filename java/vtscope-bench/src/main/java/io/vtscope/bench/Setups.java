@@ -93,10 +93,14 @@ final class Setups {
         }
     }
 
-    /** True if the memfd region is mapped in this process (REGION_NAME is a compile-time constant). */
+    /**
+     * True if the region is mapped in this process (REGION_NAME is a compile-time constant): the
+     * memfd (JDK 22+), or the file {@code REGION_NAME-<pid>-<random>} of the JDK 21 writer.
+     */
     static boolean regionMapped() {
         try {
-            return Files.readString(Path.of("/proc/self/maps")).contains("/memfd:" + RecordLayout.REGION_NAME);
+            String maps = Files.readString(Path.of("/proc/self/maps"));
+            return maps.contains("/memfd:" + RecordLayout.REGION_NAME) || maps.contains("/" + RecordLayout.REGION_NAME + "-");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
