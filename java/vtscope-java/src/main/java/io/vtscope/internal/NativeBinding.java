@@ -3,8 +3,8 @@ package io.vtscope.internal;
 
 /**
  * The C ABI of libvtscope.so ({@code native/include/vtscope_native.h}) as bound in this JVM. Only
- * the binding is version-specific (see {@link NativeBindings}): the JDK 22+ classes of the
- * Multi-Release jar bind it with FFM downcalls; JDK 21 has FFM only as a preview and no binding.
+ * the binding is version-specific (see {@link NativeBindings}): JDK 22+ binds it with FFM
+ * downcalls ({@link FfmBinding}); JDK 21 has FFM only as a preview and no binding.
  * Everything else about the library (finding, extracting, checking it) is {@link NativeLibrary}'s.
  */
 interface NativeBinding {

@@ -1,23 +1,37 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.vtscope.internal;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodType;
 import java.nio.file.Path;
 
 /**
- * Binds libvtscope.so's C ABI: the JDK 21 version of this class, which has none. Binding needs
- * FFM (java.lang.foreign), final in JDK 22 and only a preview in 21, and JNI would need native
- * code of its own; so on 21 the library is refused with {@link #unavailableReason()}, and the
- * JDK 22+ version of this class (META-INF/versions/22 of the Multi-Release jar) binds it.
+ * Binds libvtscope.so's C ABI. Binding needs FFM ({@link FfmBinding}), final in JDK 22 and only a
+ * preview in 21, and JNI would need native code of its own; so on JDK 21 the library is refused
+ * with {@link #unavailableReason()}.
  */
 final class NativeBindings {
     /** Why no library can be bound in this JVM, or null if one can. */
     static String unavailableReason() {
-        return "needs JDK 22+ (FFM), this is JDK " + Runtime.version().feature();
+        return Ffm.unavailableReason();
     }
 
-    /** Never returns on this JDK: see {@link #unavailableReason()}. */
+    /**
+     * dlopen of {@code path} and one downcall handle per function of the C ABI; with
+     * {@code unloadable} in an arena that {@link NativeBinding#unload()} closes (for tests).
+     *
+     * @throws UnsupportedOperationException before JDK 22
+     * @throws IllegalArgumentException if the library cannot be opened
+     * @throws IllegalStateException if a function of the C ABI is missing
+     */
     static NativeBinding bind(Path path, boolean unloadable) {
-        throw new UnsupportedOperationException("cannot bind " + path + ": " + unavailableReason());
+        MethodHandle bind = Ffm.staticMethod("FfmBinding", "bind",
+                MethodType.methodType(NativeBinding.class, Path.class, boolean.class));
+        try {
+            return (NativeBinding) bind.invokeExact(path, unloadable);
+        } catch (Throwable t) {
+            throw Ffm.rethrow(t);
+        }
     }
 
     private NativeBindings() {}

@@ -15,7 +15,7 @@ import java.util.List;
  *
  * <p>The region is shared memory named {@value RecordLayout#REGION_NAME}, mapped once and never
  * unmapped, so an eBPF reader finds it in {@code /proc/PID/maps} without any cooperation. Only its
- * creation is version-specific ({@link RegionMapping}, a Multi-Release class): on JDK 22+ an
+ * creation is version-specific ({@link RegionMapping}): on JDK 22+ an
  * anonymous memfd mapped with FFM downcalls, on JDK 21 (FFM a preview) an unlinked file
  * {@code vtscope-records-<pid>-<random>} under /dev/shm mapped with {@code FileChannel.map}. Every
  * access below goes through {@link MethodHandles#byteBufferViewVarHandle} views of the direct

@@ -2,6 +2,7 @@
 package io.vtscope.internal;
 
 import java.io.IOException;
+import java.lang.invoke.MethodType;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
@@ -17,15 +18,15 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * The shared memory of a record region: the JDK 21 version of this class, which maps a file.
- * JDK 21 has FFM only as a preview, so no memfd_create and no native library: the region is a
- * file created with CREATE_NEW under /dev/shm (else {@code java.io.tmpdir}), named
- * {@code <name>-<pid>-<random>}, mapped with {@code FileChannel.map(READ_WRITE)} and unlinked at
- * once. Readers find it in {@code /proc/PID/maps} by that name ({@link RecordRegion#isRegionPath}).
- * The JDK 22+ version of this class (META-INF/versions/22) maps a memfd with FFM instead.
+ * The shared memory of a record region: on JDK 22+ an anonymous memfd mapped with FFM downcalls
+ * ({@link FfmRegionMapping}). JDK 21 has FFM only as a preview, so no memfd_create and no native
+ * library there: the region is a file created with CREATE_NEW under /dev/shm (else
+ * {@code java.io.tmpdir}), named {@code <name>-<pid>-<random>}, mapped with
+ * {@code FileChannel.map(READ_WRITE)} and unlinked at once. Readers find it in
+ * {@code /proc/PID/maps} by that name ({@link RecordRegion#isRegionPath}).
  */
 final class RegionMapping {
-    /** The descriptors of the regions created here, kept open: see {@link #adopt}. */
+    /** The descriptors of the regions created here, kept open: see {@link #adoptFile}. */
     private static final List<FileChannel> CREATED = new ArrayList<>();
 
     /** The whole mapping, a direct buffer of its size. */
@@ -33,9 +34,46 @@ final class RegionMapping {
     /** The native address of its first byte. */
     final long address;
 
-    private RegionMapping(ByteBuffer buffer, long address) {
+    RegionMapping(ByteBuffer buffer, long address) {
         this.buffer = buffer;
         this.address = address;
+    }
+
+    /**
+     * Maps {@code size} new zeroed bytes, shared, named {@code name}: a memfd on JDK 22+, else a
+     * file.
+     *
+     * @throws IllegalStateException if it cannot be mapped (the message says why)
+     */
+    static RegionMapping create(String name, long size) {
+        if (!Ffm.AVAILABLE) {
+            return createFile(name, size);
+        }
+        try {
+            return (RegionMapping) Ffm.staticMethod("FfmRegionMapping", "create",
+                    MethodType.methodType(RegionMapping.class, String.class, long.class)).invokeExact(name, size);
+        } catch (Throwable t) {
+            throw Ffm.rethrow(t);
+        }
+    }
+
+    /**
+     * The region this process maps at [start, end) with maps path {@code path}: used where it is
+     * on JDK 22+, else mapped again ({@link #adoptFile}).
+     *
+     * @throws IllegalStateException if it cannot be reached
+     */
+    static RegionMapping adopt(long start, long end, String path) {
+        if (!Ffm.AVAILABLE) {
+            return adoptFile(start, end, path);
+        }
+        try {
+            return (RegionMapping) Ffm.staticMethod("FfmRegionMapping", "adopt",
+                    MethodType.methodType(RegionMapping.class, long.class, long.class, String.class))
+                    .invokeExact(start, end, path);
+        } catch (Throwable t) {
+            throw Ffm.rethrow(t);
+        }
     }
 
     /**
@@ -44,7 +82,7 @@ final class RegionMapping {
      * @throws IllegalStateException if neither /dev/shm nor {@code java.io.tmpdir} takes the file
      *     (the message names both failures)
      */
-    static RegionMapping create(String name, long size) {
+    private static RegionMapping createFile(String name, long size) {
         if (!System.getProperty("os.name", "").startsWith("Linux")) {
             throw new IllegalStateException("not Linux (" + System.getProperty("os.name") + ")");
         }
@@ -113,14 +151,14 @@ final class RegionMapping {
      * The region mapped at [start, end) with maps path {@code path}, mapped again here: without
      * FFM a buffer over an existing address cannot be made, only a new mapping of the same file,
      * which shares its pages. The file is reached through a descriptor of this process, in
-     * /proc/self/fd (its creator keeps one open, see {@link #create}), else through
+     * /proc/self/fd (its creator keeps one open, see {@link #createFile}), else through
      * /proc/self/map_files (the memfd of libvtscope, which keeps none; opening it needs
      * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE). The address reported is {@code start}: the
      * region's bytes at the first mapping, which readers find first, are the same bytes.
      *
      * @throws IllegalStateException if the file cannot be reached or mapped
      */
-    static RegionMapping adopt(long start, long end, String path) {
+    private static RegionMapping adoptFile(long start, long end, String path) {
         List<Path> candidates = new ArrayList<>();
         try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
             fds.filter(fd -> {

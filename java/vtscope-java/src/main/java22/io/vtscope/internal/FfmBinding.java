@@ -11,7 +11,8 @@ import java.lang.invoke.MethodHandle;
 import java.nio.file.Path;
 
 /**
- * libvtscope's C ABI through FFM downcalls (JDK 22+). These are restricted methods: the JVM needs
+ * libvtscope's C ABI through FFM downcalls (JDK 22+; compiled for release 22, reached through
+ * {@link NativeBindings} only there). These are restricted methods: the JVM needs
  * {@code --enable-native-access=ALL-UNNAMED} (or the module's name) to run them without a warning.
  */
 final class FfmBinding implements NativeBinding {
@@ -29,8 +30,13 @@ final class FfmBinding implements NativeBinding {
     private final MethodHandle setResource;
     private final MethodHandle attachThreadContext;
 
+    /** See {@link NativeBindings#bind}. */
+    static NativeBinding bind(Path path, boolean unloadable) {
+        return new FfmBinding(path, unloadable);
+    }
+
     @SuppressWarnings("restricted") // dlopen and downcalls; without native access the JDK only warns
-    FfmBinding(Path path, boolean unloadable) {
+    private FfmBinding(Path path, boolean unloadable) {
         this.arena = unloadable ? Arena.ofShared() : Arena.global();
         SymbolLookup lookup = SymbolLookup.libraryLookup(path, arena);
         Linker linker = Linker.nativeLinker();

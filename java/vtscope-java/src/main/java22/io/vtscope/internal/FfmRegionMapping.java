@@ -10,14 +10,13 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
 
 /**
- * The shared memory of a record region: the JDK 22+ version of this class, an anonymous memfd
- * mapped through FFM downcalls into libc; no file, no native library of vtscope's. The JDK 21
- * version maps a file under /dev/shm instead.
+ * The shared memory of a record region on JDK 22+ (compiled for release 22, reached through
+ * {@link RegionMapping} only there): an anonymous memfd mapped through FFM downcalls into libc;
+ * no file, no native library of vtscope's.
  */
-final class RegionMapping {
+final class FfmRegionMapping {
     private static final int MFD_CLOEXEC = 1;
     private static final int PROT_READ = 1;
     private static final int PROT_WRITE = 2;
@@ -25,14 +24,8 @@ final class RegionMapping {
     private static final int MAP_POPULATE = 0x8000;
     private static final long MAP_FAILED = -1L;
 
-    /** The whole mapping, a direct buffer of its size. */
-    final ByteBuffer buffer;
-    /** The native address of its first byte. */
-    final long address;
-
-    private RegionMapping(MemorySegment segment) {
-        this.buffer = segment.asByteBuffer();
-        this.address = segment.address();
+    private static RegionMapping of(MemorySegment segment) {
+        return new RegionMapping(segment.asByteBuffer(), segment.address());
     }
 
     /** memfd_create + ftruncate + mmap(MAP_SHARED) + close; throws with the failing call's errno. */
@@ -71,7 +64,7 @@ final class RegionMapping {
                     throw new IllegalStateException("mmap failed, errno " + (int) errnoValue.get(state, 0L));
                 }
                 // Global scope: the mapping lives as long as the JVM.
-                return new RegionMapping(addr.reinterpret(size));
+                return of(addr.reinterpret(size));
             } finally {
                 // The mapping keeps the memfd alive; the descriptor itself is not needed.
                 int ignored = (int) close.invokeExact(fd);
@@ -82,6 +75,8 @@ final class RegionMapping {
             throw new IllegalStateException(t);
         }
     }
+
+    private FfmRegionMapping() {}
 
     /**
      * The region this process maps at [start, end), used where it is: the kernel says this range
@@ -94,7 +89,7 @@ final class RegionMapping {
         if (end - start > Integer.MAX_VALUE) {
             throw new IllegalStateException(path + " maps " + (end - start) + " bytes, more than a region has");
         }
-        return new RegionMapping(MemorySegment.ofAddress(start).reinterpret(end - start));
+        return of(MemorySegment.ofAddress(start).reinterpret(end - start));
     }
 
     @SuppressWarnings("restricted")
