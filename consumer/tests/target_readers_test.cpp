@@ -424,6 +424,40 @@ TEST(RecordRegion, FindsAndValidatesHeader) {
     EXPECT_FALSE(vtscope::validate_region(mem, *regions[0], 77).ok());
 }
 
+// The JDK 21 writer (no memfd_create without FFM) maps a file vtscope-records-<pid>-<random>
+// under /dev/shm, or java.io.tmpdir, and unlinks it at once.
+TEST(RecordRegion, FindsTheJdk21WritersFile) {
+    std::string maps_text =
+        "7f0000000000-7f0000201000 rw-s 00000000 00:1a 501 /dev/shm/vtscope-records-77-0123456789abcdef (deleted)\n"
+        "7f0100000000-7f0100201000 rw-s 00000000 00:1a 501 /dev/shm/vtscope-records-77-0123456789abcdef (deleted)\n"
+        "7f0200000000-7f0200201000 rw-s 00000000 08:01 502 /tmp/vtscope-records-77-fedcba9876543210\n"
+        "7f0300000000-7f0300201000 rw-s 00000000 00:1a 503 /dev/shm/vtscope-records\n"
+        "7f0400000000-7f0400201000 rw-s 00000000 00:1a 504 /dev/shm/my-vtscope-records-77-00\n"
+        "7f0500000000-7f0500201000 rw-s 00000000 00:1a 505 /dev/shm/vtscope-test-records-77-00 (deleted)\n"
+        "7f0600000000-7f0600201000 rw-s 00001000 00:1a 501 /dev/shm/vtscope-records-77-aaaaaaaaaaaaaaaa\n";
+    auto maps = vtscope::parse_maps(maps_text);
+    ASSERT_EQ(maps.size(), 7u);
+    auto regions = vtscope::find_region_mappings(maps);
+    ASSERT_EQ(regions.size(), 2u) << "each file once, only vtscope-records-* names, only from offset 0";
+    EXPECT_EQ(regions[0]->start, 0x7f0000000000u) << "the first mapping of the file";
+    EXPECT_EQ(regions[1]->start, 0x7f0200000000u) << "not deleted (yet): still the writer's file";
+
+    // The header checks are those of the memfd region.
+    FakeMemory mem;
+    vtscope_region_header h{};
+    h.magic = VTSCOPE_REGION_MAGIC;
+    h.version = VTSCOPE_REGION_VERSION;
+    h.header_size = VTSCOPE_REGION_HEADER_SIZE;
+    h.slot_size = VTSCOPE_SLOT_SIZE;
+    h.capacity = 16384;
+    h.max_probe = VTSCOPE_MAX_PROBE;
+    h.writer_pid = 77;
+    h.record_offset = VTSCOPE_RECORD_OFFSET;
+    mem.put_value(0x7f0000000000, h);
+    EXPECT_TRUE(vtscope::validate_region(mem, *regions[0], 77).ok());
+    EXPECT_FALSE(vtscope::validate_region(mem, *regions[0], 78).ok()) << "another process's region";
+}
+
 TEST(ThreadContextTls, OnlyStaticTlsDescriptorsAreAccepted) {
     EXPECT_EQ(*vtscope::static_tls_offset(static_cast<uint64_t>(-168)), -168);  // seen for libvtscope.so
     EXPECT_FALSE(vtscope::static_tls_offset(0x7f12345678a0).ok()) << "a heap pointer: dynamic TLS";

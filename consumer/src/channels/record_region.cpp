@@ -5,14 +5,38 @@
 
 namespace vtscope {
 
-std::vector<const Mapping*> find_region_mappings(const std::vector<Mapping>& maps) {
+namespace {
+
+// "/memfd:vtscope-records", followed by the end or " (deleted)": the JDK 22+ writer and libvtscope.
+bool is_memfd_region(const std::string& path) {
     static const std::string kPrefix = std::string("/memfd:") + VTSCOPE_REGION_NAME;
+    return path.compare(0, kPrefix.size(), kPrefix) == 0 &&
+           (path.size() == kPrefix.size() || path[kPrefix.size()] == ' ');
+}
+
+// A file whose name starts with "vtscope-records-" (deleted or not): the JDK 21 writer, which has
+// no memfd_create without FFM and maps vtscope-records-<pid>-<random> under /dev/shm instead.
+bool is_file_region(const std::string& path) {
+    static const std::string kPrefix = std::string(VTSCOPE_REGION_NAME) + "-";
+    size_t slash = path.rfind('/');
+    return !path.empty() && path[0] == '/' && path.compare(slash + 1, kPrefix.size(), kPrefix) == 0;
+}
+
+}  // namespace
+
+std::vector<const Mapping*> find_region_mappings(const std::vector<Mapping>& maps) {
     std::vector<const Mapping*> result;
     for (const Mapping& m : maps) {
-        // "/memfd:vtscope-records (deleted)": the name must be followed by the end or a space.
-        if (m.offset == 0 && m.path.compare(0, kPrefix.size(), kPrefix) == 0 &&
-            (m.path.size() == kPrefix.size() || m.path[kPrefix.size()] == ' '))
+        if (m.offset != 0) continue;
+        if (is_memfd_region(m.path)) {
             result.push_back(&m);
+        } else if (is_file_region(m.path)) {
+            // The file's name is random, so a second mapping of the same path is the same file,
+            // mapped again by the writer's classes in another class loader: one region, not two.
+            bool seen = false;
+            for (const Mapping* r : result) seen = seen || r->path == m.path;
+            if (!seen) result.push_back(&m);
+        }
     }
     return result;
 }

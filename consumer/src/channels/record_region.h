@@ -27,7 +27,8 @@ struct WriterStats {
     uint32_t context_writers = 0;  // VTSCOPE_WRITER_* bits declared so far
 };
 
-// Mappings named /memfd:vtscope-records (one per JVM when vtscope-java is loaded once).
+// Mappings named /memfd:vtscope-records (one per JVM when vtscope-java is loaded once), or of a
+// file named vtscope-records-<pid>-<random> (the JDK 21 writer), each file once.
 std::vector<const Mapping*> find_region_mappings(const std::vector<Mapping>& maps);
 
 // Checks the header against the mapping: magic, version, sizes, power-of-two capacity, the

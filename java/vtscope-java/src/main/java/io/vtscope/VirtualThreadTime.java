@@ -3,8 +3,6 @@ package io.vtscope;
 
 import io.vtscope.internal.NativeLibrary;
 import io.vtscope.internal.RecordRegion;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 /**
  * Virtual Thread Time: the time a virtual thread has spent mounted on a carrier, and how often it
@@ -45,9 +43,10 @@ import java.lang.foreign.ValueLayout;
  * synchronize the whole JVM at each registration); from then on an unregistered thread pays
  * HotSpot's event posting and a lookup per transition.
  *
- * <p><b>Requirements.</b> Linux (glibc) on x86_64 or aarch64 with a HotSpot JDK 25 that exposes the
- * JVMTI virtual-thread mount events, and native access for this code
- * ({@code --enable-native-access=ALL-UNNAMED}; without it the JVM only warns).
+ * <p><b>Requirements.</b> Linux (glibc) on x86_64 or aarch64 with a HotSpot JDK 22 or later (the
+ * library is bound with FFM, a preview in JDK 21: there {@link #isSupported()} is false with the
+ * reason "needs JDK 22+ (FFM)") that exposes the JVMTI virtual-thread mount events, and native
+ * access for this code ({@code --enable-native-access=ALL-UNNAMED}; without it the JVM only warns).
  *
  * <p><b>Loading.</b> If the JVM already runs libvtscope.so (started with
  * {@code -agentpath:libvtscope.so=vtt}, plus {@code probes} or {@code otep} as wanted), that
@@ -66,20 +65,18 @@ import java.lang.foreign.ValueLayout;
  * publication over this JVM's record region (see {@link VtScope}).
  */
 public final class VirtualThreadTime implements AutoCloseable {
-    private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG;
-
     /** Null until {@link #initialize()} ran in this class loader; then its outcome, kept. */
     private static volatile Init init;
 
     private final NativeLibrary library;
     private final Thread owner;
-    /** struct vtscope_vtt_block, written by the owner's JVMTI callbacks, read by the owner. */
-    private final MemorySegment block;
+    /** Address of struct vtscope_vtt_block, written by the owner's JVMTI callbacks, read by the owner. */
+    private final long block;
     private boolean closed;
 
     private record Init(NativeLibrary library, String failure) {}
 
-    private VirtualThreadTime(NativeLibrary library, Thread owner, MemorySegment block) {
+    private VirtualThreadTime(NativeLibrary library, Thread owner, long block) {
         this.library = library;
         this.owner = owner;
         this.block = block;
@@ -159,8 +156,8 @@ public final class VirtualThreadTime implements AutoCloseable {
                 if (region == null) {
                     return new Init(null, RecordRegion.unavailableReason());
                 }
-                base = region.segment().address();
-                size = region.segment().byteSize();
+                base = region.address();
+                size = region.byteSize();
             }
             int rc = lib.init(features, base, size);
             if (rc != NativeLibrary.OK) {
@@ -209,20 +206,20 @@ public final class VirtualThreadTime implements AutoCloseable {
         checkAccess();
         // No callback runs between these reads: they run at mount and unmount, and this thread
         // cannot unmount in the middle of this expression.
-        return block.get(U64, NativeLibrary.VTT_MOUNTED_NS)
-                + (System.nanoTime() - block.get(U64, NativeLibrary.VTT_MOUNT_START_NS));
+        return library.readBlockLong(block, NativeLibrary.VTT_MOUNTED_NS)
+                + (System.nanoTime() - library.readBlockLong(block, NativeLibrary.VTT_MOUNT_START_NS));
     }
 
     /** Mount transitions of this thread since {@link #register()}. */
     public long mountCount() {
         checkAccess();
-        return block.get(U64, NativeLibrary.VTT_MOUNTS);
+        return library.readBlockLong(block, NativeLibrary.VTT_MOUNTS);
     }
 
     /** Unmount transitions of this thread since {@link #register()}. */
     public long unmountCount() {
         checkAccess();
-        return block.get(U64, NativeLibrary.VTT_UNMOUNTS);
+        return library.readBlockLong(block, NativeLibrary.VTT_UNMOUNTS);
     }
 
     /**

@@ -3,7 +3,6 @@ package io.vtscope;
 
 import io.vtscope.internal.RecordLayout;
 import io.vtscope.internal.RecordRegion;
-import java.lang.foreign.MemorySegment;
 
 /**
  * Publishes the calling thread's current trace context into this JVM's shared record region,
@@ -59,8 +58,8 @@ public final class VtScope {
      */
     public static long recordAddress() {
         RecordRegion r = RecordRegion.global();
-        MemorySegment rec = r == null ? null : r.currentRecord();
-        return rec == null ? 0 : rec.address();
+        long offset = r == null ? -1 : r.currentRecordOffset();
+        return offset < 0 ? 0 : r.address() + offset;
     }
 
     /**

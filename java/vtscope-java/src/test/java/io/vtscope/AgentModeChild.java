@@ -39,7 +39,7 @@ public final class AgentModeChild {
         check(lib.path().equals(agent), "the agent's library is reused, not " + lib.path());
         int features = NativeLibrary.FEATURE_VTT | NativeLibrary.FEATURE_PROBES;
         check((lib.features() & features) == features, "features " + lib.features());
-        check(RecordRegion.global().segment().address() == agentRegion, "the agent's region is adopted");
+        check(RecordRegion.global().address() == agentRegion, "the agent's region is adopted");
         check(regionLines().size() == 1, "no second region: " + regionLines());
         List<String> copies = Files.readAllLines(Path.of("/proc/self/maps")).stream()
                 .filter(l -> l.contains("libvtscope")).map(l -> l.substring(l.lastIndexOf(' ') + 1)).distinct().toList();

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import io.vtscope.internal.NativeLibrary;
 import io.vtscope.internal.NativeTestSupport;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.net.URL;
@@ -81,15 +79,15 @@ class VirtualThreadTimeTest {
         NativeLibrary lib = NativeLibrary.get();
         inVirtualThread(() -> {
             long before = System.nanoTime();
-            MemorySegment block = lib.register();
+            long block = lib.register();
             long after = System.nanoTime();
             try {
-                assertEquals(NativeLibrary.VTT_BLOCK_SIZE, block.byteSize());
-                assertEquals(Thread.currentThread().threadId(), block.get(ValueLayout.JAVA_LONG, NativeLibrary.VTT_THREAD_ID));
-                assertEquals(0, block.get(ValueLayout.JAVA_LONG, NativeLibrary.VTT_MOUNTED_NS));
-                assertEquals(0, block.get(ValueLayout.JAVA_LONG, NativeLibrary.VTT_MOUNTS));
-                assertEquals(0, block.get(ValueLayout.JAVA_LONG, NativeLibrary.VTT_UNMOUNTS));
-                long start = block.get(ValueLayout.JAVA_LONG, NativeLibrary.VTT_MOUNT_START_NS);
+                assertEquals(0, block % 8, "an aligned block");
+                assertEquals(Thread.currentThread().threadId(), lib.readBlockLong(block, NativeLibrary.VTT_THREAD_ID));
+                assertEquals(0, lib.readBlockLong(block, NativeLibrary.VTT_MOUNTED_NS));
+                assertEquals(0, lib.readBlockLong(block, NativeLibrary.VTT_MOUNTS));
+                assertEquals(0, lib.readBlockLong(block, NativeLibrary.VTT_UNMOUNTS));
+                long start = lib.readBlockLong(block, NativeLibrary.VTT_MOUNT_START_NS);
                 assertTrue(before <= start && start <= after, "the mount interval starts at registration, on the same clock");
             } finally {
                 assertEquals(NativeLibrary.OK, lib.unregister(block));

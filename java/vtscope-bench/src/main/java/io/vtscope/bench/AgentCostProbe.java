@@ -4,17 +4,13 @@ package io.vtscope.bench;
 import io.opentelemetry.api.GlobalOpenTelemetry;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Scope;
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * The per-pair cost of {@link AgentContextPublication}, measured in the calling thread's CPU time
@@ -27,7 +23,7 @@ import java.util.List;
  * virtual thread.
  *
  * <p>On a virtual thread {@code ThreadMXBean} gives -1, so the round's CPU time is its carrier's
- * ({@code clock_gettime(CLOCK_THREAD_CPUTIME_ID)} through FFM, which runs on the carrier): a round
+ * ({@code clock_gettime(CLOCK_THREAD_CPUTIME_ID)} through FFM, which runs on the carrier; JDK 22+): a round
  * never blocks, so the virtual thread stays mounted on one carrier throughout (JDK 25 unmounts only
  * at a blocking operation or a yield). The carrier's kernel tid is read before and after, and a
  * round that ran on two carriers would stop the probe rather than be counted.
@@ -35,7 +31,6 @@ import java.util.List;
  *       io.vtscope.bench.AgentCostProbe LABEL [ROUNDS] [PAIRS] [platform|virtual]
  */
 public final class AgentCostProbe {
-    private static final int CLOCK_THREAD_CPUTIME_ID = 3; // <linux/time.h>
     private static volatile Object sink;
 
     public static void main(String[] args) throws Exception {
@@ -112,36 +107,20 @@ public final class AgentCostProbe {
     }
 
     private static final class CarrierCpuClock implements ThreadCpuClock {
-        private final MethodHandle clockGettime;
-        private final MethodHandle gettid;
-        private final MemorySegment timespec = Arena.global().allocate(16, 8);
+        private final LongSupplier clock = Downcalls.threadCpuClock();
+        private final IntSupplier gettid = Downcalls.gettid();
         private int startTid;
 
-        CarrierCpuClock() {
-            Linker linker = Linker.nativeLinker();
-            clockGettime = linker.downcallHandle(linker.defaultLookup().find("clock_gettime").orElseThrow(),
-                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
-            gettid = linker.downcallHandle(linker.defaultLookup().find("gettid").orElseThrow(),
-                    FunctionDescriptor.of(ValueLayout.JAVA_INT));
-        }
-
-        private long now() throws Throwable {
-            if ((int) clockGettime.invokeExact(CLOCK_THREAD_CPUTIME_ID, timespec) != 0) {
-                throw new IllegalStateException("clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
-            }
-            return timespec.get(ValueLayout.JAVA_LONG, 0) * 1_000_000_000L + timespec.get(ValueLayout.JAVA_LONG, 8);
+        @Override
+        public long start() {
+            startTid = gettid.getAsInt();
+            return clock.getAsLong();
         }
 
         @Override
-        public long start() throws Throwable {
-            startTid = (int) gettid.invokeExact();
-            return now();
-        }
-
-        @Override
-        public long stop(long start) throws Throwable {
-            long end = now();
-            if ((int) gettid.invokeExact() != startTid) {
+        public long stop(long start) {
+            long end = clock.getAsLong();
+            if (gettid.getAsInt() != startTid) {
                 throw new IllegalStateException("the virtual thread changed carriers within a round");
             }
             return end - start;

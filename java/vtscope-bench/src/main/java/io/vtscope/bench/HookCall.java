@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.vtscope.bench;
 
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.SymbolLookup;
-import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -49,9 +45,7 @@ public class HookCall {
     private static MethodHandle critical() {
         String path = System.getProperty("vtscope.library.path");
         if (path == null) throw new IllegalStateException("-Dvtscope.library.path= is not set");
-        SymbolLookup lib = SymbolLookup.libraryLookup(Path.of(path), java.lang.foreign.Arena.global());
-        return Linker.nativeLinker().downcallHandle(lib.find("vtscope_thread_context_attach").orElseThrow(),
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG), Linker.Option.critical(false));
+        return Downcalls.contextAttachCritical(Path.of(path)); // JDK 22+ (FFM)
     }
 
     @Benchmark

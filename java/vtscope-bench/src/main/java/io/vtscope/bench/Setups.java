@@ -15,8 +15,8 @@ import io.vtscope.internal.RecordLayout;
 import io.vtscope.internal.RecordRegion;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,9 +39,6 @@ final class Setups {
     static final String PROVIDER_PROPERTY = "io.opentelemetry.context.contextStorageProvider";
     static final String DEFAULT_STORAGE = "io.opentelemetry.context.ThreadLocalContextStorage";
     static final String VTSCOPE_STORAGE = "io.vtscope.otel.VtScopeContextStorage";
-
-    private static final ValueLayout.OfLong BE_LONG =
-            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     /** Plain OpenTelemetry: the default thread-local storage, no vtscope wrapper, no record region. */
     static void plainOpenTelemetry(String label) {
@@ -96,10 +93,14 @@ final class Setups {
         }
     }
 
-    /** True if the memfd region is mapped in this process (REGION_NAME is a compile-time constant). */
+    /**
+     * True if the region is mapped in this process (REGION_NAME is a compile-time constant): the
+     * memfd (JDK 22+), or the file {@code REGION_NAME-<pid>-<random>} of the JDK 21 writer.
+     */
     static boolean regionMapped() {
         try {
-            return Files.readString(Path.of("/proc/self/maps")).contains("/memfd:" + RecordLayout.REGION_NAME);
+            String maps = Files.readString(Path.of("/proc/self/maps"));
+            return maps.contains("/memfd:" + RecordLayout.REGION_NAME) || maps.contains("/" + RecordLayout.REGION_NAME + "-");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -149,14 +150,15 @@ final class Setups {
     /** Checks the calling thread's record: holds {@code sc}'s ids, or (sc null) holds no context. */
     static void requireRecord(SpanContext sc) {
         RecordRegion region = RecordRegion.global();
-        MemorySegment r = region == null ? null : region.currentRecord();
+        ByteBuffer r = region == null ? null : region.currentRecord();
         if (r == null) {
             throw new IllegalStateException("no vtscope record for " + Thread.currentThread());
         }
-        byte valid = r.get(ValueLayout.JAVA_BYTE, RecordLayout.R_VALID);
-        String trace = String.format("%016x%016x", r.get(BE_LONG, RecordLayout.R_TRACE_ID),
-                r.get(BE_LONG, RecordLayout.R_TRACE_ID + 8));
-        String spanId = String.format("%016x", r.get(BE_LONG, RecordLayout.R_SPAN_ID));
+        r.order(ByteOrder.BIG_ENDIAN); // the ids' byte order
+        byte valid = r.get((int) RecordLayout.R_VALID);
+        String trace = String.format("%016x%016x", r.getLong((int) RecordLayout.R_TRACE_ID),
+                r.getLong((int) RecordLayout.R_TRACE_ID + 8));
+        String spanId = String.format("%016x", r.getLong((int) RecordLayout.R_SPAN_ID));
         boolean ok = sc == null
                 ? valid == 0 && trace.equals("0".repeat(32))
                 : valid == 1 && trace.equals(sc.getTraceId()) && spanId.equals(sc.getSpanId());
@@ -168,7 +170,8 @@ final class Setups {
 
     /** Header counter of the record region (claimed, released, unavailable). */
     static long counter(long headerOffset) {
-        return (long) ValueLayout.JAVA_LONG.varHandle().getVolatile(RecordRegion.global().segment(), headerOffset);
+        return (long) MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder())
+                .getVolatile(RecordRegion.global().buffer(), (int) headerOffset);
     }
 
     private static final class NoopProcessor implements SpanProcessor {

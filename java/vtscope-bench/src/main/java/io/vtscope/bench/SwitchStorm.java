@@ -3,20 +3,13 @@ package io.vtscope.bench;
 
 import io.vtscope.VtScope;
 import java.io.IOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The context-switch workload of {@code vtscope-bench --block} (not a JMH benchmark;
  * {@code bench/block_bench.cpp} runs it): two threads hand a byte back and forth over two pipes
- * with blocking FFM downcalls to read and write, so every hand-off switches one thread of this JVM
+ * with blocking FFM downcalls to read and write (JDK 22+), so every hand-off switches one thread of this JVM
  * out (asleep in read) and the other in. Both threads publish a trace context first. After the warm-up it prints one line per interval:
  * {@code # switchstorm interval K: roundtrips=R nanos=T}.
  *
@@ -30,26 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * io.vtscope.bench.SwitchStorm MODE WARMUP_MS INTERVAL_MS INTERVALS}
  */
 public final class SwitchStorm {
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final SymbolLookup LIBC = LINKER.defaultLookup();
-    private static final MethodHandle PIPE = LINKER.downcallHandle(LIBC.find("pipe").orElseThrow(),
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
-    private static final MethodHandle READ = LINKER.downcallHandle(LIBC.find("read").orElseThrow(),
-            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
-                    ValueLayout.JAVA_LONG));
-    private static final MethodHandle WRITE = LINKER.downcallHandle(LIBC.find("write").orElseThrow(),
-            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
-                    ValueLayout.JAVA_LONG));
-
     private SwitchStorm() {}
-
-    private static int[] pipe(Arena arena) throws Throwable {
-        MemorySegment fds = arena.allocate(ValueLayout.JAVA_INT, 2);
-        if ((int) PIPE.invokeExact(fds) != 0) {
-            throw new IOException("pipe failed");
-        }
-        return new int[] {fds.getAtIndex(ValueLayout.JAVA_INT, 0), fds.getAtIndex(ValueLayout.JAVA_INT, 1)};
-    }
 
     /** Reads one byte from in and writes it to out, until stop; the first side writes first. */
     private static void hand(int in, int out, boolean first, AtomicBoolean stop, AtomicLong roundTrips) {
@@ -58,23 +32,9 @@ public final class SwitchStorm {
         if (!VtScope.publish(String.format("%032x", first ? 0xa : 0xb), String.format("%016x", first ? 0xa : 0xb), 1)) {
             throw new IllegalStateException("VtScope.publish failed: " + VtScope.unavailableReason());
         }
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment b = arena.allocate(1);
-            if (first && (long) WRITE.invokeExact(out, b, 1L) != 1) {
-                throw new IOException("write failed");
-            }
-            while (!stop.get()) {
-                if ((long) READ.invokeExact(in, b, 1L) != 1) {
-                    throw new IOException("read failed");
-                }
-                if (first) {
-                    roundTrips.lazySet(roundTrips.get() + 1);
-                }
-                if ((long) WRITE.invokeExact(out, b, 1L) != 1) {
-                    throw new IOException("write failed");
-                }
-            }
-        } catch (Throwable e) {
+        try {
+            Downcalls.pingPong(in, out, first, stop::get, () -> roundTrips.lazySet(roundTrips.get() + 1));
+        } catch (IOException e) {
             throw new IllegalStateException(e);
         }
     }
@@ -90,12 +50,11 @@ public final class SwitchStorm {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong roundTrips = new AtomicLong();
         if (!mode.equals("idle")) {
-            int[] ab;
-            int[] ba;
-            try (Arena arena = Arena.ofConfined()) {
-                ab = pipe(arena);
-                ba = pipe(arena);
+            if (Downcalls.unavailableReason() != null) {
+                throw new IllegalStateException("mode " + mode + ": the ping-pong " + Downcalls.unavailableReason());
             }
+            int[] ab = Downcalls.pipe();
+            int[] ba = Downcalls.pipe();
             Thread.Builder builder = mode.equals("pinned") ? Thread.ofVirtual() : Thread.ofPlatform();
             Thread a = builder.name("switchstorm-a").unstarted(() -> hand(ba[0], ab[1], true, stop, roundTrips));
             Thread b = builder.name("switchstorm-b").unstarted(() -> hand(ab[0], ba[1], false, stop, roundTrips));

@@ -3,13 +3,6 @@ package io.vtscope.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -48,10 +41,10 @@ import java.util.regex.Pattern;
  * file only if it is a regular file whose content has the expected hash. Anything else fails
  * closed: the library is not loaded and the reason is kept.
  *
- * <p><b>Loading.</b> {@link SymbolLookup#libraryLookup(Path, Arena)} with the global arena
- * (dlopen, never unloaded) and one downcall handle per function of the C ABI. These are
- * restricted methods: the JVM needs {@code --enable-native-access=ALL-UNNAMED} (or the module's
- * name) to run them without a warning.
+ * <p><b>Loading.</b> dlopen (never unloaded) and the C ABI bound by {@link NativeBindings}: FFM
+ * downcalls on JDK 22+, where the JVM needs {@code --enable-native-access=ALL-UNNAMED} (or the
+ * module's name) to run them without a warning. On JDK 21, where FFM is a preview, nothing is
+ * located or loaded and {@link #unavailableReason()} says "needs JDK 22+ (FFM)".
  */
 public final class NativeLibrary {
     public static final String LIBRARY_PATH_PROPERTY = "vtscope.library.path";
@@ -89,33 +82,11 @@ public final class NativeLibrary {
     private static final Pattern MAPPED_NAME = Pattern.compile("libvtscope(-[0-9a-f]{" + HASH_PREFIX_CHARS + "})?\\.so");
 
     private final Path path;
-    private final MethodHandle init;
-    private final MethodHandle error;
-    private final MethodHandle features;
-    private final MethodHandle register;
-    private final MethodHandle unregister;
-    private final MethodHandle liveBlocks;
-    private final MethodHandle setResource;
-    private final MethodHandle attachThreadContext;
+    private final NativeBinding binding;
 
-    @SuppressWarnings("restricted") // dlopen and downcalls; without native access the JDK only warns
-    private NativeLibrary(Path path, Arena arena) {
+    private NativeLibrary(Path path, NativeBinding binding) {
         this.path = path;
-        SymbolLookup lookup = SymbolLookup.libraryLookup(path, arena);
-        Linker linker = Linker.nativeLinker();
-        this.init = downcall(linker, lookup, "vtscope_native_init", FunctionDescriptor.of(
-                ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
-        this.error = downcall(linker, lookup, "vtscope_native_error", FunctionDescriptor.of(ValueLayout.ADDRESS));
-        this.features = downcall(linker, lookup, "vtscope_native_features", FunctionDescriptor.of(ValueLayout.JAVA_INT));
-        this.register = downcall(linker, lookup, "vtscope_vtt_register",
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
-        this.unregister = downcall(linker, lookup, "vtscope_vtt_unregister",
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
-        this.liveBlocks = downcall(linker, lookup, "vtscope_vtt_live_blocks", FunctionDescriptor.of(ValueLayout.JAVA_LONG));
-        this.setResource = downcall(linker, lookup, "vtscope_process_context_set_resource",
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
-        this.attachThreadContext = downcall(linker, lookup, "vtscope_thread_context_attach",
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
+        this.binding = binding;
     }
 
     /**
@@ -124,14 +95,20 @@ public final class NativeLibrary {
      *
      * @throws IllegalArgumentException if the library cannot be opened
      * @throws IllegalStateException if a function of the C ABI is missing
+     * @throws UnsupportedOperationException on JDK 21 (no FFM: {@link #unavailableReason()})
      */
     public static NativeLibrary load(Path path) {
-        return new NativeLibrary(path, Arena.global());
+        return new NativeLibrary(path, NativeBindings.bind(path, false));
     }
 
-    /** As {@link #load(Path)}, but closing {@code arena} unloads the library (for tests). */
-    static NativeLibrary load(Path path, Arena arena) {
-        return new NativeLibrary(path, arena);
+    /** As {@link #load(Path)}, but {@link #unload()} unloads the library (for tests). */
+    static NativeLibrary loadUnloadable(Path path) {
+        return new NativeLibrary(path, NativeBindings.bind(path, true));
+    }
+
+    /** Unloads a library loaded with {@link #loadUnloadable}. */
+    void unload() {
+        binding.unload();
     }
 
     /** The process's library, loaded on first call for this class loader; null if it cannot be. */
@@ -151,71 +128,49 @@ public final class NativeLibrary {
 
     /** vtscope_native_init: process-wide, first result kept by the native side. */
     public int init(int featureBits, long regionBase, long regionSize) {
-        try {
-            return (int) init.invokeExact(featureBits, regionBase, regionSize);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return binding.init(featureBits, regionBase, regionSize);
     }
 
     /** vtscope_native_error: the message of the first failed initialisation, or "". */
     public String error() {
-        try {
-            MemorySegment s = (MemorySegment) error.invokeExact();
-            return s.equals(MemorySegment.NULL) ? "" : reinterpretString(s);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return binding.error();
     }
 
     /** vtscope_native_features: the features of the successful initialisation, 0 before. */
     public int features() {
-        try {
-            return (int) features.invokeExact();
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return binding.features();
     }
 
     /**
-     * vtscope_vtt_register for the calling thread; returns its 64-byte accounting block, or throws
+     * vtscope_vtt_register for the calling thread; returns the address of its 64-byte accounting
+     * block ({@code VTT_*} offsets, read with {@link #readBlockLong}), or throws
      * {@link IllegalStateException} describing the native result code.
      */
-    public MemorySegment register() {
-        int rc;
-        MemorySegment block;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
-            rc = (int) register.invokeExact(out);
-            block = out.get(ValueLayout.ADDRESS, 0);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+    public long register() {
+        long[] block = new long[1];
+        int rc = binding.register(block);
         if (rc != OK) {
             throw new IllegalStateException("vtscope_vtt_register failed: " + describe(rc));
         }
-        if (block.equals(MemorySegment.NULL)) {
+        if (block[0] == 0) {
             throw new IllegalStateException("vtscope_vtt_register returned no block");
         }
-        return reinterpretBlock(block);
+        return block[0];
     }
 
     /** vtscope_vtt_unregister; returns the native result code. */
-    public int unregister(MemorySegment block) {
-        try {
-            return (int) unregister.invokeExact(block);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+    public int unregister(long block) {
+        return binding.unregister(block);
+    }
+
+    /** The u64 at {@code offset} ({@code VTT_*}) of a block {@link #register()} returned. */
+    public long readBlockLong(long block, long offset) {
+        return binding.readLong(block + offset);
     }
 
     /** vtscope_vtt_live_blocks: accounting blocks currently allocated (a leak check). */
     public long liveBlocks() {
-        try {
-            return (long) liveBlocks.invokeExact();
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return binding.liveBlocks();
     }
 
     /**
@@ -224,13 +179,7 @@ public final class NativeLibrary {
      * published, or a negative result code.
      */
     public int setProcessResource(byte[] entries) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment data = arena.allocate(Math.max(1, entries.length));
-            MemorySegment.copy(entries, 0, data, ValueLayout.JAVA_BYTE, 0, entries.length);
-            return (int) setResource.invokeExact(data, (long) entries.length);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return binding.setProcessResource(entries);
     }
 
     /**
@@ -238,11 +187,7 @@ public final class NativeLibrary {
      * the record at {@code recordAddress}. Returns the native result code.
      */
     public int attachThreadContext(long recordAddress) {
-        try {
-            return (int) attachThreadContext.invokeExact(recordAddress);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return binding.attachThreadContext(recordAddress);
     }
 
     /**
@@ -447,32 +392,6 @@ public final class NativeLibrary {
         }
     }
 
-    @SuppressWarnings("restricted")
-    private static MemorySegment reinterpretBlock(MemorySegment block) {
-        return block.reinterpret(VTT_BLOCK_SIZE);
-    }
-
-    @SuppressWarnings("restricted")
-    private static String reinterpretString(MemorySegment s) {
-        return s.reinterpret(Long.MAX_VALUE).getString(0);
-    }
-
-    @SuppressWarnings("restricted")
-    private static MethodHandle downcall(Linker linker, SymbolLookup lookup, String name, FunctionDescriptor fd) {
-        return linker.downcallHandle(lookup.find(name)
-                .orElseThrow(() -> new IllegalStateException("libvtscope.so has no symbol " + name)), fd);
-    }
-
-    private static RuntimeException rethrow(Throwable t) {
-        if (t instanceof RuntimeException r) {
-            throw r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        throw new IllegalStateException(t); // the C functions throw nothing checked
-    }
-
     /** The lines of /proc/self/maps, or none without /proc; RecordRegion's adoption reads them too. */
     static List<String> mapsOfThisProcess() {
         try {
@@ -495,7 +414,12 @@ public final class NativeLibrary {
             String reason = null;
             String explicit = System.getProperty(LIBRARY_PATH_PROPERTY);
             String root = System.getProperty(TMPDIR_PROPERTY, System.getProperty("java.io.tmpdir"));
+            String unbindable = NativeBindings.unavailableReason();
             try {
+                if (unbindable != null) {
+                    // Before extracting anything: no file could be used.
+                    throw new UnsupportedOperationException(unbindable);
+                }
                 Path file = mappedLibrary(mapsOfThisProcess());
                 if (file == null) {
                     file = locate(explicit, Path.of(root), platform(System.getProperty("os.name", ""),
@@ -507,6 +431,8 @@ public final class NativeLibrary {
                     }
                 }
                 library = load(file);
+            } catch (UnsupportedOperationException e) {
+                reason = "libvtscope.so unavailable: " + e.getMessage();
             } catch (IOException | RuntimeException | LinkageError e) {
                 reason = "libvtscope.so unavailable: " + e
                         + (explicit == null ? " (extraction root " + root + ", set -D" + TMPDIR_PROPERTY

@@ -3,24 +3,24 @@ package io.vtscope.internal;
 
 import static io.vtscope.internal.RecordLayout.*;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout.PathElement;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
 
 /**
  * The shared-memory trace-record region of this JVM (layout: {@code common/vtscope_record.h}).
  *
- * <p>The region is an anonymous memfd named {@value RecordLayout#REGION_NAME}, mapped once and
- * never unmapped, so an eBPF reader finds it in {@code /proc/PID/maps} without any cooperation.
+ * <p>The region is shared memory named {@value RecordLayout#REGION_NAME}, mapped once and never
+ * unmapped, so an eBPF reader finds it in {@code /proc/PID/maps} without any cooperation. Only its
+ * creation is version-specific ({@link RegionMapping}): on JDK 22+ an
+ * anonymous memfd mapped with FFM downcalls, on JDK 21 (FFM a preview) an unlinked file
+ * {@code vtscope-records-<pid>-<random>} under /dev/shm mapped with {@code FileChannel.map}. Every
+ * access below goes through {@link MethodHandles#byteBufferViewVarHandle} views of the direct
+ * buffer over that mapping, on every JDK: one writer, whose acquire, release and CAS accesses are
+ * atomic at the aligned offsets of the layout.
  * Every thread that publishes owns one slot keyed by its {@link Thread#threadId()}, found by the
  * same linear probe the readers use; only that thread writes the slot's record, so updates need
  * no locks, only the OTEP 4947 valid-flag protocol.
@@ -33,22 +33,18 @@ import java.util.List;
  * skip it, and the record is cleared before the new owner's id is published.
  */
 public final class RecordRegion {
-    private static final ValueLayout.OfLong BE_LONG =
-            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    /** Trace and span ids are stored big-endian (the W3C byte order), at 8-aligned offsets. */
+    private static final VarHandle BE_LONG = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     /** The valid byte (low) and the trace flags (high) at their fixed, 2-aligned offset 24. */
-    private static final ValueLayout.OfShort LE_SHORT = ValueLayout.JAVA_SHORT.withOrder(ByteOrder.LITTLE_ENDIAN);
-    /** Coordinates (MemorySegment, long offset); needs 8-byte alignment, which the layout gives. */
-    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
-    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+    private static final VarHandle LE_SHORT = MethodHandles.byteBufferViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
+    /** Header and owner words in the native order of the readers; 8- and 4-aligned in the layout. */
+    private static final VarHandle LONG = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
+    private static final VarHandle INT = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
 
-    private static final int MFD_CLOEXEC = 1;
-    private static final int PROT_READ = 1;
-    private static final int PROT_WRITE = 2;
-    private static final int MAP_SHARED = 1;
-    private static final int MAP_POPULATE = 0x8000;
-    private static final long MAP_FAILED = -1L;
-
-    private final MemorySegment segment;
+    /** The whole mapping (header and slots); its position and limit are never used. */
+    private final ByteBuffer buffer;
+    /** The native address of the mapping's first byte. */
+    private final long address;
     private final int capacity;
     /** The thread that owns each slot, published before its id (see {@link #claim}). */
     private final OwnerRef[] owners;
@@ -75,29 +71,39 @@ public final class RecordRegion {
     }
 
     /**
-     * A region under another memfd name, which readers (and {@link #adoptExisting}) ignore: tests
-     * use it for private regions that the JVM-wide region must never adopt.
+     * A region under another name, which readers (and {@link #adoptExisting}) ignore: tests use it
+     * for private regions that the JVM-wide region must never adopt. It must not start with
+     * {@code REGION_NAME + "-"}, the JDK 21 writer's file names.
      */
-    RecordRegion(int capacity, String memfdName) {
-        this.capacity = normalizeCapacity(capacity);
-        this.segment = mapMemfd(memfdName, regionSize(this.capacity));
-        this.owners = new OwnerRef[this.capacity];
-        segment.set(ValueLayout.JAVA_INT, H_VERSION, VERSION);
-        segment.set(ValueLayout.JAVA_INT, H_HEADER_SIZE, HEADER_SIZE);
-        segment.set(ValueLayout.JAVA_INT, H_SLOT_SIZE, SLOT_SIZE);
-        segment.set(ValueLayout.JAVA_INT, H_CAPACITY, this.capacity);
-        segment.set(ValueLayout.JAVA_INT, H_MAX_PROBE, MAX_PROBE);
-        segment.set(ValueLayout.JAVA_INT, H_WRITER_PID, (int) ProcessHandle.current().pid());
-        segment.set(ValueLayout.JAVA_INT, H_RECORD_OFFSET, RECORD_OFFSET);
-        // A reader validates the magic first; publishing it last means it never sees a torn header.
-        VarHandle.releaseFence();
-        LONG.setRelease(segment, H_MAGIC, MAGIC);
+    RecordRegion(int capacity, String name) {
+        this(RegionMapping.create(name, regionSize(normalizeCapacity(capacity))), normalizeCapacity(capacity));
     }
 
-    /** Adopts a mapped region whose header passed {@link #validateHeader}; writes nothing. */
-    RecordRegion(MemorySegment segment) {
-        this.segment = segment;
-        this.capacity = segment.get(ValueLayout.JAVA_INT, H_CAPACITY);
+    private RecordRegion(RegionMapping mapping, int capacity) {
+        this.capacity = capacity;
+        this.buffer = mapping.buffer;
+        this.address = mapping.address;
+        this.owners = new OwnerRef[this.capacity];
+        INT.set(buffer, (int) H_VERSION, VERSION);
+        INT.set(buffer, (int) H_HEADER_SIZE, HEADER_SIZE);
+        INT.set(buffer, (int) H_SLOT_SIZE, SLOT_SIZE);
+        INT.set(buffer, (int) H_CAPACITY, this.capacity);
+        INT.set(buffer, (int) H_MAX_PROBE, MAX_PROBE);
+        INT.set(buffer, (int) H_WRITER_PID, (int) ProcessHandle.current().pid());
+        INT.set(buffer, (int) H_RECORD_OFFSET, RECORD_OFFSET);
+        // A reader validates the magic first; publishing it last means it never sees a torn header.
+        VarHandle.releaseFence();
+        LONG.setRelease(buffer, (int) H_MAGIC, MAGIC);
+    }
+
+    /**
+     * Adopts the mapped region at {@code address}, seen through {@code buffer}, whose header
+     * passed {@link #validateHeader}; writes nothing.
+     */
+    RecordRegion(ByteBuffer buffer, long address) {
+        this.buffer = buffer;
+        this.address = address;
+        this.capacity = (int) INT.get(buffer, (int) H_CAPACITY);
         this.owners = new OwnerRef[capacity];
     }
 
@@ -114,9 +120,22 @@ public final class RecordRegion {
         return Global.REASON;
     }
 
-    /** The whole mapping (header and slots). */
-    public MemorySegment segment() {
-        return segment;
+    /**
+     * The whole mapping (header and slots), a direct buffer shared with every user of the region:
+     * read it only with absolute accesses.
+     */
+    public ByteBuffer buffer() {
+        return buffer;
+    }
+
+    /** The native address of the mapping; an offset {@code r} into it is at {@code address() + r}. */
+    public long address() {
+        return address;
+    }
+
+    /** Bytes mapped: the header and every slot. */
+    public long byteSize() {
+        return buffer.capacity();
     }
 
     public int capacity() {
@@ -128,8 +147,8 @@ public final class RecordRegion {
      * slots of those taken over from a terminated thread, and claims that found no free slot.
      */
     public long[] writerStats() {
-        return new long[] {(long) LONG.getVolatile(segment, H_RECORDS_CLAIMED),
-            (long) LONG.getVolatile(segment, H_RECORDS_RELEASED), (long) LONG.getVolatile(segment, H_RECORDS_UNAVAILABLE)};
+        return new long[] {(long) LONG.getVolatile(buffer, (int) H_RECORDS_CLAIMED),
+            (long) LONG.getVolatile(buffer, (int) H_RECORDS_RELEASED), (long) LONG.getVolatile(buffer, (int) H_RECORDS_UNAVAILABLE)};
     }
 
     /**
@@ -144,17 +163,17 @@ public final class RecordRegion {
         if ((declaredWriters & writerBit) == writerBit) {
             return;
         }
-        INT.getAndBitwiseOr(segment, H_CONTEXT_WRITERS, writerBit);
+        INT.getAndBitwiseOr(buffer, (int) H_CONTEXT_WRITERS, writerBit);
         declaredWriters |= writerBit;
     }
 
     /** The {@code WRITER_*} bits every writer of the region has declared so far. */
     public int contextWriters() {
-        return (int) INT.getVolatile(segment, H_CONTEXT_WRITERS);
+        return (int) INT.getVolatile(buffer, (int) H_CONTEXT_WRITERS);
     }
 
     /**
-     * Offset of the calling thread's record in {@link #segment()}, claiming a slot on the first
+     * Offset of the calling thread's record in {@link #buffer()}, claiming a slot on the first
      * call; -1 if every slot of its probe chain belongs to a live thread.
      */
     public long currentRecordOffset() {
@@ -167,10 +186,13 @@ public final class RecordRegion {
         return slot < 0 ? -1 : slot + RECORD_OFFSET;
     }
 
-    /** The calling thread's 64-byte record, claimed on first call; null if no slot was free. */
-    public MemorySegment currentRecord() {
+    /**
+     * The calling thread's 64-byte record as a buffer of its own (index 0 is the record's first
+     * byte), claimed on first call; null if no slot was free.
+     */
+    public ByteBuffer currentRecord() {
         long offset = currentRecordOffset();
-        return offset < 0 ? null : segment.asSlice(offset, RECORD_SIZE);
+        return offset < 0 ? null : buffer.slice((int) offset, RECORD_SIZE);
     }
 
     /**
@@ -219,15 +241,15 @@ public final class RecordRegion {
 
     /** Big-endian trace id high half of the record at offset {@code r}. */
     public long traceIdHigh(long r) {
-        return segment.get(BE_LONG, r + R_TRACE_ID);
+        return (long) BE_LONG.get(buffer, (int) (r + R_TRACE_ID));
     }
 
     public long traceIdLow(long r) {
-        return segment.get(BE_LONG, r + R_TRACE_ID + 8);
+        return (long) BE_LONG.get(buffer, (int) (r + R_TRACE_ID + 8));
     }
 
     public long spanId(long r) {
-        return segment.get(BE_LONG, r + R_SPAN_ID);
+        return (long) BE_LONG.get(buffer, (int) (r + R_SPAN_ID));
     }
 
     /**
@@ -236,24 +258,26 @@ public final class RecordRegion {
      * flags of the same write.
      */
     public void write(long r, long traceIdHigh, long traceIdLow, long spanId, int traceFlags) {
-        segment.set(ValueLayout.JAVA_BYTE, r + R_VALID, (byte) 0);
+        int i = (int) r;
+        buffer.put(i + (int) R_VALID, (byte) 0);
         VarHandle.releaseFence();
-        segment.set(BE_LONG, r + R_TRACE_ID, traceIdHigh);
-        segment.set(BE_LONG, r + R_TRACE_ID + 8, traceIdLow);
-        segment.set(BE_LONG, r + R_SPAN_ID, spanId);
+        BE_LONG.set(buffer, i + (int) R_TRACE_ID, traceIdHigh);
+        BE_LONG.set(buffer, i + (int) R_TRACE_ID + 8, traceIdLow);
+        BE_LONG.set(buffer, i + (int) R_SPAN_ID, spanId);
         VarHandle.releaseFence();
-        segment.set(LE_SHORT, r + R_VALID, (short) (1 | (traceFlags & 0xff) << 8));
+        LE_SHORT.set(buffer, i + (int) R_VALID, (short) (1 | (traceFlags & 0xff) << 8));
     }
 
     /** Marks the record at offset {@code r} as holding no context. */
     public void clearRecord(long r) {
-        segment.set(ValueLayout.JAVA_BYTE, r + R_VALID, (byte) 0);
+        int i = (int) r;
+        buffer.put(i + (int) R_VALID, (byte) 0);
         VarHandle.releaseFence();
         // Readers tell "no context" (zero trace id) from "torn update" (valid 0, non-zero id).
-        segment.set(ValueLayout.JAVA_LONG_UNALIGNED, r + R_TRACE_ID, 0L);
-        segment.set(ValueLayout.JAVA_LONG_UNALIGNED, r + R_TRACE_ID + 8, 0L);
-        segment.set(ValueLayout.JAVA_LONG_UNALIGNED, r + R_SPAN_ID, 0L);
-        segment.set(ValueLayout.JAVA_BYTE, r + R_TRACE_FLAGS, (byte) 0);
+        LONG.set(buffer, i + (int) R_TRACE_ID, 0L);
+        LONG.set(buffer, i + (int) R_TRACE_ID + 8, 0L);
+        LONG.set(buffer, i + (int) R_SPAN_ID, 0L);
+        buffer.put(i + (int) R_TRACE_FLAGS, (byte) 0);
     }
 
     private long slotOffset(long tid, int i) {
@@ -265,7 +289,7 @@ public final class RecordRegion {
         for (int i = 0; i < MAX_PROBE; i++) {
             long slot = slotOffset(tid, i);
             // Only thread tid ever stores tid here, so a plain read sees its own claim.
-            long owner = segment.get(ValueLayout.JAVA_LONG, slot + S_OWNER);
+            long owner = (long) LONG.get(buffer, (int) (slot + S_OWNER));
             if (owner == tid) {
                 return slot;
             }
@@ -283,27 +307,28 @@ public final class RecordRegion {
     private long claim(Thread t, long tid) {
         for (int i = 0; i < MAX_PROBE; i++) {
             long slot = slotOffset(tid, i);
-            long owner = (long) LONG.getAcquire(segment, slot + S_OWNER);
+            int ownerAt = (int) (slot + S_OWNER);
+            long owner = (long) LONG.getAcquire(buffer, ownerAt);
             boolean free = owner == OWNER_FREE || owner == OWNER_RELEASED;
-            if ((free || isDeadOwner(slot, owner)) && LONG.compareAndSet(segment, slot + S_OWNER, owner, OWNER_BUSY)) {
+            if ((free || isDeadOwner(slot, owner)) && LONG.compareAndSet(buffer, ownerAt, owner, OWNER_BUSY)) {
                 // The slot is ours but still reads as skipped: clear the previous owner's record
                 // and note who owns it before any reader or claimer can see our id.
                 clearRecord(slot + RECORD_OFFSET);
                 owners[index(slot)] = new OwnerRef(t);
-                segment.set(ValueLayout.JAVA_BYTE, slot + S_KIND, t.isVirtual() ? KIND_VIRTUAL : KIND_PLATFORM);
-                segment.set(ValueLayout.JAVA_BYTE, slot + S_CLAIMED_AT_START, (byte) 0);
-                LONG.setRelease(segment, slot + S_OWNER, tid);
+                buffer.put((int) (slot + S_KIND), t.isVirtual() ? KIND_VIRTUAL : KIND_PLATFORM);
+                buffer.put((int) (slot + S_CLAIMED_AT_START), (byte) 0);
+                LONG.setRelease(buffer, ownerAt, tid);
                 // After the owner is set: a virtual thread unmounted and mounted again in between
                 // finds the record at its mount (libvtscope's mount hook) and gets the same pointer.
-                ThreadContextTls.attach(segment.address() + slot + RECORD_OFFSET);
-                LONG.getAndAdd(segment, H_RECORDS_CLAIMED, 1L);
+                ThreadContextTls.attach(address + slot + RECORD_OFFSET);
+                LONG.getAndAdd(buffer, (int) H_RECORDS_CLAIMED, 1L);
                 if (!free) {
-                    LONG.getAndAdd(segment, H_RECORDS_RELEASED, 1L);
+                    LONG.getAndAdd(buffer, (int) H_RECORDS_RELEASED, 1L);
                 }
                 return slot;
             }
         }
-        LONG.getAndAdd(segment, H_RECORDS_UNAVAILABLE, 1L);
+        LONG.getAndAdd(buffer, (int) H_RECORDS_UNAVAILABLE, 1L);
         return -1;
     }
 
@@ -337,30 +362,40 @@ public final class RecordRegion {
      * library creates it exactly as the constructor does; or when the vtscope classes of another
      * class loader created it first. Adopting it keeps one region per JVM, the one that readers
      * and the native library use. This instance never takes over a slot claimed by another writer
-     * (it cannot tell whether that owner is alive); the writer that claimed it still can.
+     * (it cannot tell whether that owner is alive); the writer that claimed it still can. A
+     * mapping that cannot be reached from here ({@link RegionMapping#adopt} says why) is skipped.
      */
     static RecordRegion adoptExisting(List<String> mapsLines, long pid) {
         for (String line : mapsLines) {
-            MemorySegment mapping = parseMapsLine(line);
-            if (mapping != null && validateHeader(mapping, pid) == null) {
-                return new RecordRegion(mapping.asSlice(0, regionSize(mapping.get(ValueLayout.JAVA_INT, H_CAPACITY))));
+            MapsEntry entry = parseMapsLine(line);
+            if (entry == null) {
+                continue;
+            }
+            RegionMapping mapping;
+            try {
+                mapping = RegionMapping.adopt(entry.start(), entry.end(), entry.path());
+            } catch (RuntimeException e) {
+                continue;
+            }
+            if (validateHeader(mapping.buffer, pid) == null) {
+                int size = (int) regionSize((int) INT.get(mapping.buffer, (int) H_CAPACITY));
+                return new RecordRegion(mapping.buffer.slice(0, size), mapping.address);
             }
         }
         return null;
     }
 
+    /** A region's mapping as {@code /proc/self/maps} describes it: [start, end) and its path. */
+    record MapsEntry(long start, long end, String path) {}
+
     /**
      * The mapping described by a {@code /proc/PID/maps} line if it is a shared read-write mapping,
-     * from offset 0, of a memfd named {@value RecordLayout#REGION_NAME}; else null. The line is
-     * {@code start-end perms offset dev inode path}, and the path of a memfd is
-     * {@code /memfd:NAME}, followed by {@code " (deleted)"} once no file descriptor is left.
+     * from offset 0, whose path {@link #isRegionPath} accepts; else null. The line is
+     * {@code start-end perms offset dev inode path}.
      */
-    @SuppressWarnings("restricted") // the kernel says this range is mapped in this process
-    static MemorySegment parseMapsLine(String line) {
+    static MapsEntry parseMapsLine(String line) {
         String[] f = line.trim().split("\\s+", 6);
-        String prefix = "/memfd:" + REGION_NAME;
-        if (f.length < 6 || !f[5].startsWith(prefix)
-                || (f[5].length() > prefix.length() && f[5].charAt(prefix.length()) != ' ')) {
+        if (f.length < 6 || !isRegionPath(f[5])) {
             return null;
         }
         String perms = f[1];
@@ -372,10 +407,26 @@ public final class RecordRegion {
         try {
             long start = Long.parseUnsignedLong(f[0], 0, dash, 16);
             long end = Long.parseUnsignedLong(f[0], dash + 1, f[0].length(), 16);
-            return end > start ? MemorySegment.ofAddress(start).reinterpret(end - start) : null;
+            return end > start ? new MapsEntry(start, end, f[5]) : null;
         } catch (IndexOutOfBoundsException | NumberFormatException e) {
             return null; // not the kernel's format: nothing to adopt
         }
+    }
+
+    /**
+     * True if {@code path} (a {@code /proc/PID/maps} path) names a region: the memfd
+     * {@value RecordLayout#REGION_NAME} ({@code /memfd:NAME}, followed by {@code " (deleted)"}
+     * once no descriptor is left), or a file whose name starts with {@code REGION_NAME + "-"}, as
+     * the JDK 21 writer names its file under /dev/shm (followed by {@code " (deleted)"} once
+     * unlinked). The consumer accepts the same paths (consumer/src/channels/record_region.cpp).
+     */
+    static boolean isRegionPath(String path) {
+        String memfd = "/memfd:" + REGION_NAME;
+        if (path.startsWith(memfd)) {
+            return path.length() == memfd.length() || path.charAt(memfd.length()) == ' ';
+        }
+        int slash = path.lastIndexOf('/');
+        return path.startsWith("/") && path.startsWith(REGION_NAME + "-", slash + 1);
     }
 
     /**
@@ -383,12 +434,12 @@ public final class RecordRegion {
      * this layout (so this writer and every reader agree on it), else what is wrong. The pid check
      * rejects a region inherited from or shared with another process.
      */
-    static String validateHeader(MemorySegment mapping, long pid) {
-        if (mapping.byteSize() < HEADER_SIZE) {
-            return "mapping of " + mapping.byteSize() + " bytes is smaller than the header";
+    static String validateHeader(ByteBuffer mapping, long pid) {
+        if (mapping.capacity() < HEADER_SIZE) {
+            return "mapping of " + mapping.capacity() + " bytes is smaller than the header";
         }
         // The creator stores the magic last, with release: acquire it before the other fields.
-        long magic = (long) LONG.getAcquire(mapping, H_MAGIC);
+        long magic = (long) LONG.getAcquire(mapping, (int) H_MAGIC);
         if (magic != MAGIC) {
             return "magic " + Long.toHexString(magic) + " is not " + Long.toHexString(MAGIC);
         }
@@ -400,78 +451,23 @@ public final class RecordRegion {
         if (!layout.isEmpty()) {
             return layout.trim();
         }
-        int capacity = mapping.get(ValueLayout.JAVA_INT, H_CAPACITY);
+        int capacity = (int) INT.get(mapping, (int) H_CAPACITY);
         if (capacity <= 0 || Integer.bitCount(capacity) != 1 || capacity > MAX_CAPACITY) {
             return "capacity " + capacity + " is not a power of two up to " + MAX_CAPACITY;
         }
-        long writer = Integer.toUnsignedLong(mapping.get(ValueLayout.JAVA_INT, H_WRITER_PID));
+        long writer = Integer.toUnsignedLong((int) INT.get(mapping, (int) H_WRITER_PID));
         if (writer != pid) {
             return "writer_pid " + writer + " is not this process (" + pid + ")";
         }
-        if (mapping.byteSize() < regionSize(capacity)) {
-            return "mapping of " + mapping.byteSize() + " bytes is smaller than " + capacity + " slots";
+        if (mapping.capacity() < regionSize(capacity)) {
+            return "mapping of " + mapping.capacity() + " bytes is smaller than " + capacity + " slots";
         }
         return null;
     }
 
-    private static String expect(MemorySegment header, long offset, int expected, String field) {
-        int actual = header.get(ValueLayout.JAVA_INT, offset);
+    private static String expect(ByteBuffer header, long offset, int expected, String field) {
+        int actual = (int) INT.get(header, (int) offset);
         return actual == expected ? "" : field + " " + actual + " is not " + expected + " ";
-    }
-
-    /** memfd_create + ftruncate + mmap(MAP_SHARED) + close through FFM downcalls into libc. */
-    @SuppressWarnings("restricted") // needs native access; without --enable-native-access the JDK only warns
-    private static MemorySegment mapMemfd(String name, long size) {
-        if (!System.getProperty("os.name", "").startsWith("Linux")) {
-            throw new IllegalStateException("not Linux (" + System.getProperty("os.name") + ")");
-        }
-        Linker linker = Linker.nativeLinker();
-        SymbolLookup libc = linker.defaultLookup();
-        Linker.Option errno = Linker.Option.captureCallState("errno");
-        VarHandle errnoValue = Linker.Option.captureStateLayout().varHandle(PathElement.groupElement("errno"));
-        MethodHandle memfdCreate = downcall(linker, libc, "memfd_create",
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT), errno);
-        MethodHandle ftruncate = downcall(linker, libc, "ftruncate",
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG), errno);
-        MethodHandle mmap = downcall(linker, libc, "mmap",
-                FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG,
-                        ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG),
-                errno);
-        MethodHandle close = downcall(linker, libc, "close",
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(Linker.Option.captureStateLayout());
-            int fd = (int) memfdCreate.invokeExact(state, arena.allocateFrom(name), MFD_CLOEXEC);
-            if (fd < 0) {
-                throw new IllegalStateException("memfd_create failed, errno " + (int) errnoValue.get(state, 0L));
-            }
-            try {
-                if ((int) ftruncate.invokeExact(state, fd, size) != 0) {
-                    throw new IllegalStateException("ftruncate failed, errno " + (int) errnoValue.get(state, 0L));
-                }
-                MemorySegment addr = (MemorySegment) mmap.invokeExact(state, MemorySegment.NULL, size,
-                        PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0L);
-                if (addr.address() == MAP_FAILED || addr.address() == 0) {
-                    throw new IllegalStateException("mmap failed, errno " + (int) errnoValue.get(state, 0L));
-                }
-                // Global scope: the mapping lives as long as the JVM.
-                return addr.reinterpret(size);
-            } finally {
-                // The mapping keeps the memfd alive; the descriptor itself is not needed.
-                int ignored = (int) close.invokeExact(fd);
-            }
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
-    }
-
-    @SuppressWarnings("restricted")
-    private static MethodHandle downcall(Linker linker, SymbolLookup libc, String name,
-            FunctionDescriptor fd, Linker.Option... options) {
-        return linker.downcallHandle(libc.find(name)
-                .orElseThrow(() -> new IllegalStateException("libc has no " + name)), fd, options);
     }
 
     /**

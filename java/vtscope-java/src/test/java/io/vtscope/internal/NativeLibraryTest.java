@@ -4,7 +4,6 @@ package io.vtscope.internal;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -201,10 +200,12 @@ class NativeLibraryTest {
         // A second copy at another path is a separate, uninitialized instance of the library: only
         // query it, never initialize it (that would make a second JVMTI agent), and unload it so
         // that no later class loader finds it mapped.
-        try (Arena arena = Arena.ofShared()) {
-            NativeLibrary copy = NativeLibrary.load(extracted, arena);
+        NativeLibrary copy = NativeLibrary.loadUnloadable(extracted);
+        try {
             assertEquals(0, copy.features());
             assertEquals(0, copy.liveBlocks());
+        } finally {
+            copy.unload();
         }
         assertNull(NativeLibrary.mappedLibrary(Files.readAllLines(Path.of("/proc/self/maps")).stream()
                 .filter(l -> l.contains(extracted.toString())).toList()), "the copy was unloaded");

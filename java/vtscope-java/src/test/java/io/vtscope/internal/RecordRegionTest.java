@@ -4,8 +4,8 @@ package io.vtscope.internal;
 import static io.vtscope.internal.RecordLayout.*;
 import static org.junit.jupiter.api.Assertions.*;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -15,27 +15,32 @@ import org.junit.jupiter.api.Test;
 /** Slot claiming, collisions, exhaustion and release, on small private regions. */
 class RecordRegionTest {
     /**
-     * A region the JVM-wide one can never adopt (another memfd name): these tests fill and churn
+     * A region the JVM-wide one can never adopt (another name): these tests fill and churn
      * their regions, which must not become the region VtScopeTest publishes into.
      */
     static RecordRegion privateRegion(int capacity) {
         return new RecordRegion(capacity, "vtscope-test-records");
     }
 
-    private static long header(RecordRegion r, long offset) {
-        return r.segment().get(ValueLayout.JAVA_LONG, offset);
+    /** The region's bytes in the readers' (native) order. */
+    static ByteBuffer bytes(RecordRegion r) {
+        return r.buffer().duplicate().order(ByteOrder.nativeOrder());
     }
 
-    private static long slotIndex(RecordRegion r, MemorySegment record) {
-        return (record.address() - r.segment().address() - HEADER_SIZE - RECORD_OFFSET) / SLOT_SIZE;
+    private static long header(RecordRegion r, long offset) {
+        return bytes(r).getLong((int) offset);
+    }
+
+    private static long slotIndex(long recordOffset) {
+        return (recordOffset - HEADER_SIZE - RECORD_OFFSET) / SLOT_SIZE;
     }
 
     private static long owner(RecordRegion r, long slot) {
-        return r.segment().get(ValueLayout.JAVA_LONG, HEADER_SIZE + slot * SLOT_SIZE);
+        return bytes(r).getLong((int) (HEADER_SIZE + slot * SLOT_SIZE));
     }
 
     private static byte kind(RecordRegion r, long slot) {
-        return r.segment().get(ValueLayout.JAVA_BYTE, HEADER_SIZE + slot * SLOT_SIZE + S_KIND);
+        return bytes(r).get((int) (HEADER_SIZE + slot * SLOT_SIZE + S_KIND));
     }
 
     @Test
@@ -47,24 +52,24 @@ class RecordRegionTest {
         assertEquals(1 << 22, normalizeCapacity(Long.MAX_VALUE));
         RecordRegion r = privateRegion(100);
         assertEquals(128, r.capacity());
-        assertEquals(128, r.segment().get(ValueLayout.JAVA_INT, H_CAPACITY));
-        assertEquals(regionSize(128), r.segment().byteSize());
+        assertEquals(128, bytes(r).getInt((int) H_CAPACITY));
+        assertEquals(regionSize(128), r.byteSize());
     }
 
     @Test
     void contextWritersAreOredIntoTheHeaderAndNeverCleared() {
         RecordRegion r = privateRegion(64);
-        assertEquals(0, r.segment().get(ValueLayout.JAVA_INT, H_CONTEXT_WRITERS), "a new region has no writer");
+        assertEquals(0, bytes(r).getInt((int) H_CONTEXT_WRITERS), "a new region has no writer");
         r.currentRecord(); // claiming a record is not declaring a writer (libvtscope claims at thread start)
         assertEquals(0, r.contextWriters());
         r.declareContextWriter(WRITER_API);
-        assertEquals(WRITER_API, r.segment().get(ValueLayout.JAVA_INT, H_CONTEXT_WRITERS));
+        assertEquals(WRITER_API, bytes(r).getInt((int) H_CONTEXT_WRITERS));
         r.declareContextWriter(WRITER_OTEL_STORAGE);
         r.declareContextWriter(WRITER_API);
         assertEquals(WRITER_API | WRITER_OTEL_STORAGE, r.contextWriters());
         // Another writer of the same region (a second class loader's instance) keeps both bits.
-        r.segment().set(ValueLayout.JAVA_INT, H_CONTEXT_WRITERS, WRITER_OTEL_STORAGE);
-        RecordRegion other = new RecordRegion(r.segment());
+        bytes(r).putInt((int) H_CONTEXT_WRITERS, WRITER_OTEL_STORAGE);
+        RecordRegion other = new RecordRegion(r.buffer(), r.address());
         other.declareContextWriter(WRITER_API);
         assertEquals(WRITER_API | WRITER_OTEL_STORAGE, r.contextWriters());
         assertEquals(0, header(r, H_RECORDS_UNAVAILABLE), "the neighbouring counter is untouched");
@@ -73,15 +78,15 @@ class RecordRegionTest {
     @Test
     void claimWritesOwnerAndKindAndCountsClaims() throws Exception {
         RecordRegion r = privateRegion(64);
-        MemorySegment platform = r.currentRecord();
-        long pslot = slotIndex(r, platform);
+        long platform = r.currentRecordOffset();
+        long pslot = slotIndex(platform);
         assertEquals(Thread.currentThread().threadId(), owner(r, pslot));
         assertEquals(KIND_PLATFORM, kind(r, pslot));
-        assertEquals(platform.address(), r.currentRecord().address(), "one claim per thread");
+        assertEquals(platform, r.currentRecordOffset(), "one claim per thread");
         assertEquals(1, header(r, H_RECORDS_CLAIMED));
 
         AtomicReference<Long> vslot = new AtomicReference<>();
-        Thread v = Thread.ofVirtual().start(() -> vslot.set(slotIndex(r, r.currentRecord())));
+        Thread v = Thread.ofVirtual().start(() -> vslot.set(slotIndex(r.currentRecordOffset())));
         v.join();
         assertEquals(v.threadId(), owner(r, vslot.get()));
         assertEquals(KIND_VIRTUAL, kind(r, vslot.get()));
@@ -92,15 +97,15 @@ class RecordRegionTest {
     void collidingThreadIdsGetDifferentSlots() throws Exception {
         RecordRegion r = privateRegion(64);
         CountDownLatch done = new CountDownLatch(1);
-        AtomicReference<MemorySegment> first = new AtomicReference<>();
-        AtomicReference<MemorySegment> second = new AtomicReference<>();
+        AtomicReference<Long> first = new AtomicReference<>();
+        AtomicReference<Long> second = new AtomicReference<>();
         Thread a = Thread.ofPlatform().unstarted(() -> {
-            first.set(r.currentRecord());
+            first.set(r.currentRecordOffset());
             awaitQuietly(done);
         });
         Thread b;
         do { // thread ids are handed out sequentially at construction, so this takes < 64 tries
-            b = Thread.ofPlatform().unstarted(() -> second.set(r.currentRecord()));
+            b = Thread.ofPlatform().unstarted(() -> second.set(r.currentRecordOffset()));
         } while (((b.threadId() ^ a.threadId()) & 63) != 0);
         a.start();
         while (first.get() == null) {
@@ -111,8 +116,8 @@ class RecordRegionTest {
         done.countDown();
         a.join();
         long home = a.threadId() & 63;
-        assertEquals(home, slotIndex(r, first.get()));
-        assertEquals((home + 1) & 63, slotIndex(r, second.get()), "linear probing takes the next slot");
+        assertEquals(home, slotIndex(first.get()));
+        assertEquals((home + 1) & 63, slotIndex(second.get()), "linear probing takes the next slot");
         assertEquals(a.threadId(), owner(r, home));
         assertEquals(b.threadId(), owner(r, (home + 1) & 63));
     }
@@ -145,41 +150,41 @@ class RecordRegionTest {
     @Test
     void slotOfTerminatedThreadIsTakenOverWithoutGc() throws Exception {
         RecordRegion r = privateRegion(64);
-        AtomicReference<MemorySegment> first = new AtomicReference<>();
-        AtomicReference<MemorySegment> second = new AtomicReference<>();
+        AtomicReference<Long> first = new AtomicReference<>();
+        AtomicReference<Long> second = new AtomicReference<>();
         Thread a = Thread.ofVirtual().unstarted(() -> {
             r.publish(0x0af7651916cd43ddL, 0x8448eb211c80319cL, 0xb7ad6b7169203331L, 1);
-            first.set(r.currentRecord());
+            first.set(r.currentRecordOffset());
         });
         Thread b;
         do { // a thread whose home slot is a's
             b = Thread.ofPlatform().unstarted(() -> {
                 r.publish(5, 6, 7, 1);
-                second.set(r.currentRecord());
+                second.set(r.currentRecordOffset());
             });
         } while (((b.threadId() ^ a.threadId()) & 63) != 0);
         a.start();
         a.join(); // a has terminated; its Thread object is still strongly reachable here
         long home = a.threadId() & 63;
-        assertEquals(home, slotIndex(r, first.get()));
+        assertEquals(home, slotIndex(first.get()));
         assertEquals(a.threadId(), owner(r, home), "a terminated thread keeps its slot until it is needed");
         b.start();
         b.join();
-        assertEquals(home, slotIndex(r, second.get()), "b takes over the dead thread's slot");
+        assertEquals(home, slotIndex(second.get()), "b takes over the dead thread's slot");
         assertEquals(b.threadId(), owner(r, home));
         assertEquals(KIND_PLATFORM, kind(r, home));
         assertEquals(2, header(r, H_RECORDS_CLAIMED));
         assertEquals(1, header(r, H_RECORDS_RELEASED));
-        MemorySegment rec = second.get();
-        assertEquals(7, rec.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), R_SPAN_ID));
-        assertEquals(1, rec.get(ValueLayout.JAVA_BYTE, R_VALID));
+        long rec = second.get();
+        assertEquals(7, r.buffer().duplicate().order(ByteOrder.BIG_ENDIAN).getLong((int) (rec + R_SPAN_ID)));
+        assertEquals(1, bytes(r).get((int) (rec + R_VALID)));
     }
 
     @Test
     void slotClaimedByAnotherWriterIsNeverTakenOver() throws Exception {
         RecordRegion r = new RecordRegion(64);
         AtomicReference<Long> homeOfA = new AtomicReference<>();
-        Thread a = Thread.ofVirtual().unstarted(() -> homeOfA.set(slotIndex(r, r.currentRecord())));
+        Thread a = Thread.ofVirtual().unstarted(() -> homeOfA.set(slotIndex(r.currentRecordOffset())));
         long aId = a.threadId();
         a.start();
         a.join();
@@ -187,20 +192,20 @@ class RecordRegionTest {
         // libvtscope claims slots at thread start without a Java reference: emulate a live
         // thread 'foreign' that now owns a's old slot, then let a's Thread object be collected.
         long foreign = aId + 64 * 1000;
-        r.segment().set(ValueLayout.JAVA_LONG, HEADER_SIZE + home * SLOT_SIZE + S_OWNER, foreign);
+        bytes(r).putLong((int) (HEADER_SIZE + home * SLOT_SIZE + S_OWNER), foreign);
         a = null;
         for (int i = 0; i < 5; i++) {
             System.gc();
         }
-        AtomicReference<MemorySegment> mine = new AtomicReference<>();
+        AtomicReference<Long> mine = new AtomicReference<>();
         Thread b;
         do {
-            b = Thread.ofPlatform().unstarted(() -> mine.set(r.currentRecord()));
+            b = Thread.ofPlatform().unstarted(() -> mine.set(r.currentRecordOffset()));
         } while (((b.threadId() - aId) & 63) != 0);
         b.start();
         b.join();
         assertEquals(foreign, owner(r, home), "a slot whose owner left no reference is never taken over");
-        assertEquals((home + 1) & 63, slotIndex(r, mine.get()));
+        assertEquals((home + 1) & 63, slotIndex(mine.get()));
     }
 
     @Test
@@ -212,17 +217,17 @@ class RecordRegionTest {
             r.clear();
             assertEquals(-1, r.claimedRecordOffset(), "clearing claims nothing");
             r.publish(0x0102030405060708L, 2, 3, 0x81);
-            long rec = r.claimedRecordOffset();
-            MemorySegment s = r.segment();
-            assertEquals(1, s.get(ValueLayout.JAVA_BYTE, rec + RecordLayout.R_TRACE_ID + 0), "big-endian trace id");
-            assertEquals(8, s.get(ValueLayout.JAVA_BYTE, rec + RecordLayout.R_TRACE_ID + 7));
+            int rec = (int) r.claimedRecordOffset();
+            ByteBuffer s = bytes(r);
+            assertEquals(1, s.get(rec + (int) RecordLayout.R_TRACE_ID + 0), "big-endian trace id");
+            assertEquals(8, s.get(rec + (int) RecordLayout.R_TRACE_ID + 7));
             assertEquals(2, r.traceIdLow(rec));
             assertEquals(3, r.spanId(rec));
-            assertEquals(1, s.get(ValueLayout.JAVA_BYTE, rec + RecordLayout.R_VALID), "valid");
-            assertEquals((byte) 0x81, s.get(ValueLayout.JAVA_BYTE, rec + RecordLayout.R_TRACE_FLAGS), "flags");
-            assertEquals(0, s.get(ValueLayout.JAVA_SHORT_UNALIGNED, rec + RecordLayout.R_ATTRS_SIZE), "no attributes");
+            assertEquals(1, s.get(rec + (int) RecordLayout.R_VALID), "valid");
+            assertEquals((byte) 0x81, s.get(rec + (int) RecordLayout.R_TRACE_FLAGS), "flags");
+            assertEquals(0, s.getShort(rec + (int) RecordLayout.R_ATTRS_SIZE), "no attributes");
             r.clear();
-            assertEquals(0, s.get(ValueLayout.JAVA_BYTE, rec + RecordLayout.R_VALID), "cleared");
+            assertEquals(0, s.get(rec + (int) RecordLayout.R_VALID), "cleared");
             assertEquals(0, r.traceIdHigh(rec));
             assertEquals(0, r.traceIdLow(rec));
             assertEquals(0, r.spanId(rec));

@@ -17,8 +17,8 @@ import io.opentelemetry.sdk.trace.SpanProcessor;
 import io.vtscope.VtScope;
 import io.vtscope.internal.RecordLayout;
 import io.vtscope.internal.RecordRegion;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
+import io.vtscope.internal.RecordRegion;
+import java.nio.ByteBuffer;
 import java.util.HexFormat;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
@@ -56,28 +56,35 @@ class VtScopeContextStorageTest {
         PROVIDER.close();
     }
 
-    private static MemorySegment record() {
-        return MemorySegment.ofAddress(VtScope.recordAddress()).reinterpret(64);
+    /** The calling thread's slot (owner word, kind, then its 64-byte record at +64), as readers see it. */
+    private static ByteBuffer slot() {
+        RecordRegion region = RecordRegion.global();
+        long recordAt = VtScope.recordAddress() - region.address();
+        return region.buffer().slice(Math.toIntExact(recordAt - 64), 128);
+    }
+
+    private static byte[] recordBytes(int offset, int length) {
+        byte[] b = new byte[length];
+        slot().get(64 + offset, b);
+        return b;
     }
 
     private static byte kind() {
-        return MemorySegment.ofAddress(VtScope.recordAddress() - 64).reinterpret(128).get(ValueLayout.JAVA_BYTE, 8);
+        return slot().get(8);
     }
 
     private static void assertRecord(Span span) {
         SpanContext sc = span.getSpanContext();
         assertTrue(sc.isValid());
-        MemorySegment r = record();
-        assertEquals(1, r.get(ValueLayout.JAVA_BYTE, 24), "valid");
-        assertArrayEquals(HexFormat.of().parseHex(sc.getTraceId()), r.asSlice(0, 16).toArray(ValueLayout.JAVA_BYTE));
-        assertArrayEquals(HexFormat.of().parseHex(sc.getSpanId()), r.asSlice(16, 8).toArray(ValueLayout.JAVA_BYTE));
-        assertEquals(sc.getTraceFlags().asByte(), r.get(ValueLayout.JAVA_BYTE, 25));
+        assertEquals(1, recordBytes(24, 1)[0], "valid");
+        assertArrayEquals(HexFormat.of().parseHex(sc.getTraceId()), recordBytes(0, 16));
+        assertArrayEquals(HexFormat.of().parseHex(sc.getSpanId()), recordBytes(16, 8));
+        assertEquals(sc.getTraceFlags().asByte(), recordBytes(25, 1)[0]);
     }
 
     private static void assertCleared() {
-        MemorySegment r = record();
-        assertEquals(0, r.get(ValueLayout.JAVA_BYTE, 24), "valid");
-        assertArrayEquals(new byte[24], r.asSlice(0, 24).toArray(ValueLayout.JAVA_BYTE));
+        assertEquals(0, recordBytes(24, 1)[0], "valid");
+        assertArrayEquals(new byte[24], recordBytes(0, 24));
     }
 
     /** Runs the checks on a fresh thread so that every test starts from a thread without a record. */

@@ -2,12 +2,6 @@
 package io.vtscope.workloads;
 
 import io.vtscope.VtScope;
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -34,29 +28,20 @@ public final class CpuBudgets {
     private static final String NAME = "CpuBudgets";
     private static final String USAGE = "--expected PATH [--budgets-ms 50,100,...] [--slice-ms N] [--ready-file PATH]"
             + " [--go-file PATH] [--hold-file PATH]";
-    private static final MethodHandle GETTID;
-
-    static {
-        Linker linker = Linker.nativeLinker();
-        GETTID = linker.downcallHandle(linker.defaultLookup().find("gettid").orElseThrow(),
-                FunctionDescriptor.of(ValueLayout.JAVA_INT));
-    }
+    /** The carrier's CPU clock and tid; null on JDK 21 (FFM), where this workload cannot run. */
+    private static final LibC LIBC = LibCs.get();
 
     /** Keeps the spin's result alive. */
     @SuppressWarnings("unused")
     private static volatile long sink;
 
     /** The running carrier's CPU time in ns (CLOCK_THREAD_CPUTIME_ID reads the OS thread's clock). */
-    static long carrierCpuNanos(MemorySegment timespec) {
-        return Workloads.clockNanos(Workloads.CLOCK_THREAD_CPUTIME_ID, timespec);
+    static long carrierCpuNanos(Object timespec) {
+        return LIBC.clockNanos(Workloads.CLOCK_THREAD_CPUTIME_ID, timespec);
     }
 
     static int carrierTid() {
-        try {
-            return (int) GETTID.invokeExact();
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
+        return LIBC.gettid();
     }
 
     /**
@@ -76,7 +61,7 @@ public final class CpuBudgets {
      * Spins until the carrier's CPU clock advanced by sliceNanos; returns the measured delta and
      * adds the spin() calls made to spins[0].
      */
-    static long slice(MemorySegment timespec, long sliceNanos, long[] spins) {
+    static long slice(Object timespec, long sliceNanos, long[] spins) {
         long start = carrierCpuNanos(timespec);
         long now = start;
         long x = ThreadLocalRandom.current().nextLong() | 1;
@@ -117,22 +102,20 @@ public final class CpuBudgets {
             long total = 0;
             int n = 0;
             long[] calls = new long[1];
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment timespec = arena.allocate(16, 8);
-                while (total < budgetNanos) {
-                    // The carrier is read inside the slice: no unmount happens until the yield.
-                    synchronized (carriers) {
-                        carriers.add(carrierTid());
-                    }
-                    // Slice lengths vary (0.5 to 1.5 times --slice-ms): slices of one fixed length,
-                    // cycling through the carriers, would keep each thread at one phase of the
-                    // sampler's fixed period, so its slices would always catch the same number of
-                    // samples (up to one more or less per slice than their share: +-20% at 5 ms).
-                    long length = sliceNanos / 2 + ThreadLocalRandom.current().nextLong(sliceNanos + 1);
-                    total += slice(timespec, Math.min(length, budgetNanos - total), calls);
-                    n++;
-                    Thread.yield();
+            Object timespec = LIBC.newTimespec();
+            while (total < budgetNanos) {
+                // The carrier is read inside the slice: no unmount happens until the yield.
+                synchronized (carriers) {
+                    carriers.add(carrierTid());
                 }
+                // Slice lengths vary (0.5 to 1.5 times --slice-ms): slices of one fixed length,
+                // cycling through the carriers, would keep each thread at one phase of the
+                // sampler's fixed period, so its slices would always catch the same number of
+                // samples (up to one more or less per slice than their share: +-20% at 5 ms).
+                long length = sliceNanos / 2 + ThreadLocalRandom.current().nextLong(sliceNanos + 1);
+                total += slice(timespec, Math.min(length, budgetNanos - total), calls);
+                n++;
+                Thread.yield();
             }
             cpuNanos = total;
             slices = n;
@@ -158,16 +141,20 @@ public final class CpuBudgets {
             }
             spinners.add(new Spinner(spinners.size(), ms * 1_000_000L, sliceNanos));
         }
+        if (LIBC == null) {
+            // Its ground truth is the carriers' CPU clocks (ThreadMXBean gives -1 on a virtual
+            // thread): nothing to run without them.
+            System.err.println(NAME + ": the carrier's CPU clock " + LibCs.unavailableReason());
+            System.exit(2);
+        }
         Workloads.checkVtScope(NAME);
 
         // Warm-up on a platform thread: spin and slice are JIT-compiled before the measured part.
         Thread warm = Thread.ofPlatform().name("warm-up").start(() -> {
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment timespec = arena.allocate(16, 8);
-                long[] calls = new long[1];
-                for (int i = 0; i < 100; i++) {
-                    slice(timespec, 2_000_000L, calls);
-                }
+            Object timespec = LIBC.newTimespec();
+            long[] calls = new long[1];
+            for (int i = 0; i < 100; i++) {
+                slice(timespec, 2_000_000L, calls);
             }
         });
         warm.join();

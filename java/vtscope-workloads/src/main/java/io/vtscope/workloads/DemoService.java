@@ -12,8 +12,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -127,12 +125,12 @@ public final class DemoService {
     private static void serveOnce(HttpClient client, URI base, int requests, int concurrency, String goFile)
             throws Exception {
         Workloads.awaitGo(NAME, goFile);
-        MemorySegment timespec = Arena.ofAuto().allocate(16, 8);
-        long cpuStarted = Workloads.clockNanos(Workloads.CLOCK_PROCESS_CPUTIME_ID, timespec);
+        Workloads.ProcessCpu processCpu = new Workloads.ProcessCpu(NAME);
+        long cpuStarted = processCpu.nanos();
         long started = System.nanoTime();
         String[] lines = load(client, base, requests, concurrency);
         long elapsed = System.nanoTime() - started;
-        long cpu = Workloads.clockNanos(Workloads.CLOCK_PROCESS_CPUTIME_ID, timespec) - cpuStarted;
+        long cpu = processCpu.since(cpuStarted);
         for (String line : lines) {
             System.out.println(line);
         }
@@ -146,14 +144,14 @@ public final class DemoService {
     /** The batches: each waits for its go file, serves one load and prints its result line. */
     private static void serveBatches(HttpClient client, URI base, int requests, int concurrency, int batches,
             String goFile) throws Exception {
-        MemorySegment timespec = Arena.ofAuto().allocate(16, 8);
+        Workloads.ProcessCpu processCpu = new Workloads.ProcessCpu(NAME);
         for (int b = 1; b <= batches; b++) {
             Workloads.awaitGo(NAME, goFile + "." + b);
-            long cpuStarted = Workloads.clockNanos(Workloads.CLOCK_PROCESS_CPUTIME_ID, timespec);
+            long cpuStarted = processCpu.nanos();
             long started = System.nanoTime();
             String[] lines = load(client, base, requests, concurrency);
             long elapsed = System.nanoTime() - started;
-            long cpu = Workloads.clockNanos(Workloads.CLOCK_PROCESS_CPUTIME_ID, timespec) - cpuStarted;
+            long cpu = processCpu.since(cpuStarted);
             long failed = Arrays.stream(lines).filter(line -> line == null || !line.endsWith(" status=200")).count();
             // One write for the whole line: printf writes it in pieces, which a reader can catch half-way.
             System.out.println(String.format(Locale.ROOT, "# demo batch=%d requests=%d nanos=%d cpu_ns=%d"

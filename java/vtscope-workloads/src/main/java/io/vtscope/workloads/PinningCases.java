@@ -8,15 +8,6 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -40,8 +31,9 @@ import java.util.concurrent.locks.LockSupport;
  * callback sleeps (pinned: a native frame on the stack); a {@code <clinit>} that sleeps; a thread
  * waiting for another thread's class initialisation (and that initialiser). Not blocking on JDK 24+
  * (the virtual thread unmounts): synchronized + sleep, park inside synchronized, contended monitor
- * enter, Object.wait. Run with {@code -Djdk.virtualThreadScheduler.parallelism=2
- * --enable-native-access=ALL-UNNAMED}.
+ * enter, Object.wait; before JDK 24 they pin, and block, too. On JDK 21 (FFM a preview there) the
+ * downcall, pipe and upcall cases are left out, said once. Run with
+ * {@code -Djdk.virtualThreadScheduler.parallelism=2 --enable-native-access=ALL-UNNAMED}.
  */
 public final class PinningCases {
     private static final String NAME = "PinningCases";
@@ -49,33 +41,16 @@ public final class PinningCases {
             + " [--stress N]"
             + " [--ready-file PATH] [--go-file PATH]";
 
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final SymbolLookup LIBC = LINKER.defaultLookup();
-    private static final MethodHandle USLEEP = LINKER.downcallHandle(LIBC.find("usleep").orElseThrow(),
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-    private static final MethodHandle PIPE = LINKER.downcallHandle(LIBC.find("pipe").orElseThrow(),
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
-    private static final MethodHandle QSORT = LINKER.downcallHandle(LIBC.find("qsort").orElseThrow(),
-            FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
-                    ValueLayout.ADDRESS));
-    private static final MemorySegment COMPARE_STUB;
-
-    static {
-        try {
-            MethodHandle compare = MethodHandles.lookup().findStatic(PinningCases.class, "compare",
-                    MethodType.methodType(int.class, MemorySegment.class, MemorySegment.class));
-            COMPARE_STUB = LINKER.upcallStub(compare, FunctionDescriptor.of(ValueLayout.JAVA_INT,
-                    ValueLayout.ADDRESS.withTargetLayout(ValueLayout.JAVA_INT),
-                    ValueLayout.ADDRESS.withTargetLayout(ValueLayout.JAVA_INT)), Arena.global());
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    /** libc through FFM; null on JDK 21, where the cases that need it are left out (said once). */
+    private static final LibC LIBC = LibCs.get();
+    /**
+     * Before JDK 24 (JEP 491) a virtual thread that blocks inside {@code synchronized}, or in
+     * Object.wait, pins its carrier: there the monitor cases block it too, in futex.
+     */
+    private static final boolean MONITORS_PIN = Runtime.version().feature() < 24;
 
     // Public: SlowInit, defined by a FreshLoader, is in another runtime package.
     public static volatile int sleepMs = 60;
-    /** The next call of the qsort comparator sleeps (once per upcall case). */
-    private static volatile boolean sleepInUpcall;
     /** Counted down by SlowInit's {@code <clinit>} once it runs (the class-init wait case). */
     public static volatile CountDownLatch initStarted = new CountDownLatch(0);
     /** Set at the end of SlowInit's {@code <clinit>}: the class-init wait case checks it did wait. */
@@ -124,19 +99,7 @@ public final class PinningCases {
      * so that a stack taken in it (vtscope block --stacks) names it through the JVM's perf map.
      */
     private static void downcallUsleep(int micros) throws Throwable {
-        int rc = (int) USLEEP.invokeExact(micros);
-        if (rc != 0) {
-            throw new IOException("usleep failed");
-        }
-    }
-
-    /** The qsort comparator (an upcall): sleeps once when asked, pinning the carrier. */
-    private static int compare(MemorySegment a, MemorySegment b) {
-        if (sleepInUpcall) {
-            sleepInUpcall = false;
-            sleepQuietly(sleepMs);
-        }
-        return Integer.compare(a.get(ValueLayout.JAVA_INT, 0), b.get(ValueLayout.JAVA_INT, 0));
+        LIBC.usleep(micros);
     }
 
     /** A class whose initialiser sleeps; loaded afresh (a new loader) for every repetition. */
@@ -241,27 +204,24 @@ public final class PinningCases {
         });
     }
 
-    private static int[] pipe() throws Throwable {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment fds = arena.allocate(ValueLayout.JAVA_INT, 2);
-            if ((int) PIPE.invokeExact(fds) != 0) {
-                throw new IOException("pipe failed");
-            }
-            return new int[] {fds.getAtIndex(ValueLayout.JAVA_INT, 0), fds.getAtIndex(ValueLayout.JAVA_INT, 1)};
-        }
-    }
-
     /** One repetition of every case, one case at a time, gapMs apart. */
     private static void repetition(int rep, int gapMs, List<Result> out) throws Throwable {
         int ms = sleepMs;
         Runnable gap = () -> sleepQuietly(gapMs);
+        if (LIBC != null) {
+            libcCases(rep, ms, gap, out);
+        }
+        monitorCases(rep, ms, gap, out);
+    }
 
+    /** The cases that need libc through FFM: a downcall, an OS pipe, an upcall. */
+    private static void libcCases(int rep, int ms, Runnable gap, List<Result> out) throws Throwable {
         // FFM downcall to usleep: the carrier sleeps in clock_nanosleep with the thread mounted.
         timed("downcall-usleep", rep, true, "clock_nanosleep", out, () -> downcallUsleep(ms * 1000)).join();
         gap.run();
 
         // Blocking read of a pipe that a platform thread fills after ms.
-        int[] fds = pipe();
+        int[] fds = LIBC.pipe();
         try (FileInputStream in = new FileInputStream("/proc/self/fd/" + fds[0]);
                 FileOutputStream pipeOut = new FileOutputStream("/proc/self/fd/" + fds[1])) {
             CountDownLatch reading = new CountDownLatch(1);
@@ -283,21 +243,17 @@ public final class PinningCases {
             reader.join();
             filler.join();
         }
-        closeFd(fds[0]);
-        closeFd(fds[1]);
+        LIBC.close(fds[0]);
+        LIBC.close(fds[1]);
         gap.run();
 
         // FFM upcall whose Java callback sleeps: pinned (a native frame on the stack).
-        timed("upcall-sleep", rep, true, "futex", out, () -> {
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment ints = arena.allocate(ValueLayout.JAVA_INT, 2);
-                ints.setAtIndex(ValueLayout.JAVA_INT, 0, 2);
-                ints.setAtIndex(ValueLayout.JAVA_INT, 1, 1);
-                sleepInUpcall = true;
-                QSORT.invokeExact(ints, 2L, 4L, COMPARE_STUB);
-            }
-        }).join();
+        timed("upcall-sleep", rep, true, "futex", out, () -> LIBC.qsortCallingOnce(() -> sleepQuietly(ms))).join();
         gap.run();
+    }
+
+    /** The class-initialisation and monitor cases: pure Java. */
+    private static void monitorCases(int rep, int ms, Runnable gap, List<Result> out) throws Throwable {
 
         // A <clinit> that sleeps: pinned (a VM call to <clinit> on the stack).
         initialising("clinit-sleep", rep, out, new FreshLoader()).join();
@@ -326,14 +282,16 @@ public final class PinningCases {
         gap.run();
 
         // The cases that must produce nothing on JDK 24+: the virtual thread unmounts.
+        boolean pins = MONITORS_PIN;
+        String pinSyscall = pins ? "futex" : null;
         Object lock = new Object();
-        timed("synchronized-sleep", rep, false, null, out, () -> {
+        timed("synchronized-sleep", rep, pins, pinSyscall, out, () -> {
             synchronized (lock) {
                 Thread.sleep(ms);
             }
         }).join();
         gap.run();
-        timed("synchronized-park", rep, false, null, out, () -> {
+        timed("synchronized-park", rep, pins, pinSyscall, out, () -> {
             synchronized (lock) {
                 LockSupport.parkNanos(ms * 1_000_000L);
             }
@@ -347,14 +305,14 @@ public final class PinningCases {
             }
         });
         held.await();
-        timed("contended-enter", rep, false, null, out, () -> {
+        timed("contended-enter", rep, pins, pinSyscall, out, () -> {
             synchronized (lock) {
                 lock.hashCode();
             }
         }).join();
         holder.join();
         gap.run();
-        timed("object-wait", rep, false, null, out, () -> {
+        timed("object-wait", rep, pins, pinSyscall, out, () -> {
             synchronized (lock) {
                 lock.wait(ms);
             }
@@ -373,16 +331,6 @@ public final class PinningCases {
         }
     }
 
-    private static final MethodHandle CLOSE = LINKER.downcallHandle(LIBC.find("close").orElseThrow(),
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-
-    private static void closeFd(int fd) throws Throwable {
-        int rc = (int) CLOSE.invokeExact(fd);
-        if (rc != 0) {
-            throw new IOException("close failed");
-        }
-    }
-
     public static void main(String[] args) throws Throwable {
         Options o = Options.parse(NAME, USAGE, args, Map.ofEntries(Map.entry("repetitions", "10"),
                 Map.entry("sleep-ms", "60"), Map.entry("gap-ms", "20"), Map.entry("stress", "0"), Map.entry("expected", ""),
@@ -392,6 +340,14 @@ public final class PinningCases {
         int gapMs = o.getInt("gap-ms", 0, 60_000);
         int stressThreads = o.getInt("stress", 0, 1_000_000);
         String expected = o.required("expected");
+        if (LIBC == null) {
+            if (stressThreads > 0) {
+                System.err.println(NAME + ": --stress (downcalls to usleep) " + LibCs.unavailableReason());
+                System.exit(2);
+            }
+            System.err.println(NAME + ": without the downcall-usleep, pipe-read and upcall-sleep cases (libc "
+                    + LibCs.unavailableReason() + ")");
+        }
         Workloads.checkVtScope(NAME);
 
         // Warm-up (not recorded): links the downcalls and upcall, loads the classes, starts the carriers.
@@ -400,7 +356,7 @@ public final class PinningCases {
         sleepMs = sleep;
         // Past the JIT's tier-3 and tier-4 invocation thresholds (200 and 5,000 by default): the
         // downcall's method is compiled before the cases run. usleep(0) returns at once.
-        for (int i = 0; i < 20_000; i++) {
+        for (int i = 0; LIBC != null && i < 20_000; i++) {
             downcallUsleep(0);
         }
 

@@ -10,15 +10,12 @@ import io.opentelemetry.sdk.trace.SpanProcessor;
 import io.vtscope.VtScope;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /** What every workload shares: the OpenTelemetry SDK and the ready/go handshake with the test driver. */
 final class Workloads {
@@ -29,31 +26,33 @@ final class Workloads {
     static final int CLOCK_THREAD_CPUTIME_ID = 3;
 
     /**
-     * The downcall, made at its first use: a workload that never reads a clock (AgentHttpService
-     * under --illegal-native-access=deny) must not fail in this class's initialisation.
+     * The process's CPU time: clock_gettime(CLOCK_PROCESS_CPUTIME_ID) through {@link LibC}, the
+     * CPU time of all its threads, those that exited included, to the ns. On JDK 21 (no FFM) the
+     * JVM's own getProcessCpuTime instead, which moves in 10 ms ticks here; said once on stderr.
      */
-    private static final class ClockGettime {
-        static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(
-                Linker.nativeLinker().defaultLookup().find("clock_gettime").orElseThrow(),
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
-    }
+    static final class ProcessCpu {
+        private static final AtomicBoolean NOTED = new AtomicBoolean();
+        private final LibC libc = LibCs.get();
+        private final Object timespec = libc == null ? null : libc.newTimespec();
 
-    /**
-     * clock_gettime(clock) in ns, through FFM into a 16-byte timespec the caller owns.
-     * CLOCK_PROCESS_CPUTIME_ID is the CPU time of all the process's threads, those that exited
-     * included, to the ns (getProcessCpuTime moves in 10 ms ticks here); CLOCK_THREAD_CPUTIME_ID
-     * that of the calling OS thread (a virtual thread's carrier).
-     */
-    static long clockNanos(int clock, MemorySegment timespec) {
-        try {
-            int rc = (int) ClockGettime.HANDLE.invokeExact(clock, timespec);
-            if (rc != 0) {
-                throw new IllegalStateException("clock_gettime failed");
+        ProcessCpu(String program) {
+            if (libc == null && !NOTED.getAndSet(true)) {
+                System.err.println(program + ": cpu_ns from getProcessCpuTime (10 ms ticks): clock_gettime "
+                        + LibCs.unavailableReason());
             }
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
         }
-        return timespec.get(ValueLayout.JAVA_LONG, 0) * 1_000_000_000L + timespec.get(ValueLayout.JAVA_LONG, 8);
+
+        long nanos() {
+            if (libc != null) {
+                return libc.clockNanos(CLOCK_PROCESS_CPUTIME_ID, timespec);
+            }
+            return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                    .getProcessCpuTime();
+        }
+
+        long since(long start) {
+            return nanos() - start;
+        }
     }
 
     /**
