@@ -21,6 +21,8 @@
 #include "jvm/jvm_attach.h"
 #include "cli/privilege.h"
 #include "channels/process_context.h"
+#include "channels/record_region.h"
+#include "process/proc_maps.h"
 #include "process_runner.h"
 #include "output/report.h"
 #include "test_support.h"
@@ -83,11 +85,10 @@ struct ServiceRun : E2eRun {
     int regions = -1;
 };
 
+// As vtscope counts them: a memfd mapping each, the JDK 21 writer's file once however often mapped.
 int record_regions(pid_t pid) {
-    int regions = 0;
-    for (const std::string& line : read_lines("/proc/" + std::to_string(pid) + "/maps"))
-        if (line.find("/memfd:vtscope-records") != std::string::npos) regions++;
-    return regions;
+    auto maps = vtscope::read_maps(pid);
+    return maps ? static_cast<int>(vtscope::find_region_mappings(*maps).size()) : -1;
 }
 
 // Starts AgentHttpService with the JVM options, class path and arguments, attaches vtscope trace

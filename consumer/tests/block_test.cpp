@@ -790,3 +790,78 @@ TEST(Block, StacksWithoutPreserveFramePointerWarnOnce) {
     }
     check_stacks(run, 1);
 }
+
+namespace {
+
+// JAVA_HOME set for a scope: the fixture's java_bin() (and so PinningCases) runs that JDK.
+class ScopedJavaHome {
+public:
+    explicit ScopedJavaHome(const std::string& home) {
+        if (const char* old = std::getenv("JAVA_HOME")) old_ = old;
+        setenv("JAVA_HOME", home.c_str(), 1);
+    }
+    ~ScopedJavaHome() {
+        if (old_)
+            setenv("JAVA_HOME", old_->c_str(), 1);
+        else
+            unsetenv("JAVA_HOME");
+    }
+    ScopedJavaHome(const ScopedJavaHome&) = delete;
+    ScopedJavaHome& operator=(const ScopedJavaHome&) = delete;
+
+private:
+    std::optional<std::string> old_;
+};
+
+}  // namespace
+
+// JDK 21, where synchronized and Object.wait still pin (JEP 491 came in 24): the classic pins are
+// reported with their trace and duration, and joined to JFR's jdk.VirtualThreadPinned.
+TEST(Block, Jdk21ClassicPinsAreReportedAndJoinedToJfr) {
+    REQUIRE_BPF();
+    if (std::string(VTSCOPE_TEST_JAVA21_HOME).empty())
+        GTEST_SKIP() << "SKIPPED: VTSCOPE_TEST_JAVA21_HOME is not set (configure with a JDK 21 runtime)";
+    ScopedJavaHome jdk21(VTSCOPE_TEST_JAVA21_HOME);
+    constexpr int kRepetitions = 3;
+    BlockRun run = run_block({}, kRepetitions, {"--threshold", "5", "--jfr"});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    std::map<std::string, std::string> case_of;  // trace id -> case
+    std::map<std::string, int> ops;
+    for (const json& op : run.truth) {
+        case_of[str(op, "trace_id")] = str(op, "case");
+        ops[str(op, "case")]++;
+    }
+    std::map<std::string, int> reported, joined;
+    for (const json& iv : run.intervals) {
+        if (flag(iv, "jfr_only") || str(iv, "block_reason") == "preempted") continue;
+        auto it = case_of.find(str(iv, "trace_id"));
+        std::string kase = it == case_of.end() ? "?" : it->second;
+        if (kase != "?") {
+            EXPECT_EQ(str(iv, "status"), "ok") << kase;
+            EXPECT_GE(num(iv, "duration_ns"), 5e6) << kase;
+        }
+        reported[kase]++;
+        if (field(iv, "jfr_pinned_reason").is_string() || flag(iv, "jfr_joined")) joined[kase]++;
+    }
+    for (const auto& [kase, n] : ops)
+        std::printf("[ block21  ] %-20s ran %d, reported %d, joined to JFR %d\n", kase.c_str(), n, reported[kase],
+                    joined[kase]);
+    const json& jfr = at(run.summary, "/block/jfr");
+    std::printf("[ block21  ] JFR: %s\n", jfr.dump().c_str());
+    // Every case pins its carrier on 21 and is reported under its own trace (contended-enter may
+    // block twice: the enter, then the owner's release).
+    for (const char* kase : {"synchronized-sleep", "synchronized-park", "object-wait", "contended-enter",
+                             "clinit-sleep", "clinit-initialiser", "clinit-wait"}) {
+        EXPECT_EQ(ops[kase], kRepetitions) << kase << " did not run: " << run.java_stderr;
+        EXPECT_GE(reported[kase], kRepetitions) << kase;
+    }
+    // JFR sees a pin only where the virtual thread parks while pinned; vtscope also sees the
+    // monitor waits and class-initialisation waits it does not.
+    for (const char* kase : {"synchronized-sleep", "synchronized-park", "clinit-sleep", "clinit-initialiser"})
+        EXPECT_EQ(joined[kase], kRepetitions) << kase;
+    EXPECT_GT(number(jfr, "/events"), 0);
+    EXPECT_EQ(number(jfr, "/joined"), number(jfr, "/events")) << "every JFR pin joined to an interval";
+    EXPECT_EQ(number(jfr, "/jfr_only"), 0);
+}

@@ -8,6 +8,7 @@
 // (a jar of GcIdentity compiled with --release 21, while the project's jars do not load on 21).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -15,6 +16,7 @@
 #include <string>
 
 #include "e2e_fixture.h"
+#include "process_runner.h"
 
 using namespace vtscope::testing;
 
@@ -133,6 +135,28 @@ TEST(Jdk21Identity, ShenandoahIsRefusedInOneLine) {
     EXPECT_NE(run.vtscope_exit, 0);
     EXPECT_NE(run.vtscope_stderr.find("unsupported JVM: Shenandoah on JDK 21-23"), std::string::npos)
         << run.vtscope_stderr;
+}
+
+// The library channels read libvtscope's records, which the JDK 21 writer cannot share: refused in
+// one line that names the channel that works.
+TEST(Jdk21Identity, LibraryChannelsAreRefusedInOneLine) {
+    if (java21_home().empty())
+        GTEST_SKIP() << "SKIPPED: VTSCOPE_TEST_JAVA21_HOME is not set (configure with a JDK 21 runtime)";
+    Workload w("io.vtscope.workloads.GcIdentity", {}, {"--threads", "1", "--markers", "1"});
+    w.launcher = {java21_home() + "/bin/java"};
+    w.class_path = java21_class_path();
+    E2e e2e;
+    ASSERT_TRUE(e2e.start(w));
+    for (const char* channel : {"otep-tls", "lifecycle", "two-probe"}) {
+        std::string err;
+        int rc = run_command({VTSCOPE_BIN, "trace", "--pid", std::to_string(e2e.pid()), "--identity", channel,
+                              "--duration", "1", "--output", "/dev/null"},
+                             &err, std::chrono::seconds(30));
+        EXPECT_EQ(rc, 1) << channel;
+        EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+        EXPECT_NE(err.find(std::string("unsupported on JDK 21-23: --identity ") + channel), std::string::npos) << err;
+        EXPECT_NE(err.find("the default vmstructs channel works there"), std::string::npos) << err;
+    }
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ struct ChannelInfo {
     IdentityChannel channel;
     const char* name;          // --identity NAME
     uint32_t bpf_mode;         // enum vtscope_identity_mode (consumer/bpf/attribution.h)
-    bool reads_jvm;            // reads HotSpot structures (needs a JDK 24+ target)
+    bool reads_jvm;            // reads HotSpot structures (JDK 21 or later)
     bool needs_library;        // needs libvtscope.so in the target
     const char* agent_option;  // -agentpath:libvtscope.so=OPTION the target needs ("" for none)
     const char* summary;       // one line for --help

@@ -103,7 +103,7 @@ const char* kAttachingCommands = "trace, stat, profile and block need";
 
 const char* kAbout =
     "Attributes OS events of a JVM to the Java virtual thread mounted at that instant and to its OpenTelemetry "
-    "trace context, on a stock JDK 24+ (HotSpot), with no agent in the target.";
+    "trace context, on a stock JDK 21+ (HotSpot), with no agent in the target.";
 
 std::string global_usage() {
     std::string out = "usage: vtscope COMMAND [OPTIONS]\n\n" + fill_text("", kAbout, 0) + "\nCommands:\n";

@@ -182,7 +182,7 @@ CommandSpec trace_command_spec() {
     spec.synopsis = "--pid PID [options]";
     spec.summary = "trace syscall entries of a running JVM, one JSON object per line";
     spec.description =
-        "Traces the entries of the named syscalls by the threads of a running JVM (stock JDK 24+, HotSpot, no "
+        "Traces the entries of the named syscalls by the threads of a running JVM (stock JDK 21+, HotSpot, no "
         "agent needed) and writes one JSON object per syscall entry, attributed to the Java virtual thread "
         "mounted at that instant and to its OpenTelemetry trace context.";
     spec.options = syscall_option_specs(false, "trace exports one log record per event (URL/v1/logs)");

@@ -22,6 +22,13 @@ Expected<Target> open_target(pid_t pid, IdentityChannel channel, const std::stri
     auto jvm = inspect_jvm(pid, target.memory);
     if (!jvm) return target.alive() ? jvm.error() : exited_during_attach(pid);
     target.jvm = std::move(*jvm);
+    // On JDK 21-23 the Java writer cannot share libvtscope's region (that takes FFM, a preview
+    // there), so the records a library channel reads never hold the contexts the Java side
+    // publishes: every event would be unattributed on the content plane.
+    if (target.jvm.oop_identity && channel_info(channel).needs_library)
+        return make_error("unsupported on JDK 21-23: --identity " + std::string(identity_name(channel)) +
+                          " reads libvtscope's records, which the JDK 21 writer cannot share (it needs FFM, JDK 22+); "
+                          "the default vmstructs channel works there");
     return target;
 }
 
