@@ -58,7 +58,8 @@ const char* kUsage =
     "                       [--gc-pressure] [--json FILE] [--check] [--javaagent JAR [--extension JAR]]\n"
     "                       [--java-base-patch DIR]\n"
     "channels: vmstructs, lifecycle, otep-tls, two-probe (default: all four)\n"
-    "gcs: G1, Parallel, Serial, Z (as in -XX:+Use<name>GC; default G1)\n"
+    "gcs: G1, Parallel, Serial, Z (as in -XX:+Use<name>GC; default G1), ZGenerational (-XX:+UseZGC\n"
+    "  -XX:+ZGenerational: JDK 21-23, where ZGC's default is the non-generational one)\n"
     "--java-base-patch DIR: otep-tls with --patch-module java.base=DIR, a patch written by\n"
     "  java -agentpath:libvtscope.so=write-patch=DIR -version (OTEP without a JVMTI environment)\n";
 
@@ -163,6 +164,12 @@ void add(vtscope::testing::PlaneCounts& a, const vtscope::testing::PlaneCounts& 
 
 bool sound_channel(const std::string& channel) { return channel != "two-probe"; }
 
+// The JVM options that select a --gcs name.
+std::vector<std::string> gc_options(const std::string& gc) {
+    if (gc == "ZGenerational") return {"-XX:+UseZGC", "-XX:+ZGenerational"};
+    return {"-XX:+Use" + gc + "GC"};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -189,7 +196,7 @@ int main(int argc, char** argv) {
                 for (const auto& lifetime : config.lifetimes) {
                     Cell cell{channel, scope, lifetime, gc, {}, {}, {}};
                     std::vector<std::string> jvm = agent_options(channel, paths.native_lib, config.java_base_patch);
-                    jvm.push_back("-XX:+Use" + gc + "GC");
+                    for (const std::string& option : gc_options(gc)) jvm.push_back(option);
                     jvm.push_back("-Djdk.virtualThreadScheduler.parallelism=2");
                     jvm.push_back("-Xlog:gc:stderr");
                     if (config.gc_pressure) jvm.push_back("-Xmx128m");
