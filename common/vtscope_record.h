@@ -45,7 +45,7 @@
 #include <linux/types.h> /* vmlinux.h supplies these in BPF programs */
 #endif
 
-#define VTSCOPE_REGION_NAME	   "vtscope-records"	 /* memfd name */
+#define VTSCOPE_REGION_NAME "vtscope-records" /* memfd name */
 /* The JDK 21 writer's file: this prefix, then <pid>-<random> (RegionMapping.java). */
 #define VTSCOPE_REGION_FILE_PREFIX "/dev/shm/vtscope-records-"
 #define VTSCOPE_REGION_MAGIC	   0x3143455243535456ULL /* "VTSCREC1" little-endian */

@@ -146,30 +146,39 @@ static __always_inline int vmstructs_gc_guard(struct vmstructs_gc_guard *g, bool
 	switch (attribution_config.oop_rule) {
 	case VTSCOPE_OOP_STW:
 		if (before) {
-			err |= bpf_probe_read_user(&g->count, sizeof(g->count), (const void *)attribution_config.gc_count_addr);
+			err |= bpf_probe_read_user(&g->count, sizeof(g->count),
+						   (const void *)attribution_config.gc_count_addr);
 			VMSTRUCTS_BARRIER();
-			err |= bpf_probe_read_user(&g->active, sizeof(g->active), (const void *)attribution_config.gc_active_addr);
+			err |= bpf_probe_read_user(&g->active, sizeof(g->active),
+						   (const void *)attribution_config.gc_active_addr);
 		} else {
-			err |= bpf_probe_read_user(&g->active, sizeof(g->active), (const void *)attribution_config.gc_active_addr);
+			err |= bpf_probe_read_user(&g->active, sizeof(g->active),
+						   (const void *)attribution_config.gc_active_addr);
 			VMSTRUCTS_BARRIER();
-			err |= bpf_probe_read_user(&g->count, sizeof(g->count), (const void *)attribution_config.gc_count_addr);
+			err |= bpf_probe_read_user(&g->count, sizeof(g->count),
+						   (const void *)attribution_config.gc_count_addr);
 		}
 		break;
 	case VTSCOPE_OOP_XZGC:
-		err |= bpf_probe_read_user(&g->good, sizeof(g->good), (const void *)attribution_config.gc_good_mask_addr);
+		err |= bpf_probe_read_user(&g->good, sizeof(g->good),
+					   (const void *)attribution_config.gc_good_mask_addr);
 		VMSTRUCTS_BARRIER();
 		err |= bpf_probe_read_user(&g->seq, sizeof(g->seq), (const void *)attribution_config.gc_seq_addr);
 		break;
 	case VTSCOPE_OOP_ZGEN:
 		/* The count closes an ABA of the load good mask (below), in the same order as STW's. */
 		if (before) {
-			err |= bpf_probe_read_user(&g->count, sizeof(g->count), (const void *)attribution_config.gc_count_addr);
+			err |= bpf_probe_read_user(&g->count, sizeof(g->count),
+						   (const void *)attribution_config.gc_count_addr);
 			VMSTRUCTS_BARRIER();
-			err |= bpf_probe_read_user(&g->good, sizeof(g->good), (const void *)attribution_config.gc_good_mask_addr);
+			err |= bpf_probe_read_user(&g->good, sizeof(g->good),
+						   (const void *)attribution_config.gc_good_mask_addr);
 		} else {
-			err |= bpf_probe_read_user(&g->good, sizeof(g->good), (const void *)attribution_config.gc_good_mask_addr);
+			err |= bpf_probe_read_user(&g->good, sizeof(g->good),
+						   (const void *)attribution_config.gc_good_mask_addr);
 			VMSTRUCTS_BARRIER();
-			err |= bpf_probe_read_user(&g->count, sizeof(g->count), (const void *)attribution_config.gc_count_addr);
+			err |= bpf_probe_read_user(&g->count, sizeof(g->count),
+						   (const void *)attribution_config.gc_count_addr);
 		}
 		break;
 	}
@@ -224,7 +233,7 @@ static __always_inline __u8 vmstructs_read_oop_tid(__u64 java_thread, __u64 hand
 	__u64 object = vmstructs_decode_oop(raw, before.good);
 	if (object == 0)
 		return rule == VTSCOPE_OOP_XZGC || rule == VTSCOPE_OOP_ZGEN ? VTSCOPE_REASON_GC_POINTER_NOT_GOOD
-									     : VTSCOPE_REASON_BAD_ID;
+									    : VTSCOPE_REASON_BAD_ID;
 	VMSTRUCTS_BARRIER();
 	int fault = bpf_probe_read_user(&value, sizeof(value), (const void *)(object + attribution_config.off_tid));
 	VMSTRUCTS_BARRIER();
@@ -232,7 +241,8 @@ static __always_inline __u8 vmstructs_read_oop_tid(__u64 java_thread, __u64 hand
 		return VTSCOPE_REASON_READ_FAULT;
 	if (rule == VTSCOPE_OOP_STW && (after.active || after.count != before.count))
 		return VTSCOPE_REASON_GC_PAUSE;
-	if (after.good != before.good || after.seq != before.seq || (rule == VTSCOPE_OOP_ZGEN && after.count != before.count))
+	if (after.good != before.good || after.seq != before.seq ||
+	    (rule == VTSCOPE_OOP_ZGEN && after.count != before.count))
 		return VTSCOPE_REASON_GC_PHASE_CHANGED;
 	if (fault != 0)
 		return VTSCOPE_REASON_READ_FAULT;
@@ -253,7 +263,8 @@ int BPF_KPROBE(on_java_thread_run, void *java_thread)
 	__s64 id = 0;
 	if (attribution_config.oop_rule != VTSCOPE_OOP_NONE) {
 		/* JDK 21-23: the tid of its own object; when not proven, user space reads it later. */
-		if (vmstructs_read_oop_tid(info.java_thread, attribution_config.off_thread_obj, &id) == VTSCOPE_REASON_NONE)
+		if (vmstructs_read_oop_tid(info.java_thread, attribution_config.off_thread_obj, &id) ==
+		    VTSCOPE_REASON_NONE)
 			info.own_id = id;
 	} else if (vmstructs_read_java_id(&info, &id) == 0 && id > 0) {
 		info.own_id = id;
