@@ -382,6 +382,20 @@ TEST(ProcessMemory, BatchReadsMarkEachRequest) {
     EXPECT_FALSE(one[1].ok);
 }
 
+// A header every check accepts: 16,384 slots, written by writer_pid.
+vtscope_region_header valid_region_header(uint32_t writer_pid) {
+    vtscope_region_header h{};
+    h.magic = VTSCOPE_REGION_MAGIC;
+    h.version = VTSCOPE_REGION_VERSION;
+    h.header_size = VTSCOPE_REGION_HEADER_SIZE;
+    h.slot_size = VTSCOPE_SLOT_SIZE;
+    h.capacity = 16384;
+    h.max_probe = VTSCOPE_MAX_PROBE;
+    h.writer_pid = writer_pid;
+    h.record_offset = VTSCOPE_RECORD_OFFSET;
+    return h;
+}
+
 TEST(RecordRegion, FindsAndValidatesHeader) {
     std::string maps_text =
         "7f0000000000-7f0000201000 rw-s 00000000 00:01 1234 /memfd:vtscope-records (deleted)\n"
@@ -395,15 +409,7 @@ TEST(RecordRegion, FindsAndValidatesHeader) {
     EXPECT_EQ(vtscope::find_libjvm(maps)->start, 0x7f2000000000u);
 
     FakeMemory mem;
-    vtscope_region_header h{};
-    h.magic = VTSCOPE_REGION_MAGIC;
-    h.version = VTSCOPE_REGION_VERSION;
-    h.header_size = VTSCOPE_REGION_HEADER_SIZE;
-    h.slot_size = VTSCOPE_SLOT_SIZE;
-    h.capacity = 16384;
-    h.max_probe = VTSCOPE_MAX_PROBE;
-    h.writer_pid = 77;
-    h.record_offset = VTSCOPE_RECORD_OFFSET;
+    vtscope_region_header h = valid_region_header(77);
     h.records_claimed = 5;
     mem.put_value(0x7f0000000000, h);
     auto region = vtscope::validate_region(mem, *regions[0], 77);
@@ -444,15 +450,7 @@ TEST(RecordRegion, FindsTheJdk21WritersFile) {
 
     // The header checks are those of the memfd region.
     FakeMemory mem;
-    vtscope_region_header h{};
-    h.magic = VTSCOPE_REGION_MAGIC;
-    h.version = VTSCOPE_REGION_VERSION;
-    h.header_size = VTSCOPE_REGION_HEADER_SIZE;
-    h.slot_size = VTSCOPE_SLOT_SIZE;
-    h.capacity = 16384;
-    h.max_probe = VTSCOPE_MAX_PROBE;
-    h.writer_pid = 77;
-    h.record_offset = VTSCOPE_RECORD_OFFSET;
+    vtscope_region_header h = valid_region_header(77);
     mem.put_value(0x7f0000000000, h);
     EXPECT_TRUE(vtscope::validate_region(mem, *regions[0], 77).ok());
     EXPECT_FALSE(vtscope::validate_region(mem, *regions[0], 78).ok()) << "another process's region";
