@@ -12,6 +12,8 @@ public final class RecordLayout {
     public static final long MAGIC = 0x3143455243535456L;
     public static final int VERSION = 1;
     public static final String REGION_NAME = "vtscope-records";
+    /** The JDK 21 writer's file: this, then {@code <pid>-<random>}; the consumer follows its openat. */
+    public static final String REGION_FILE_PREFIX = "/dev/shm/vtscope-records-";
     public static final int HEADER_SIZE = 4096;
     public static final int SLOT_SIZE = 128;
     public static final int RECORD_OFFSET = 64;

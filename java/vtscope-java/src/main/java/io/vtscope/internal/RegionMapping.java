@@ -90,6 +90,9 @@ final class RegionMapping {
         new SecureRandom().nextBytes(random);
         String file = name + "-" + ProcessHandle.current().pid() + "-" + HexFormat.of().formatHex(random);
         List<String> failures = new ArrayList<>();
+        // Under /dev/shm the consumer follows the region's openat (RecordLayout.REGION_FILE_PREFIX is
+        // /dev/shm/ + REGION_NAME + "-"), so a region made after it attached is known before its first
+        // use; under java.io.tmpdir it is found at the consumer's next look at the maps.
         for (Path dir : List.of(Path.of("/dev/shm"), Path.of(System.getProperty("java.io.tmpdir")))) {
             try {
                 return mapNewFile(dir.resolve(file), size);
