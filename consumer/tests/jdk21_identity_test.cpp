@@ -4,8 +4,7 @@
 // forced while the markers are written (io.vtscope.workloads.GcIdentity). Every marker must be
 // attributed to the virtual thread that wrote it, or be context_unknown with a GC reason: never
 // another thread. The JDK 21 runtime is the CMake cache variable VTSCOPE_TEST_JAVA21_HOME; without it
-// every test says SKIPPED. VTSCOPE_TEST_JAVA21_CLASS_PATH, when set, replaces the jars' class path
-// (a jar of GcIdentity compiled with --release 21, while the project's jars do not load on 21).
+// every test says SKIPPED.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,9 +25,11 @@ constexpr int64_t kBase = 100000, kMaxId = 100000;  // GcIdentity: a marker is B
 
 std::string java21_home() { return VTSCOPE_TEST_JAVA21_HOME; }
 
-std::string java21_class_path() {
-    const char* override_path = std::getenv("VTSCOPE_TEST_JAVA21_CLASS_PATH");
-    return override_path && *override_path ? override_path : class_path();
+// GcIdentity with the JVM and workload options, run by the JDK 21 runtime from the project's jars.
+Workload gc_identity_on_21(const std::vector<std::string>& jvm, const std::vector<std::string>& args) {
+    Workload w("io.vtscope.workloads.GcIdentity", jvm, args);
+    w.launcher = {java21_home() + "/bin/java"};
+    return w;
 }
 
 struct Collector {
@@ -84,10 +85,8 @@ TEST_P(Jdk21Identity, EveryMarkerItsOwnThreadOrUnknownWithAGcReason) {
     constexpr int kThreads = 32, kMarkers = 150;
     std::vector<std::string> jvm = {"-Xmx64m", "-Djdk.virtualThreadScheduler.parallelism=2"};
     jvm.insert(jvm.end(), GetParam().options.begin(), GetParam().options.end());
-    Workload w("io.vtscope.workloads.GcIdentity", jvm,
-               {"--threads", std::to_string(kThreads), "--markers", std::to_string(kMarkers), "--park-us", "2000"});
-    w.launcher = {java21_home() + "/bin/java"};
-    w.class_path = java21_class_path();
+    Workload w = gc_identity_on_21(
+        jvm, {"--threads", std::to_string(kThreads), "--markers", std::to_string(kMarkers), "--park-us", "2000"});
     E2e e2e;
     ASSERT_TRUE(e2e.start(w));
     ASSERT_TRUE(e2e.attach("trace", {"--syscalls", "write"}));
@@ -125,9 +124,7 @@ INSTANTIATE_TEST_SUITE_P(Collectors, Jdk21Identity,
 TEST(Jdk21Identity, ShenandoahIsRefusedInOneLine) {
     if (java21_home().empty())
         GTEST_SKIP() << "SKIPPED: VTSCOPE_TEST_JAVA21_HOME is not set (configure with a JDK 21 runtime)";
-    Workload w("io.vtscope.workloads.GcIdentity", {"-XX:+UseShenandoahGC"}, {"--threads", "1", "--markers", "1"});
-    w.launcher = {java21_home() + "/bin/java"};
-    w.class_path = java21_class_path();
+    Workload w = gc_identity_on_21({"-XX:+UseShenandoahGC"}, {"--threads", "1", "--markers", "1"});
     E2e e2e;
     ASSERT_TRUE(e2e.start(w));
     EXPECT_FALSE(e2e.attach("trace", {"--syscalls", "write"}));
@@ -142,9 +139,7 @@ TEST(Jdk21Identity, ShenandoahIsRefusedInOneLine) {
 TEST(Jdk21Identity, LibraryChannelsAreRefusedInOneLine) {
     if (java21_home().empty())
         GTEST_SKIP() << "SKIPPED: VTSCOPE_TEST_JAVA21_HOME is not set (configure with a JDK 21 runtime)";
-    Workload w("io.vtscope.workloads.GcIdentity", {}, {"--threads", "1", "--markers", "1"});
-    w.launcher = {java21_home() + "/bin/java"};
-    w.class_path = java21_class_path();
+    Workload w = gc_identity_on_21({}, {"--threads", "1", "--markers", "1"});
     E2e e2e;
     ASSERT_TRUE(e2e.start(w));
     for (const char* channel : {"otep-tls", "lifecycle", "two-probe"}) {
