@@ -8,6 +8,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -349,9 +350,12 @@ void check_run(const BlockRun& run, int repetitions, const std::string& label) {
                 label.c_str(), run.intervals.size(), preempted, number(run.summary, "/block/count"));
     // The program saw every switch of the target.
     EXPECT_EQ(at(run.summary, "/block/program_misses"), 0) << run.vtscope_stderr;
-    // The summary's totals cover every interval, reported or counted in the kernel.
-    EXPECT_GE(number(run.summary, "/block/count"), static_cast<double>(run.intervals.size()));
-    EXPECT_EQ(number(run.summary, "/block/reported"), static_cast<double>(run.intervals.size()));
+    // The summary's totals cover every interval, reported or counted in the kernel: blocking
+    // ones in count, run-queue waits in cpu_wait.
+    EXPECT_GE(number(run.summary, "/block/count") + number(run.summary, "/block/cpu_wait/count"),
+              static_cast<double>(run.intervals.size()));
+    EXPECT_EQ(number(run.summary, "/block/reported"), static_cast<double>(run.intervals.size()) - preempted);
+    EXPECT_EQ(number(run.summary, "/block/cpu_wait/reported"), preempted);
 }
 
 }  // namespace
@@ -467,6 +471,53 @@ TEST(Block, StressFourHundredBlockingDowncallsOnTwoCarriers) {
     EXPECT_EQ(at(carriers, "/seen"), 2);
     EXPECT_EQ(at(run.summary, "/block/program_misses"), 0) << run.vtscope_stderr;
     EXPECT_GT(number(carriers, "/all_blocked_ns"), 0.8 * kThreads * 30e6 / 2);
+}
+
+// Waiting for a CPU is not blocking: with two threads spinning beside the two carriers, the
+// carriers are preempted often. Every interval is reported (--threshold 0), so the summary's
+// blocked time must be exactly the sum of the blocking lines, the run-queue waits must be apart
+// (cpu_wait), and the rankings must order by blocked time alone.
+TEST(Block, PreemptionByABusyNeighbourIsNotBlocking) {
+    REQUIRE_BPF();
+    std::atomic<bool> spin{true};
+    std::vector<std::thread> neighbours;
+    for (int i = 0; i < 2; i++)
+        neighbours.emplace_back([&spin] {
+            while (spin.load(std::memory_order_relaxed)) {
+            }
+        });
+    BlockRun run = run_block({}, 1, {"--threshold", "0", "--top", "100000"}, {"--stress", "200", "--sleep-ms", "20"});
+    spin = false;
+    for (std::thread& t : neighbours) t.join();
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    EXPECT_EQ(at(run.summary, "/lost"), 0) << run.vtscope_stderr;
+    double blocked_ns = 0, blocking = 0, wait_ns = 0, waits = 0;
+    std::map<std::string, double> blocked_by_trace;
+    for (const json& iv : run.intervals) {
+        bool preempted = str(iv, "block_reason") == "preempted";
+        (preempted ? wait_ns : blocked_ns) += num(iv, "duration_ns");
+        (preempted ? waits : blocking) += 1;
+        if (!preempted && str(iv, "status") == "ok") blocked_by_trace[str(iv, "trace_id")] += num(iv, "duration_ns");
+    }
+    const json& block = at(run.summary, "/block");
+    std::printf(
+        "[ block    ] neighbour: %.0f blocking intervals (%.1f ms), %.0f run-queue waits (%.1f ms); summary %.1f "
+        "ms blocked, %.1f ms waiting for a CPU\n",
+        blocking, blocked_ns / 1e6, waits, wait_ns / 1e6, number(block, "/blocked_ns") / 1e6,
+        number(block, "/cpu_wait/wait_ns") / 1e6);
+    ASSERT_GT(waits, 0) << "no run-queue wait with a busy neighbour: the test shows nothing";
+    EXPECT_EQ(number(block, "/count"), blocking);
+    EXPECT_EQ(number(block, "/blocked_ns"), blocked_ns);
+    EXPECT_EQ(number(block, "/cpu_wait/count"), waits);
+    EXPECT_EQ(number(block, "/cpu_wait/wait_ns"), wait_ns);
+    for (const json& r : at(block, "/top_reasons")) EXPECT_NE(str(r, "reason"), "preempted");
+    for (const json& t : at(block, "/traces")) {
+        EXPECT_EQ(num(t, "blocked_ns"), blocked_by_trace[str(t, "trace_id")]) << str(t, "trace_id");
+        EXPECT_GT(num(t, "count"), 0);
+    }
+    EXPECT_NE(run.vtscope_stderr.find("waiting for a CPU (preempted, not blocking)"), std::string::npos)
+        << run.vtscope_stderr;
 }
 
 // The same 400 calls under a threshold above them: none is reported, and every one reaches the

@@ -200,12 +200,22 @@ TEST(BlockSummary, TotalsPerTraceAndVirtualThread) {
     agg.by_vthread[5].add(preempted, 3, 1000000, false);
     agg.by_vthread[5].add(futex, 0, 0, false);  // an existing reason: summed, not listed twice
     std::string text = vtscope::render_block_text(agg, 10);
-    EXPECT_NE(text.find("vtscope: block: 2 intervals with a virtual thread mounted (2 reported), 120.0 ms blocked"),
+    agg.all.add(preempted, 3, 1000000, false);
+    agg.by_vthread[6].add(preempted, 1, 9000000, true);  // waited for a CPU only: not ranked
+    EXPECT_NE(
+        text.find("vtscope: block: 2 blocking intervals with a virtual thread mounted (2 reported), 120.0 ms blocked"),
+        std::string::npos)
+        << text;
+    EXPECT_NE(text.find("vtscope: block: vthread 5: 1 intervals, 60.0 ms (syscall:futex 60.0 ms; 1.0 ms waiting "
+                        "for a CPU)"),
               std::string::npos)
         << text;
-    EXPECT_NE(text.find("vtscope: block: vthread 5: 4 intervals, 61.0 ms (syscall:futex 60.0 ms, preempted 1.0 ms)"),
+    text = vtscope::render_block_text(agg, 10);
+    EXPECT_NE(text.find("vtscope: block: waiting for a CPU (preempted, not blocking): 3 intervals (0 reported), "
+                        "1.0 ms"),
               std::string::npos)
         << text;
+    EXPECT_EQ(text.find("vthread 6:"), std::string::npos) << text;
     std::string json = vtscope::render_block_json(agg, 10);
     EXPECT_NE(json.find("\"traces\":[{\"trace_id\":\"ab0000000000000000000000000000cd\",\"count\":2,\"reported\":2,"
                         "\"blocked_ns\":120000000"),

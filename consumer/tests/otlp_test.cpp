@@ -577,18 +577,26 @@ TEST_F(OtlpExport, BlockRecordsMatchLinesAndHistogramHasExemplars) {
     EXPECT_EQ(number(logs, "/dropped"), 0);
     EXPECT_EQ(number(logs, "/records"), static_cast<double>(run.lines.size()));
     EXPECT_EQ(exported, local);
-    // The last histogram export counts every reported interval.
+    // The last histogram export counts every reported interval: the blocking ones in
+    // vtscope.block.duration, the run-queue waits (preempted) in vtscope.block.cpu_wait.
     CollectorMetrics m = collector_metrics(out);
     ASSERT_NE(m.last, nullptr) << "no metric export";
-    double counted = 0;
-    for (const Json* p : points_of(*m.last, "vtscope.block.duration", "histogram")) {
-        counted += std::stod(vtscope::json_string(vtscope::json_at((*p), "count")));
-        double in_buckets = 0;
-        for (const Json& b : vtscope::json_array(vtscope::json_at((*p), "bucketCounts")))
-            in_buckets += std::stod(vtscope::json_string(b));
-        EXPECT_EQ(in_buckets, std::stod(vtscope::json_string(vtscope::json_at((*p), "count"))));
-    }
-    EXPECT_EQ(counted, static_cast<double>(run.lines.size()));
+    auto counted = [&](const char* metric) {
+        double n = 0;
+        for (const Json* p : points_of(*m.last, metric, "histogram")) {
+            n += std::stod(vtscope::json_string(vtscope::json_at((*p), "count")));
+            double in_buckets = 0;
+            for (const Json& b : vtscope::json_array(vtscope::json_at((*p), "bucketCounts")))
+                in_buckets += std::stod(vtscope::json_string(b));
+            EXPECT_EQ(in_buckets, std::stod(vtscope::json_string(vtscope::json_at((*p), "count"))));
+        }
+        return n;
+    };
+    double preempted = 0;
+    for (const std::string& line : run.lines)
+        preempted += vtscope::json_string(vtscope::json_at(parse(line), "block_reason")) == "preempted";
+    EXPECT_EQ(counted("vtscope.block.duration"), static_cast<double>(run.lines.size()) - preempted);
+    EXPECT_EQ(counted("vtscope.block.cpu_wait"), preempted);
     expect_exemplars_not_labels(m, run_traces);
     EXPECT_EQ(number(run.summary, "/otlp_signals/metrics/dropped"), 0);
 }

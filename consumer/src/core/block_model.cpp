@@ -27,6 +27,12 @@ std::string BlockReason::name() const {
 }
 
 void BlockTotals::add(BlockReason reason, uint64_t n, uint64_t ns, bool long_intervals) {
+    if (reason.reason == VTSCOPE_BLOCK_PREEMPTED) {
+        cpu_wait.count += n;
+        cpu_wait.ns += ns;
+        if (long_intervals) cpu_wait.reported += n;
+        return;
+    }
     count += n;
     total_ns += ns;
     if (long_intervals) reported += n;

@@ -32,12 +32,18 @@ struct BlockReason {
     std::string name() const;
 };
 
-// Blocked time of one trace or virtual thread, over reported and counted intervals.
+// Off-CPU time of one trace or virtual thread, over reported and counted intervals, blocking
+// apart from waiting for a CPU: a preempted interval (still runnable at switch-out) is run-queue
+// wait, which a busy neighbour causes and the thread's own code does not, so it is kept out of
+// the blocked time, the reasons and the rankings, and counted on its own.
 struct BlockTotals {
-    uint64_t count = 0;
-    uint64_t total_ns = 0;
+    uint64_t count = 0;     // blocking intervals (every reason but preempted)
+    uint64_t total_ns = 0;  // their time: the blocked time
     uint64_t reported = 0;  // of count: at least the threshold long (JSON lines)
-    // Time per reason; a handful per entry, so a flat list searched in order.
+    struct CpuWait {
+        uint64_t count = 0, ns = 0, reported = 0;
+    } cpu_wait;  // preempted intervals
+    // Blocked time per reason; a handful per entry, so a flat list searched in order.
     std::vector<std::pair<BlockReason, uint64_t>> reasons_ns;
     void add(BlockReason reason, uint64_t n, uint64_t ns, bool long_intervals);
 };
@@ -66,6 +72,7 @@ struct BlockAggregate {
     uint64_t open_at_end = 0;  // intervals closed by the session's end
     bool jfr = false;          // --jfr: the counts below are set
     uint64_t jfr_events = 0, jfr_joined = 0, jfr_only = 0, reported_not_in_jfr = 0;
+    uint64_t jfr_below_threshold = 0;  // events JFR wrote though shorter than the threshold: left out
     // The process: carriers = the threads seen blocked with a virtual thread mounted (reported
     // intervals); their blocked time (every interval, reported or counted, but run-queue waits)
     // against their time in the session; and the time during which all of them were blocked at

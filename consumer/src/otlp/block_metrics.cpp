@@ -29,13 +29,13 @@ void BlockHistogram::add(const vtscope_block_event& e, uint64_t unix_ns) {
     exemplars[bucket] = x;
 }
 
-OtlpMetric block_duration_metric(BlockHistograms& histograms) {
-    OtlpMetric metric{"vtscope.block.duration", "s",
-                      "off-CPU intervals with a virtual thread mounted, at least the --threshold long, by "
-                      "block reason and syscall",
-                      OtlpMetric::Kind::kHistogram};
+namespace {
+
+// The histograms of the reasons that cpu_wait selects (preempted) or not, as one metric.
+OtlpMetric duration_metric(BlockHistograms& histograms, OtlpMetric metric, bool cpu_wait) {
     metric.bounds.assign(kBlockBounds.begin(), kBlockBounds.end());
     for (auto& [key, h] : histograms) {
+        if ((key.first == VTSCOPE_BLOCK_PREEMPTED) != cpu_wait) continue;
         OtlpDataPoint p;
         p.attributes.push_back(OtlpAttribute::string("vtscope.block.reason", block_reason_name(key.first)));
         if (const char* name = key.first == VTSCOPE_BLOCK_SYSCALL ? syscall_name(key.second) : nullptr)
@@ -50,6 +50,25 @@ OtlpMetric block_duration_metric(BlockHistograms& histograms) {
         metric.points.push_back(std::move(p));
     }
     return metric;
+}
+
+}  // namespace
+
+std::vector<OtlpMetric> block_duration_metrics(BlockHistograms& histograms) {
+    std::vector<OtlpMetric> metrics;
+    metrics.push_back(duration_metric(histograms,
+                                      {"vtscope.block.duration", "s",
+                                       "off-CPU intervals with a virtual thread mounted, blocked (not waiting for a "
+                                       "CPU), at least the --threshold long, by block reason and syscall",
+                                       OtlpMetric::Kind::kHistogram},
+                                      false));
+    metrics.push_back(duration_metric(histograms,
+                                      {"vtscope.block.cpu_wait", "s",
+                                       "intervals a carrier with a virtual thread mounted waited for a CPU "
+                                       "(preempted: runnable, not blocking), at least the --threshold long",
+                                       OtlpMetric::Kind::kHistogram},
+                                      true));
+    return metrics;
 }
 
 }  // namespace vtscope

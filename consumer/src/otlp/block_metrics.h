@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// block --otlp's metric: vtscope.block.duration, a histogram of the reported intervals' blocked
-// time per block reason and syscall, with an exemplar per bucket.
+// block --otlp's metrics: vtscope.block.duration, a histogram of the reported intervals' blocked
+// time per block reason and syscall, with an exemplar per bucket, and vtscope.block.cpu_wait, the
+// same of the preempted intervals (waiting for a CPU, not blocking), kept apart so that a busy
+// neighbour's run-queue waits never read as blocking.
 #pragma once
 
 #include <array>
@@ -36,8 +38,8 @@ struct BlockHistogram {
 // By block reason and syscall (-1 unless the reason is a syscall).
 using BlockHistograms = std::map<std::pair<unsigned, int>, BlockHistogram>;
 
-// The histograms so far as one metric, with their exemplars since the last export, which it
-// takes (they are empty afterwards).
-OtlpMetric block_duration_metric(BlockHistograms& histograms);
+// The histograms so far as two metrics (blocked, waiting for a CPU), with their exemplars since
+// the last export, which it takes (they are empty afterwards).
+std::vector<OtlpMetric> block_duration_metrics(BlockHistograms& histograms);
 
 }  // namespace vtscope

@@ -32,7 +32,8 @@ std::string key_text(int64_t k) { return std::to_string(k); }
 template <typename Table>
 std::vector<std::pair<typename Table::key_type, const BlockTotals*>> top_entries(const Table& table, int top) {
     std::vector<std::pair<typename Table::key_type, const BlockTotals*>> v;
-    for (const auto& [k, t] : table) v.emplace_back(k, &t);
+    for (const auto& [k, t] : table)
+        if (t.count) v.emplace_back(k, &t);  // an entry that only waited for a CPU never blocked
     auto heavier = [](const auto& a, const auto& b) {
         return a.second->total_ns != b.second->total_ns ? a.second->total_ns > b.second->total_ns : a.first < b.first;
     };
@@ -58,15 +59,21 @@ std::string format_share(uint64_t part, uint64_t whole) {
 std::string reasons_text(const BlockTotals& t) {
     std::string s;
     for (const auto& [reason, ns] : top_reasons(t, 3)) s += (s.empty() ? "" : ", ") + reason + " " + ms(ns);
+    if (t.cpu_wait.ns) s += "; " + ms(t.cpu_wait.ns) + " waiting for a CPU";
     return s;
 }
 
 // The lines before the lists: the totals, what the session missed, the carriers and JFR.
 std::string totals_text(const BlockAggregate& a) {
-    std::string text = "vtscope: block: " + std::to_string(a.all.count) + " intervals with a virtual thread mounted (" +
-                       std::to_string(a.all.reported) + " reported), " + ms(a.all.total_ns) + " blocked";
+    std::string text = "vtscope: block: " + std::to_string(a.all.count) +
+                       " blocking intervals with a virtual thread mounted (" + std::to_string(a.all.reported) +
+                       " reported), " + ms(a.all.total_ns) + " blocked";
     if (a.open_at_end) text += ", " + std::to_string(a.open_at_end) + " still open at the end";
     text += "\n";
+    if (a.all.cpu_wait.count)
+        text += "vtscope: block: waiting for a CPU (preempted, not blocking): " + std::to_string(a.all.cpu_wait.count) +
+                " intervals (" + std::to_string(a.all.cpu_wait.reported) + " reported), " + ms(a.all.cpu_wait.ns) +
+                "\n";
     if (a.missed_switch_ins)
         text += diagnostics::line(diagnostics::Kind::kNote,
                                   "block: " + std::to_string(a.missed_switch_ins) +
@@ -82,10 +89,14 @@ std::string totals_text(const BlockAggregate& a) {
                 format_share(a.carrier_blocked_ns, a.carriers * a.session_ns) + " of their time blocked (" +
                 ms(a.carrier_blocked_ns) + " of " + ms(a.carriers * a.session_ns) + "); all " +
                 std::to_string(a.carriers) + " blocked at once for " + ms(a.all_carriers_blocked_ns) + "\n";
-    if (a.jfr)
+    if (a.jfr) {
         text += "vtscope: block: JFR jdk.VirtualThreadPinned: " + std::to_string(a.jfr_events) + " events, " +
                 std::to_string(a.jfr_joined) + " joined to an interval, " + std::to_string(a.jfr_only) +
-                " seen by JFR only; " + std::to_string(a.reported_not_in_jfr) + " reported intervals JFR did not see\n";
+                " seen by JFR only; " + std::to_string(a.reported_not_in_jfr) + " reported intervals JFR did not see";
+        if (a.jfr_below_threshold)
+            text += "; " + std::to_string(a.jfr_below_threshold) + " events shorter than the threshold left out";
+        text += "\n";
+    }
     return text;
 }
 
@@ -98,6 +109,7 @@ void add_totals(nlohmann::ordered_json& object, const BlockTotals& t) {
     for (const auto& [reason, ns] : top_reasons(t, 3))
         reasons.push_back(nlohmann::ordered_json{{"reason", reason}, {"blocked_ns", ns}});
     object["top_reasons"] = std::move(reasons);
+    object["cpu_wait"] = {{"count", t.cpu_wait.count}, {"reported", t.cpu_wait.reported}, {"wait_ns", t.cpu_wait.ns}};
 }
 
 // One entry of the traces or vthreads list: its key first, then its totals.
@@ -151,6 +163,7 @@ std::string render_block_json(const BlockAggregate& a, int top) {
         js["jfr"] = {{"events", a.jfr_events},
                      {"joined", a.jfr_joined},
                      {"jfr_only", a.jfr_only},
+                     {"below_threshold", a.jfr_below_threshold},
                      {"reported_not_in_jfr", a.reported_not_in_jfr}};
     js["traces"] = nlohmann::ordered_json::array();
     for (const auto& [trace, t] : top_entries(a.by_trace, top))

@@ -146,7 +146,7 @@ public:
 
 private:
     // block --otlp: the histograms so far, and their exemplars since the last export.
-    void publish_histograms() { otlp_->metrics()->publish({block_duration_metric(histograms_)}); }
+    void publish_histograms() { otlp_->metrics()->publish(block_duration_metrics(histograms_)); }
 
     // Every interval, reported or counted, goes into the summary's totals here.
     void add(const vtscope_attribution& a, unsigned block_reason, int syscall_nr, uint64_t n, uint64_t ns,
@@ -335,6 +335,14 @@ private:
         } else {
             jfr_events_ = std::move(*events);
         }
+        // The recording asks JFR for the same threshold, yet JDK 25 wrote events far below it
+        // (42.8 us under a 5 ms threshold): only the ones that pass it are joined or printed,
+        // the rest counted, so a jfr_only line means a pin at least the threshold long that no
+        // interval matched.
+        auto short_event = [&](const JfrPinnedEvent& j) { return j.duration_ns < threshold_ns_; };
+        auto kept_end = std::remove_if(jfr_events_.begin(), jfr_events_.end(), short_event);
+        aggregate_.jfr_below_threshold = static_cast<uint64_t>(jfr_events_.end() - kept_end);
+        jfr_events_.erase(kept_end, jfr_events_.end());
         std::sort(pending_.begin(), pending_.end(),
                   [](const Pending& a, const Pending& b) { return a.event.ts_ns < b.event.ts_ns; });
         constexpr uint64_t kSlackNs = 2000000;  // JFR's clock and the kernel's, and the span it times
