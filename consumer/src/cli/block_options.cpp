@@ -26,8 +26,9 @@ Status apply_threshold(Options& o, const std::string&, const std::string& value)
 
 std::vector<OptionSpec> block_option_specs() {
     std::vector<OptionSpec> options = {
-        option("pid", 'p', "PID", ValueKind::kPid, apply_pid(at(&Options::block, &BlockOptions::pid)),
-               "the JVM to observe"),
+        option("pid", 'p', "PID|NAME", ValueKind::kPid,
+               apply_pid(at(&Options::block, &BlockOptions::pid), at(&Options::block, &BlockOptions::pid_name)),
+               kPidHelp),
         option("threshold", 't', "MS", ValueKind::kNumber, apply_threshold,
                "report intervals at least MS milliseconds long (as JFR's jdk.VirtualThreadPinned); 0 reports every "
                "interval",
@@ -81,7 +82,7 @@ CommandSpec block_command_spec() {
         "than the threshold are counted in the kernel and appear in the summary only.";
     spec.options = block_option_specs();
     spec.finish = [](Options& o) -> Status {
-        if (o.block.pid == 0) return make_error("block needs --pid PID");
+        if (o.block.pid == 0 && o.block.pid_name.empty()) return make_error("block needs --pid PID");
         if (o.block.jfr_jdk.empty()) o.block.jfr_jdk = VTSCOPE_DEFAULT_JFR_JDK;
         return ok_status();
     };

@@ -14,6 +14,7 @@ namespace vtscope {
 
 struct BlockOptions {
     pid_t pid = 0;
+    std::string pid_name;  // --pid NAME: the JVM a name selects, resolved before the command runs
     IdentityChannel identity = IdentityChannel::kVmStructs;
     double threshold_ms = 20;  // intervals at least this long are JSON lines; shorter are counted
     bool all_threads = false;  // also threads with no virtual thread mounted (vthread null)

@@ -11,5 +11,9 @@ int run_trace(const TraceOptions& options);
 int run_stat(const TraceOptions& options);
 int run_profile(const ProfileOptions& options);  // profile_command.cpp
 int run_block(const BlockOptions& options);      // block_command.cpp
+int run_list(const ListOptions& options);        // list_command.cpp
+// --pid NAME: the one JVM of the host the name selects, as the command's pid; an error names the
+// candidates when none or several match (list_command.cpp).
+Status select_target_by_name(Options& options);
 
 }  // namespace vtscope

@@ -21,6 +21,10 @@ int main(int argc, char** argv) {
         vtscope::diagnostics::error(options.error().message);
         return 2;
     }
+    if (auto selected = vtscope::select_target_by_name(*options); !selected) {
+        vtscope::diagnostics::error(selected.error().message);
+        return 1;
+    }
     switch (options->command) {
         case vtscope::Command::kHelp: std::fputs(vtscope::usage(options->help_topic).c_str(), stdout); return 0;
         case vtscope::Command::kVersion: std::printf("vtscope %s\n", VTSCOPE_VERSION); return 0;
@@ -34,6 +38,7 @@ int main(int argc, char** argv) {
         case vtscope::Command::kReport: return vtscope::run_report(options->report);
         case vtscope::Command::kProfile: return vtscope::run_profile(options->profile);
         case vtscope::Command::kBlock: return vtscope::run_block(options->block);
+        case vtscope::Command::kList: return vtscope::run_list(options->list);
     }
     return 2;
 }

@@ -8,8 +8,8 @@
 namespace vtscope {
 
 const std::vector<CommandSpec>& command_specs() {
-    static const std::vector<CommandSpec> specs = {trace_command_spec(), stat_command_spec(), profile_command_spec(),
-                                                   block_command_spec(), report_command_spec()};
+    static const std::vector<CommandSpec> specs = {trace_command_spec(), stat_command_spec(),   profile_command_spec(),
+                                                   block_command_spec(), report_command_spec(), list_command_spec()};
     return specs;
 }
 
@@ -128,8 +128,14 @@ ApplyFn apply_flag(Field<bool> field, bool value) {
     };
 }
 
-ApplyFn apply_pid(Field<pid_t> field) {
-    return [field](Options& o, const std::string&, const std::string& value) -> Status {
+ApplyFn apply_pid(Field<pid_t> field, Field<std::string> name_field) {
+    return [field, name_field](Options& o, const std::string&, const std::string& value) -> Status {
+        // A value that is not a number names the JVM: resolved against the host's JVMs when the
+        // command runs (select_target_by_name), not here, so parsing reads nothing of the host.
+        if (!value.empty() && value.find_first_not_of("0123456789+-") != std::string::npos) {
+            name_field(o) = value;
+            return ok_status();
+        }
         auto pid = parse_int(value, "pid", 1, 0x7fffffff);
         if (!pid) return pid.error();
         field(o) = static_cast<pid_t>(*pid);

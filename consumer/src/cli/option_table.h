@@ -87,7 +87,11 @@ Field<T> at(Sub Options::*sub, T Sub::*member) {
 }
 
 ApplyFn apply_flag(Field<bool> field, bool value = true);
-ApplyFn apply_pid(Field<pid_t> field);
+// --pid: a number sets field; any other text sets name_field (a JVM selected by name).
+ApplyFn apply_pid(Field<pid_t> field, Field<std::string> name_field);
+inline constexpr const char* kPidHelp =
+    "the JVM to observe: its pid, or a name that selects one JVM (its main class, jar or service.name, or a part "
+    "of one; see vtscope list)";
 ApplyFn apply_duration(Field<std::optional<double>> field);
 ApplyFn apply_path(Field<std::string> field);  // any non-empty text; "-" is standard output where that applies
 ApplyFn apply_int(Field<int> field, long min, long max);
@@ -115,5 +119,6 @@ CommandSpec stat_command_spec();
 CommandSpec report_command_spec();
 CommandSpec profile_command_spec();
 CommandSpec block_command_spec();
+CommandSpec list_command_spec();
 
 }  // namespace vtscope

@@ -140,7 +140,8 @@ std::string default_syscall_text() {
 }
 
 Status finish_syscalls(Options& o) {
-    if (o.trace.pid == 0) return make_error(std::string(o.trace.aggregate ? "stat" : "trace") + " needs --pid PID");
+    if (o.trace.pid == 0 && o.trace.pid_name.empty())
+        return make_error(std::string(o.trace.aggregate ? "stat" : "trace") + " needs --pid PID");
     if (o.trace.syscalls.empty()) o.trace.syscalls = default_syscalls();
     return ok_status();
 }
@@ -148,8 +149,9 @@ Status finish_syscalls(Options& o) {
 // trace and stat share their options (stat adds --top); the pid, the syscalls and the output first.
 std::vector<OptionSpec> syscall_option_specs(bool aggregate, const std::string& signals) {
     std::vector<OptionSpec> options = {
-        option("pid", 'p', "PID", ValueKind::kPid, apply_pid(at(&Options::trace, &TraceOptions::pid)),
-               "the JVM to observe"),
+        option("pid", 'p', "PID|NAME", ValueKind::kPid,
+               apply_pid(at(&Options::trace, &TraceOptions::pid), at(&Options::trace, &TraceOptions::pid_name)),
+               kPidHelp),
         option(
             "syscalls", 's', "LIST", ValueKind::kText,
             [](Options& o, const std::string&, const std::string& value) -> Status {
@@ -235,6 +237,26 @@ CommandSpec report_command_spec() {
         return ok_status();
     };
     spec.examples = {{"vtscope report events.jsonl --top 3", "the three traces with the most syscalls"}};
+    return spec;
+}
+
+CommandSpec list_command_spec() {
+    CommandSpec spec;
+    spec.name = "list";
+    spec.command = Command::kList;
+    spec.synopsis = "[--json]";
+    spec.summary = "list the JVMs on this host that vtscope can observe";
+    spec.description =
+        "Lists every process that maps HotSpot's libjvm.so: its pid, uptime, JDK version (from the release file "
+        "of its JDK, read inside its own root), whether a context writer is there (vtscope: a record region is "
+        "mapped; libvtscope: the library is loaded, no region yet; agent: an OpenTelemetry Java agent, no region "
+        "yet; none), its service.name (-Dotel.service.name, OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES) and "
+        "its main class or jar. The same names select a JVM wherever --pid is taken.";
+    spec.options = {option("json", 'j', "", ValueKind::kFlag, apply_flag(at(&Options::list, &ListOptions::json)),
+                           "one JSON object per JVM (JSON lines) instead of the table")};
+    spec.sections = {{"EXIT STATUS", "0, also when no JVM is found; 1 when /proc cannot be read."}};
+    spec.examples = {{"vtscope list", "the JVMs of this host"},
+                     {"vtscope trace --pid demo.jar -d 10", "trace the one JVM started with -jar demo.jar"}};
     return spec;
 }
 

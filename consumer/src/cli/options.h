@@ -18,10 +18,11 @@ namespace vtscope {
 
 // kMan, kMarkdown and kCompletion are hidden (--man, --markdown, --completion): the build
 // generates the man pages, docs/commands and the bash completion with them.
-enum class Command { kHelp, kVersion, kMan, kMarkdown, kCompletion, kTrace, kStat, kReport, kProfile, kBlock };
+enum class Command { kHelp, kVersion, kMan, kMarkdown, kCompletion, kTrace, kStat, kReport, kProfile, kBlock, kList };
 
 struct TraceOptions {
     pid_t pid = 0;
+    std::string pid_name;  // --pid NAME: the JVM a name selects, resolved before the command runs
     IdentityChannel identity = IdentityChannel::kVmStructs;
     std::vector<std::string> syscalls;
     std::optional<double> duration_seconds;
@@ -42,6 +43,7 @@ struct ReportOptions {
 
 struct ProfileOptions {
     pid_t pid = 0;
+    std::string pid_name;
     IdentityChannel identity = IdentityChannel::kVmStructs;
     int hz = 99;  // samples per second of a CPU (of a target thread's CPU time with per_thread)
     std::optional<double> duration_seconds;
@@ -58,6 +60,10 @@ struct ProfileOptions {
     bool otlp_profiles = false;  // also the samples as an OTLP profile (implies stacks)
 };
 
+struct ListOptions {
+    bool json = false;  // one JSON object per JVM instead of the table
+};
+
 struct Options {
     Command command = Command::kHelp;
     std::string help_topic;  // kHelp, kMan, kMarkdown: the command asked about, empty for vtscope itself
@@ -65,6 +71,7 @@ struct Options {
     ReportOptions report;
     ProfileOptions profile;
     BlockOptions block;
+    ListOptions list;
 };
 
 const std::vector<std::string>& default_syscalls();

@@ -9,8 +9,9 @@ Field<std::string> profile_text(std::string ProfileOptions::*member) { return at
 
 std::vector<OptionSpec> profile_option_specs() {
     std::vector<OptionSpec> options = {
-        option("pid", 'p', "PID", ValueKind::kPid, apply_pid(at(&Options::profile, &ProfileOptions::pid)),
-               "the JVM to observe"),
+        option("pid", 'p', "PID|NAME", ValueKind::kPid,
+               apply_pid(at(&Options::profile, &ProfileOptions::pid), at(&Options::profile, &ProfileOptions::pid_name)),
+               kPidHelp),
         option("hz", 'F', "N", ValueKind::kInteger, apply_int(at(&Options::profile, &ProfileOptions::hz), 1, 10000),
                "samples per second of each CPU", "99"),
         option(
@@ -52,7 +53,7 @@ std::vector<OptionSpec> profile_option_specs() {
 
 Status finish_profile(Options& options) {
     ProfileOptions& p = options.profile;
-    if (p.pid == 0) return make_error("profile needs --pid PID");
+    if (p.pid == 0 && p.pid_name.empty()) return make_error("profile needs --pid PID");
     // "-" is standard output: one of them at most may go there.
     int to_stdout = (p.output == "-") + (p.folded == "-") + (p.flamegraph == "-");
     if (to_stdout > 1)
