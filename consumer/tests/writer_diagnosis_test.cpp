@@ -5,6 +5,7 @@
 
 #include "../../common/vtscope_record.h"
 #include "channels/record_region.h"
+#include "core/summary.h"
 
 using vtscope::explain_missing_region;
 using vtscope::ProcessFacts;
@@ -81,4 +82,26 @@ TEST(WriterDiagnosis, ContextWriterBitsByName) {
     EXPECT_EQ(vtscope::describe_context_writers(VTSCOPE_WRITER_API), "api");
     EXPECT_EQ(vtscope::describe_context_writers(VTSCOPE_WRITER_OTEL_STORAGE | VTSCOPE_WRITER_API), "otel-storage,api");
     EXPECT_EQ(vtscope::describe_context_writers(VTSCOPE_WRITER_API | 8), "api,unknown(8)");
+}
+
+// A writer that declares itself while no event of the session had a context: one note says that
+// no span was ever current, in the text and in the JSON; one event with a context silences it.
+TEST(WriterDiagnosis, NoSpanEverCurrentIsSaid) {
+    vtscope::Summary s;
+    s.region_found = true;
+    s.writer = vtscope::WriterStats{4, 0, 0, VTSCOPE_WRITER_OTEL_STORAGE};
+    s.delivered[VTSCOPE_STATUS_NO_CONTEXT] = 120;
+    std::string text = vtscope::render_summary_text(s);
+    EXPECT_NE(text.find("vtscope: note: no event had a trace context: the context writer (otel-storage) is there, "
+                        "but no span was current on any thread observed"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(vtscope::render_summary_json(s).find("\"why_no_context\":\"no event had a trace context"),
+              std::string::npos);
+    s.delivered[VTSCOPE_STATUS_OK] = 1;
+    EXPECT_EQ(vtscope::no_context_explanation(s), "");
+    EXPECT_EQ(vtscope::render_summary_text(s).find("no event had a trace context"), std::string::npos);
+    s.delivered[VTSCOPE_STATUS_OK] = 0;
+    s.writer->context_writers = 0;  // no writer: missing_writer says why instead
+    EXPECT_EQ(vtscope::no_context_explanation(s), "");
 }

@@ -38,6 +38,19 @@ std::vector<std::string> summary_warnings(const Summary& s) {
     return warnings;
 }
 
+// Why no event had a trace context although a context writer declares itself in the region: the
+// application never made a span current on a thread vtscope saw. Seen on Helidon SE under agent
+// 2.15.0, which has no instrumentation for its server: every event no_context, nothing saying
+// why. Empty when some event had a context, or none was without one.
+std::string no_context_explanation(const Summary& s) {
+    if (!s.region_found || !s.writer || !s.writer->context_writers) return {};
+    if (s.delivered[VTSCOPE_STATUS_OK] > 0 || s.delivered[VTSCOPE_STATUS_NO_CONTEXT] == 0) return {};
+    return "no event had a trace context: the context writer (" + describe_context_writers(s.writer->context_writers) +
+           ") is there, but no span was current on any thread observed; an OpenTelemetry Java agent makes none "
+           "current for a server or framework it has no instrumentation for (see its supported libraries), nor "
+           "does a span started without makeCurrent()";
+}
+
 std::string render_summary_text(const Summary& s) {
     std::string text = format(
         "vtscope: %s; events %llu: ok %llu, no_context %llu, context_unknown %llu, invalid %llu, "
@@ -71,6 +84,8 @@ std::string render_summary_text(const Summary& s) {
                    s.writer_final ? "" : " (at the last look, up to 250 ms before the target exited)");
         if (!s.writer->context_writers && !s.missing_writer.empty())
             text += "vtscope: " + terminal_safe(s.missing_writer) + "\n";
+        if (std::string why = no_context_explanation(s); !why.empty())
+            text += diagnostics::line(diagnostics::Kind::kNote, why);
     }
     text += s.section_text;
     // The service name is the target's own (its process context); an error names a reply.
@@ -117,6 +132,7 @@ OrderedJson writer_json(const Summary& s) {
             {"unavailable", s.writer->unavailable},
             {"context_writers", describe_context_writers(s.writer->context_writers)},
             {"missing_writer", text_or_null(missing, s.missing_writer)},
+            {"why_no_context", text_or_null(!no_context_explanation(s).empty(), no_context_explanation(s))},
             {"final", s.writer_final}};
 }
 

@@ -89,6 +89,10 @@ struct Summary {
 std::vector<std::string> summary_warnings(const Summary& summary);
 // The lines printed on stderr, each starting with "vtscope: " and ending with a newline.
 std::string render_summary_text(const Summary& summary);
+// One sentence when a context writer is in the target but no event had a trace context (no span
+// was ever current on a thread observed), empty otherwise; a note in the text, why_no_context in
+// the JSON's writer object.
+std::string no_context_explanation(const Summary& summary);
 // One JSON object, no newline inside.
 std::string render_summary_json(const Summary& summary);
 
