@@ -63,7 +63,8 @@ std::string describe(const Options& o) {
     otlp(t.otlp);
     const ProfileOptions& p = o.profile;
     s << p.pid << p.pid_name << static_cast<int>(p.identity) << p.hz << p.output << p.ready_file << p.summary_json
-      << p.stacks << p.folded << p.flamegraph << p.by << p.per_thread << p.top << p.otlp_profiles << ';';
+      << p.stacks << p.folded << p.flamegraph << p.by << p.groups << p.merged << p.per_thread << p.top
+      << p.otlp_profiles << ';';
     duration(p.duration_seconds);
     otlp(p.otlp);
     const BlockOptions& b = o.block;

@@ -978,3 +978,39 @@ TEST(StackSymbolizer, KernelSymbolsHiddenWithoutCapSyslogAreNoticed) {
         EXPECT_FALSE(symbolizer.kernel_symbols_hidden());
     }
 }
+
+// A thousand traces, each a little CPU in the same hot method and a few in a rare one: grouped,
+// 30 towers and one root for the other 970, so no tower is a sliver; merged, one tower whose hot
+// method is a labelled frame, and its stacks equal, stack by stack, the sum over the per-trace
+// towers of a fold that keeps every trace.
+TEST(Flamegraph, AThousandTracesStayReadableAndMergedEqualsTheSumOfTraces) {
+    std::vector<ProfileRow> rows;
+    for (int t = 0; t < 1000; t++) {
+        char trace[33];
+        std::snprintf(trace, sizeof(trace), "%032x", t + 1);
+        rows.push_back(virtual_row(10 + t % 2, 100 + t, trace, 5 + t % 7,
+                                   {"thread_native_entry", "demo.Handler.handle", "demo.Pricing.hotLoop"}));
+        if (t % 10 == 0) rows.push_back(virtual_row(10, 100 + t, trace, 1, {"thread_native_entry", "demo.Rare.path"}));
+    }
+    ProfileInfo info = sample_info();
+    std::set<std::string> roots;
+    for (const FoldedStack& s : fold_stacks(rows, info)) roots.insert(s.frames.front());
+    EXPECT_EQ(roots.size(), 31u);
+    EXPECT_TRUE(roots.count("[970 other traces]"));
+    info.merged = true;
+    std::vector<FoldedStack> merged = fold_stacks(rows, info);
+    info.merged = false;
+    info.groups = 1000000;
+    std::map<std::vector<std::string>, uint64_t> sum;
+    for (FoldedStack& s : fold_stacks(rows, info)) {
+        ASSERT_EQ(s.frames.front().rfind("trace ", 0), 0u) << s.frames.front();
+        s.frames.front() = "[virtual threads]";
+        sum[s.frames] += s.count;
+    }
+    std::map<std::vector<std::string>, uint64_t> merged_stacks;
+    for (const FoldedStack& s : merged) merged_stacks[s.frames] += s.count;
+    EXPECT_EQ(merged_stacks, sum);
+    EXPECT_EQ(merged_stacks.size(), 2u);
+    std::string svg = render_flamegraph_svg(merged, "t");
+    EXPECT_NE(svg.find(">demo.Pricing.hotLoop</text>"), std::string::npos) << "the hot method has no label";
+}

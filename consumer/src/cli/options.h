@@ -54,6 +54,8 @@ struct ProfileOptions {
     std::string folded;        // folded stacks to this file (implies stacks)
     std::string flamegraph;    // an SVG flame graph to this file (implies stacks)
     std::string by = "trace";  // report rows and flame graph towers: trace, span or vthread
+    int groups = 30;           // flame graph and --folded: groups with a tower of their own
+    bool merged = false;       // flame graph and --folded: one tower per stack, groups merged
     bool per_thread = false;   // one event per target thread instead of one per CPU (system-wide)
     int top = 10;
     OtlpOptions otlp;

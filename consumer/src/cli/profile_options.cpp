@@ -32,11 +32,21 @@ std::vector<OptionSpec> profile_option_specs() {
             "stacks", 0, "", ValueKind::kFlag, apply_flag(at(&Options::profile, &ProfileOptions::stacks)),
             "user and kernel stacks per sample, symbolised (ELF symbols and the JVM's perf map, which --stacks has the "
             "JVM write as jcmd Compiler.perfmap does; Java frames need -XX:+PreserveFramePointer)"),
+        option("groups", 0, "N", ValueKind::kInteger,
+               apply_int(at(&Options::profile, &ProfileOptions::groups), 1, 1000000),
+               "the flame graph and --folded keep a tower for each of the N groups (--by) with the most samples and "
+               "merge the others under one root ('[K other traces]'), so thousands of traces stay readable",
+               "30"),
+        option("merged", 0, "", ValueKind::kFlag, apply_flag(at(&Options::profile, &ProfileOptions::merged)),
+               "the flame graph and --folded merge every group: one tower per stack, all virtual threads under one "
+               "root (the report keeps --by)"),
         option("folded", 0, "FILE", ValueKind::kPath, apply_path(profile_text(&ProfileOptions::folded)),
-               "folded stacks, one root frame per trace (implies --stacks; - is standard output, with the report in "
+               "folded stacks, one root frame per group of --by (see --groups, --merged; implies --stacks; - is "
+               "standard output, with the report in "
                "--output FILE)"),
-        option("flamegraph", 0, "FILE.svg", ValueKind::kPath, apply_path(profile_text(&ProfileOptions::flamegraph)),
-               "an interactive SVG flame graph, one tower per trace (implies --stacks)"),
+        option(
+            "flamegraph", 0, "FILE.svg", ValueKind::kPath, apply_path(profile_text(&ProfileOptions::flamegraph)),
+            "an interactive SVG flame graph, one tower per group of --by (see --groups, --merged; implies --stacks)"),
         option("otlp-profiles", 0, "", ValueKind::kFlag,
                apply_flag(at(&Options::profile, &ProfileOptions::otlp_profiles)),
                "with --otlp: the samples, their stacks and trace links as one OTLP profile at the end (the "

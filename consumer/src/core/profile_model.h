@@ -57,6 +57,11 @@ struct ProfileInfo {
     double seconds = 0;  // how long the session sampled
     std::string by = "trace";
     int top = 10;
+    // The flame graph and --folded: the groups (traces, spans, virtual threads) with the most
+    // samples that keep a tower of their own; the rest share one root. merged: one tower per
+    // stack whatever its group.
+    int groups = 30;
+    bool merged = false;
     bool stacks = false;
     std::map<uint32_t, std::string> thread_names;  // kernel tid -> comm
     std::vector<std::string> warnings;             // printed at the top of the report

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "output/folded_stacks.h"
 
+#include <algorithm>
 #include <map>
+#include <set>
 
 #include "../../bpf/attribution.h"
 #include "output/safe_text.h"
@@ -14,11 +16,42 @@ namespace {
 // read as the first.
 constexpr const char* kVirtualNoContextRoot = "[virtual, no trace context]";
 constexpr const char* kVirtualContextUnknownRoot = "[virtual, context unknown]";
+// --merged: every virtual thread's sample under one root, so that a method hot in a thousand
+// traces is one wide frame, not a thousand slivers.
+constexpr const char* kMergedRoot = "[virtual threads]";
 
-std::string root_frame(const ProfileRow& row, const ProfileInfo& info) {
+// The groups that keep a tower of their own: the info.groups with the most samples (then by
+// name, so equal ones always come out the same).
+std::set<std::string> kept_groups(const std::vector<ProfileRow>& rows, const ProfileInfo& info) {
+    std::map<std::string, uint64_t> samples;
+    for (const ProfileRow& row : rows)
+        if (row_kind(row) == RowKind::kVirtual) samples[profile_group(row, info.by)] += row.samples;
+    samples.erase("");
+    std::vector<std::pair<std::string, uint64_t>> order(samples.begin(), samples.end());
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::set<std::string> kept;
+    for (size_t i = 0; i < order.size() && i < static_cast<size_t>(std::max(info.groups, 0)); i++)
+        kept.insert(order[i].first);
+    return kept;
+}
+
+// The root of the groups that were not kept: "[3 other traces]".
+std::string others_root(size_t others, const std::string& by) {
+    const char* what = by == "vthread" ? "virtual threads" : by == "span" ? "spans" : "traces";
+    return "[" + std::to_string(others) + " other " + what + "]";
+}
+
+struct Roots {
+    std::set<std::string> kept;
+    std::string others;  // the root of the rest
+};
+
+std::string root_frame(const ProfileRow& row, const ProfileInfo& info, const Roots& roots) {
     switch (row_kind(row)) {
         case RowKind::kVirtual: {
+            if (info.merged) return kMergedRoot;
             std::string group = profile_group(row, info.by);
+            if (!group.empty() && !roots.kept.count(group)) return roots.others;
             if (group.empty())
                 return row.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN ? kVirtualContextUnknownRoot
                                                                     : kVirtualNoContextRoot;
@@ -35,9 +68,18 @@ std::string root_frame(const ProfileRow& row, const ProfileInfo& info) {
 }  // namespace
 
 std::vector<FoldedStack> fold_stacks(const std::vector<ProfileRow>& rows, const ProfileInfo& info) {
+    Roots roots;
+    if (!info.merged) {
+        roots.kept = kept_groups(rows, info);
+        std::set<std::string> all;
+        for (const ProfileRow& row : rows)
+            if (row_kind(row) == RowKind::kVirtual) all.insert(profile_group(row, info.by));
+        all.erase("");
+        roots.others = others_root(all.size() - roots.kept.size(), info.by);
+    }
     std::map<std::vector<std::string>, uint64_t> folded;
     for (const ProfileRow& row : rows) {
-        std::vector<std::string> frames{root_frame(row, info)};
+        std::vector<std::string> frames{root_frame(row, info, roots)};
         if (row.truncated) frames.push_back("[truncated]");
         if (row.frames.empty()) frames.push_back("[no stack]");
         frames.insert(frames.end(), row.frames.begin(), row.frames.end());

@@ -11,7 +11,9 @@
 namespace vtscope {
 
 // Folded stacks ("root;frame;...;leaf count"): one root frame per group (trace, span or virtual
-// thread, as info.by says), "[non-virtual] NAME" for non-virtual threads and "[unattributed
+// thread, as info.by says) for the info.groups groups with the most samples and one ("[N other
+// traces]") for the rest, or with info.merged one root ("[virtual threads]") for every virtual
+// thread's sample; "[non-virtual] NAME" for non-virtual threads and "[unattributed
 // STATUS/REASON]" for the rest; a truncated stack gets a "[truncated]" frame below its root.
 struct FoldedStack {
     std::vector<std::string> frames;  // root first

@@ -448,6 +448,8 @@ private:
         i.seconds = std::chrono::duration<double>(stopped_ - started_).count();
         i.by = options_.by;
         i.top = options_.top;
+        i.groups = options_.groups;
+        i.merged = options_.merged;
         i.stacks = options_.stacks;
         i.thread_names = names_;
         i.warnings = stacks_.warnings();
