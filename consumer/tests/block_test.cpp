@@ -865,3 +865,35 @@ TEST(Block, Jdk21ClassicPinsAreReportedAndJoinedToJfr) {
     EXPECT_EQ(number(jfr, "/joined"), number(jfr, "/events")) << "every JFR pin joined to an interval";
     EXPECT_EQ(number(jfr, "/jfr_only"), 0);
 }
+
+// --perfetto: the timeline of the pinning matrix, decoded with Perfetto's own perfetto_trace.proto
+// (the PyPI wheel `perfetto`'s perfetto_trace_pb2, installed once under the build folder by
+// tests/perfetto/setup.sh) and checked against the ground truth by tests/perfetto/perfetto_check.py:
+// every pin on the carrier the workload ran on (gettid), within 1 ms of its window, under its trace
+// and span, inside a mount slice of its virtual thread; nothing drawn for the cases that unmount.
+// It also draws the timeline (perfetto-py/timeline.svg, the picture of docs/user-guide.md).
+TEST(Block, PerfettoTimelineMatchesTheGroundTruth) {
+    REQUIRE_BPF();
+    std::string py = VTSCOPE_PERFETTO_PY, err;
+    ASSERT_EQ(
+        vtscope::testing::run_command({"sh", std::string(VTSCOPE_PERFETTO_TEST_DIR) + "/setup.sh", py}, &err, 300s), 0)
+        << "installing the perfetto wheel's decoder (needs PyPI once): " << err;
+    E2e e2e;
+    std::string trace = e2e.path("timeline.pftrace");
+    ASSERT_TRUE(e2e.start(pinning_cases({}, {"--repetitions", "3"})));
+    pid_t pid = e2e.pid();  // the workload's; e2e.pid() is -1 once it has ended
+    ASSERT_TRUE(e2e.attach("block", {"--threshold", "1", "--perfetto", trace}));
+    E2eRun run = e2e.run();
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
+    ASSERT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    ASSERT_FALSE(run.expected.empty()) << run.java_stderr;
+    std::string expected = e2e.path("expected.jsonl"), output;  // the ground truth (e2e_fixture.cpp)
+    int exit = vtscope::testing::run_command(
+        {"env", "PYTHONPATH=" + py + "/site", "python3", std::string(VTSCOPE_PERFETTO_TEST_DIR) + "/perfetto_check.py",
+         trace, expected, std::to_string(pid), py + "/timeline.svg"},
+        &output, 120s);
+    std::printf("%s", output.c_str());
+    EXPECT_EQ(exit, 0);
+    EXPECT_NE(output.find("perfetto_check: 0 failures"), std::string::npos);
+}
