@@ -393,6 +393,8 @@ TEST(Block, BadInput) {
     EXPECT_NE(err.find("invalid threshold"), std::string::npos) << err;
     EXPECT_EQ(vtscope::testing::run_command({kVtscope, "block", "--pid", "1", "--bogus"}, &err, 10s), 2);
     EXPECT_EQ(vtscope::testing::run_command({kVtscope, "block", "--pid", "0"}, &err, 10s), 2);
+    EXPECT_EQ(vtscope::testing::run_command({kVtscope, "block", "--pid", "1", "--perfetto", "-"}, &err, 10s), 2);
+    EXPECT_NE(err.find("--perfetto needs a file"), std::string::npos) << err;
     REQUIRE_BPF();
     EXPECT_EQ(vtscope::testing::run_command({kVtscope, "block", "--pid", "1"}, &err, 10s), 1);
     EXPECT_NE(err.find("vtscope: error:"), std::string::npos) << err;
@@ -868,10 +870,11 @@ TEST(Block, Jdk21ClassicPinsAreReportedAndJoinedToJfr) {
 
 // --perfetto: the timeline of the pinning matrix, decoded with Perfetto's own perfetto_trace.proto
 // (the PyPI wheel `perfetto`'s perfetto_trace_pb2, installed once under the build folder by
-// tests/perfetto/setup.sh) and checked against the ground truth by tests/perfetto/perfetto_check.py:
-// every pin on the carrier the workload ran on (gettid), within 1 ms of its window (the thread's other
-// intervals around it accounted for), under its trace
-// and span, inside a mount slice of its virtual thread; nothing drawn for the cases that unmount.
+// tests/perfetto/setup.sh) and checked by tests/perfetto/perfetto_check.py: every field of
+// vtscope_perfetto.proto is Perfetto's (number, name, type), and against the ground truth:
+// every pin on the carrier the workload ran on (gettid), within 1 ms of its window (the thread's
+// other intervals around it accounted for), under its trace and span, inside a run of its virtual
+// thread; nothing drawn for the cases that unmount.
 // It also draws the timeline (perfetto-py/timeline.svg, the picture of docs/user-guide.md).
 TEST(Block, PerfettoTimelineMatchesTheGroundTruth) {
     REQUIRE_BPF();
@@ -892,9 +895,16 @@ TEST(Block, PerfettoTimelineMatchesTheGroundTruth) {
     ASSERT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
     ASSERT_FALSE(run.expected.empty()) << run.java_stderr;
     std::string expected = e2e.path("expected.jsonl"), output;  // the ground truth (e2e_fixture.cpp)
+    // vtscope's messages as protoc reads them, for the checker to compare with Perfetto's, field by field.
+    std::string proto = VTSCOPE_PERFETTO_PROTO, descriptor = e2e.path("vtscope_perfetto.desc");
+    ASSERT_EQ(vtscope::testing::run_command({VTSCOPE_PROTOC, "--descriptor_set_out=" + descriptor,
+                                             "-I" + std::filesystem::path(proto).parent_path().string(), proto},
+                                            &err, 60s),
+              0)
+        << err;
     int exit = vtscope::testing::run_command(
         {"env", "PYTHONPATH=" + py + "/site", "python3", std::string(VTSCOPE_PERFETTO_TEST_DIR) + "/perfetto_check.py",
-         trace, expected, std::to_string(pid), py + "/timeline.svg"},
+         trace, expected, std::to_string(pid), "--svg", py + "/timeline.svg", "--descriptor", descriptor},
         &output, 120s);
     std::printf("%s", output.c_str());
     EXPECT_EQ(exit, 0);

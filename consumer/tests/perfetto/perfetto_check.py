@@ -3,7 +3,10 @@
 Perfetto's own perfetto_trace.proto (the perfetto_trace_pb2 module of the PyPI wheel `perfetto`,
 installed by setup.sh), and draws it as an SVG.
 
-Usage: perfetto_check.py TRACE EXPECTED PID [SVG]
+Usage: perfetto_check.py TRACE EXPECTED PID [--svg SVG] [--descriptor DESC]
+
+DESC: vtscope's own messages (consumer/proto/vtscope_perfetto.proto) as protoc's
+--descriptor_set_out, compared field by field (number, name, type, repeated) with Perfetto's.
 
 Checks: the file parses as perfetto.protos.Trace with no field Perfetto does not know (so every
 field number and wire type of consumer/proto/vtscope_perfetto.proto is Perfetto's); a ClockSnapshot
@@ -15,10 +18,12 @@ window's edge and the pin taken out: what is left is time the timeline does not 
 trace; no pin slice belongs to a case that must not block. Prints one line per check and the
 worst errors; exits 1 on any failure.
 """
+import argparse
 import json
 import sys
 from collections import defaultdict
 
+from google.protobuf import descriptor_pb2
 from google.protobuf.unknown_fields import UnknownFieldSet
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
@@ -45,6 +50,31 @@ def unknown_fields(message, path="Trace"):
         for i, v in enumerate(values[:5000]):
             found += unknown_fields(v, f"{path}.{field.name}[{i}]")
     return found
+
+
+def check_descriptor(path):
+    """Every field of vtscope's messages is Perfetto's field of that message, number, name, type
+    and label alike (a field of the same wire type but another type would decode unnoticed)."""
+    files = descriptor_pb2.FileDescriptorSet()
+    with open(path, "rb") as f:
+        files.ParseFromString(f.read())
+    pool = pb.DESCRIPTOR.pool
+    checked = 0
+
+    def walk(messages, prefix):
+        nonlocal checked
+        for m in messages:
+            theirs = pool.FindMessageTypeByName("perfetto.protos." + prefix + m.name)
+            for field in m.field:
+                t = theirs.fields_by_number.get(field.number)
+                if t is None or t.name != field.name or t.type != field.type or (t.label == 3) != (field.label == 3):
+                    fail(f"{prefix}{m.name}.{field.name} = {field.number} is not Perfetto's field")
+                checked += 1
+            walk(m.nested_type, prefix + m.name + ".")
+
+    for file in files.file:
+        walk(file.message_type, "")
+    print(f"perfetto_check: {checked} fields of vtscope_perfetto.proto are Perfetto's")
 
 
 def annotations(event):
@@ -212,13 +242,20 @@ def escape(text):
 
 def main():
     sys.stdout = sys.stderr  # the test (block_test.cpp) shows the check's stderr
-    if len(sys.argv) not in (4, 5):
-        sys.exit(__doc__)
+    parser = argparse.ArgumentParser(usage=__doc__)
+    parser.add_argument("trace")
+    parser.add_argument("expected")
+    parser.add_argument("pid", type=int)
+    parser.add_argument("--svg")
+    parser.add_argument("--descriptor")
+    args = parser.parse_args()
+    if args.descriptor:
+        check_descriptor(args.descriptor)
     trace = pb.Trace()
-    with open(sys.argv[1], "rb") as f:
+    with open(args.trace, "rb") as f:
         trace.ParseFromString(f.read())
-    pid = int(sys.argv[3])
-    truth = [json.loads(line) for line in open(sys.argv[2]) if line.strip()]
+    pid = args.pid
+    truth = [json.loads(line) for line in open(args.expected) if line.strip()]
     unknown = unknown_fields(trace)
     if unknown:
         fail(f"fields Perfetto does not define: {unknown[:5]}")
@@ -242,8 +279,8 @@ def main():
         worst_end = max(errors, key=lambda e: e[1])
         print(f"perfetto_check: worst start error {worst_start[0] / 1e6:.3f} ms ({worst_start[2]}), "
               f"worst end error {worst_end[1] / 1e6:.3f} ms ({worst_end[2]})")
-    if len(sys.argv) == 5:
-        draw_svg(sys.argv[4], threads, slices, pid)
+    if args.svg:
+        draw_svg(args.svg, threads, slices, pid)
     print(f"perfetto_check: {len(failures)} failures")
     sys.exit(1 if failures else 0)
 
