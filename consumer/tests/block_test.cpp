@@ -397,6 +397,8 @@ TEST(Block, BadInput) {
     EXPECT_NE(err.find("invalid threshold"), std::string::npos) << err;
     EXPECT_EQ(vtscope::testing::run_command({kVtscope, "block", "--pid", "1", "--bogus"}, &err, 10s), 2);
     EXPECT_EQ(vtscope::testing::run_command({kVtscope, "block", "--pid", "0"}, &err, 10s), 2);
+    EXPECT_EQ(vtscope::testing::run_command({kVtscope, "block", "--pid", "1", "--perfetto", "-"}, &err, 10s), 2);
+    EXPECT_NE(err.find("--perfetto needs a file"), std::string::npos) << err;
     REQUIRE_BPF();
     EXPECT_EQ(vtscope::testing::run_command({kVtscope, "block", "--pid", "1"}, &err, 10s), 1);
     EXPECT_NE(err.find("vtscope: error:"), std::string::npos) << err;
@@ -915,4 +917,47 @@ TEST(Block, Jdk21ClassicPinsAreReportedAndJoinedToJfr) {
     EXPECT_GT(number(jfr, "/events"), 0);
     EXPECT_EQ(number(jfr, "/joined"), number(jfr, "/events")) << "every JFR pin joined to an interval";
     EXPECT_EQ(number(jfr, "/jfr_only"), 0);
+}
+
+// --perfetto: the timeline of the pinning matrix, decoded with Perfetto's own perfetto_trace.proto
+// (the PyPI wheel `perfetto`'s perfetto_trace_pb2, installed once under the build folder by
+// tests/perfetto/setup.sh) and checked by tests/perfetto/perfetto_check.py: every field of
+// vtscope_perfetto.proto is Perfetto's (number, name, type), and against the ground truth:
+// every pin on the carrier the workload ran on (gettid), within 1 ms of its window (the thread's
+// other intervals around it accounted for), under its trace and span, inside a run of its virtual
+// thread; nothing drawn for the cases that unmount.
+// It also draws the timeline (perfetto-py/timeline.svg, the picture of docs/user-guide.md).
+TEST(Block, PerfettoTimelineMatchesTheGroundTruth) {
+    REQUIRE_BPF();
+    std::string py = VTSCOPE_PERFETTO_PY, err;
+    ASSERT_EQ(
+        vtscope::testing::run_command({"sh", std::string(VTSCOPE_PERFETTO_TEST_DIR) + "/setup.sh", py}, &err, 300s), 0)
+        << "installing the perfetto wheel's decoder (needs PyPI once): " << err;
+    E2e e2e;
+    std::string trace = e2e.path("timeline.pftrace");
+    ASSERT_TRUE(e2e.start(pinning_cases({}, {"--repetitions", "3"})));
+    pid_t pid = e2e.pid();  // the workload's; e2e.pid() is -1 once it has ended
+    // Threshold 0: every interval is drawn, so that the checker can tell the time around a pin the
+    // thread spent off CPU for another reason (a run-queue wait on a loaded machine) from an error.
+    ASSERT_TRUE(e2e.attach("block", {"--threshold", "0", "--perfetto", trace}));
+    E2eRun run = e2e.run();
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
+    ASSERT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    ASSERT_FALSE(run.expected.empty()) << run.java_stderr;
+    std::string expected = e2e.path("expected.jsonl"), output;  // the ground truth (e2e_fixture.cpp)
+    // vtscope's messages as protoc reads them, for the checker to compare with Perfetto's, field by field.
+    std::string proto = VTSCOPE_PERFETTO_PROTO, descriptor = e2e.path("vtscope_perfetto.desc");
+    ASSERT_EQ(vtscope::testing::run_command({VTSCOPE_PROTOC, "--descriptor_set_out=" + descriptor,
+                                             "-I" + std::filesystem::path(proto).parent_path().string(), proto},
+                                            &err, 60s),
+              0)
+        << err;
+    int exit = vtscope::testing::run_command(
+        {"env", "PYTHONPATH=" + py + "/site", "python3", std::string(VTSCOPE_PERFETTO_TEST_DIR) + "/perfetto_check.py",
+         trace, expected, std::to_string(pid), "--svg", py + "/timeline.svg", "--descriptor", descriptor},
+        &output, 120s);
+    std::printf("%s", output.c_str());
+    EXPECT_EQ(exit, 0);
+    EXPECT_NE(output.find("perfetto_check: 0 failures"), std::string::npos);
 }

@@ -68,7 +68,7 @@ std::string describe(const Options& o) {
     duration(p.duration_seconds);
     otlp(p.otlp);
     const BlockOptions& b = o.block;
-    s << b.pid << b.pid_name << static_cast<int>(b.identity) << b.threshold_ms << b.all_threads << b.jfr << b.jfr_jdk
+    s << b.pid << b.pid_name << b.perfetto << static_cast<int>(b.identity) << b.threshold_ms << b.all_threads << b.jfr << b.jfr_jdk
       << b.stacks << b.output << b.ready_file << b.summary_json << b.top << ';';
     duration(b.duration_seconds);
     otlp(b.otlp);

@@ -55,6 +55,11 @@ std::vector<OptionSpec> block_option_specs() {
             "target, else a warning)"),
         option("output", 'o', "FILE", ValueKind::kPath, apply_path(block_text(&BlockOptions::output)),
                "write JSON lines to FILE", "standard output"),
+        option("perfetto", 0, "FILE", ValueKind::kPath, apply_path(block_text(&BlockOptions::perfetto)),
+               "also write the reported intervals to FILE as a Perfetto trace (protobuf TrackEvent; open it in "
+               "ui.perfetto.dev): a track per carrier, a slice per interval under a slice per run of one virtual "
+               "thread's intervals, vthread, trace_id and span_id as arguments, flows between one virtual thread's "
+               "runs; written at the end"),
         option("top", 'n', "N", ValueKind::kInteger, apply_int(at(&Options::block, &BlockOptions::top), 1, 1000000),
                "traces and virtual threads listed in the summary", "10"),
     };
@@ -83,6 +88,7 @@ CommandSpec block_command_spec() {
     spec.options = block_option_specs();
     spec.finish = [](Options& o) -> Status {
         if (o.block.pid == 0 && o.block.pid_name.empty()) return make_error("block needs --pid PID");
+        if (o.block.perfetto == "-") return make_error("--perfetto needs a file: the trace is binary");
         if (o.block.jfr_jdk.empty()) o.block.jfr_jdk = VTSCOPE_DEFAULT_JFR_JDK;
         return ok_status();
     };
@@ -100,7 +106,9 @@ CommandSpec block_command_spec() {
          "and kernel_stack_error and user_stack_error (null, or why)."});
     spec.examples = {{"vtscope block -p 1234 -d 30", "intervals of 20 ms and more for thirty seconds"},
                      {"vtscope block -p 1234 -t 5 --jfr --stacks -o block.jsonl",
-                      "5 ms and more, joined to JFR's pinned events, with stacks"}};
+                      "5 ms and more, joined to JFR's pinned events, with stacks"},
+                     {"vtscope block -p 1234 -d 10 -t 1 --perfetto block.pftrace",
+                      "a Perfetto timeline of ten seconds of intervals of 1 ms and more"}};
     return spec;
 }
 

@@ -23,6 +23,7 @@ struct BlockOptions {
     bool stacks = false;       // the kernel and user stacks at switch-out, symbolised
     std::optional<double> duration_seconds;
     std::string output = "-";
+    std::string perfetto;  // --perfetto FILE: the intervals as a Perfetto trace too (empty: none)
     std::string ready_file;
     std::string summary_json;
     int top = 10;  // traces and virtual threads shown in the summary

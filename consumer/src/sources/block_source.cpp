@@ -17,6 +17,10 @@
 #include "otlp/otlp_exporter.h"
 #include "output/block_format.h"
 #include "output/block_summary.h"
+#include "output/event_format.h"
+#include "output/json_io.h"
+#include "output/perfetto_timeline.h"
+#include "output/safe_text.h"
 #include "output/sinks.h"
 #include "sources/block_jfr.h"
 #include "sources/jfr_events.h"
@@ -31,11 +35,25 @@ struct SkeletonDeleter {
     void operator()(block_bpf* skel) const { block_bpf__destroy(skel); }
 };
 
-uint64_t monotonic_ns() {
+uint64_t clock_ns(clockid_t clock) {
     timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock, &ts);
     return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
+uint64_t monotonic_ns() { return clock_ns(CLOCK_MONOTONIC); }
+
+// The first line of a /proc file of the target (a comm), made safe: the target names its threads.
+std::string proc_name(const std::string& path, const std::string& fallback) {
+    std::ifstream in(path);
+    std::string line;
+    if (!std::getline(in, line) || line.empty()) return fallback;
+    return valid_utf8(terminal_safe(line));
+}
+
+// The symbolised stacks of one interval (--stacks).
+struct Stacks {
+    BlockStack kernel, user;
+};
 
 unsigned clamp_status(unsigned status) {
     return status < VTSCOPE_STATUS_COUNT ? status : unsigned{VTSCOPE_STATUS_INVALID};
@@ -79,6 +97,13 @@ public:
         skel_->rodata->sched_clock_stable = sched_clock_is_stable() ? 1 : 0;
         if (!options_.stacks) bpf_map__set_max_entries(skel_->maps.open_stacks, 1);
         if (int err = block_bpf__load(skel_.get())) return load_error(err, "block");
+        if (!options_.perfetto.empty()) {
+            auto file = OutputFile::open(options_.perfetto, "perfetto trace " + options_.perfetto);
+            if (!file) return file.error();
+            perfetto_file_ = std::move(*file);
+            std::string pid = std::to_string(target_.pid);
+            timeline_.emplace(target_.pid, proc_name("/proc/" + pid + "/comm", "pid " + pid));
+        }
         auto ring = RingBufferReader::open(skel_->maps.events, [this](std::span<const uint8_t> r) { on_event(r); });
         if (!ring) return ring.error();
         ring_ = std::move(*ring);
@@ -130,9 +155,17 @@ public:
             aggregate_.program_misses = info.recursion_misses;
         if (jfr_) join_jfr();
         output_.flush();
+        if (timeline_) {
+            uint64_t mono = monotonic_ns(), boot = clock_ns(CLOCK_BOOTTIME);
+            perfetto_file_->write(timeline_->serialize(mono, boot));
+            perfetto_file_->flush();
+        }
     }
 
-    int output_error() const override { return output_.error(); }
+    int output_error() const override {
+        if (output_.error() == 0 && perfetto_file_) return perfetto_file_->error();
+        return output_.error();
+    }
 
     void summarise(Summary& summary) const override {
         if (!jfr_error_.empty()) summary.error = jfr_error_;
@@ -169,11 +202,11 @@ private:
         }
     }
 
-    // --stacks: the fields of one interval's stacks, symbolised now (the perf map names the JIT
-    // code that is there now; one that names none of a JIT frame is written again, at most once a
-    // second, and the stack read again).
-    std::string stack_fields(const vtscope_block_stacks* s) {
-        if (!s) return format_block_stacks({{}, stack_error(-ENOENT), false}, {{}, stack_error(-ENOENT), false});
+    // --stacks: one interval's stacks, symbolised now (the perf map names the JIT code that is
+    // there now; one that names none of a JIT frame is written again, at most once a second, and
+    // the stack read again).
+    Stacks symbolise(const vtscope_block_stacks* s) {
+        if (!s) return {{{}, stack_error(-ENOENT), false}, {{}, stack_error(-ENOENT), false}};
         auto frames_of = [](int32_t bytes, const __u64* ips) {
             size_t n = std::min<size_t>(static_cast<size_t>(bytes) / sizeof(__u64), VTSCOPE_BLOCK_STACK_DEPTH);
             return std::vector<uint64_t>(ips, ips + n);
@@ -213,10 +246,40 @@ private:
             user.truncated = ips.size() == VTSCOPE_BLOCK_STACK_DEPTH ||
                              std::none_of(user.frames.begin(), user.frames.end(), is_entry_frame);
         }
-        return format_block_stacks(kernel, user);
+        return {std::move(kernel), std::move(user)};
     }
 
-    void report(const vtscope_block_event& e, bool open, std::string stacks = {}) {
+    // --perfetto: the interval on its carrier's track, with the attribution its JSON line has.
+    void add_to_timeline(const vtscope_block_event& e, bool open, const Stacks* stacks) {
+        if (!timeline_->has_thread(e.tid)) {
+            std::string task = "/proc/" + std::to_string(target_.pid) + "/task/" + std::to_string(e.tid) + "/comm";
+            timeline_->name_thread(e.tid, proc_name(task, "thread " + std::to_string(e.tid)));
+        }
+        OrderedJson a;
+        add_attribution(a, e.attribution);
+        TimelineInterval i;
+        i.start_ns = e.ts_ns;
+        i.end_ns = e.ts_ns + e.duration_ns;
+        i.tid = e.tid;
+        i.vthread = a["vthread"].is_number() ? a["vthread"].get<int64_t>() : 0;
+        if (a.contains("trace_id") && a["trace_id"].is_string()) i.trace_id = a["trace_id"].get<std::string>();
+        if (a.contains("span_id") && a["span_id"].is_string()) i.span_id = a["span_id"].get<std::string>();
+        i.status = status_name(e.attribution.status);
+        i.reason = BlockReason{e.block_reason, e.block_reason == VTSCOPE_BLOCK_SYSCALL ? e.syscall_nr : -1}.name();
+        i.open = open;
+        if (stacks) {
+            for (const BlockStack* s : {&stacks->kernel, &stacks->user}) {
+                auto& frames = s == &stacks->kernel ? i.kernel_stack : i.user_stack;
+                for (const std::string& f : s->frames) frames.push_back(valid_utf8(f));
+                if (s->truncated) frames.push_back("[truncated]");
+            }
+        }
+        timeline_->add(std::move(i));
+    }
+
+    void report(const vtscope_block_event& e, bool open, const Stacks* symbolised = nullptr) {
+        std::string stacks = symbolised ? format_block_stacks(symbolised->kernel, symbolised->user) : std::string();
+        if (timeline_) add_to_timeline(e, open, symbolised);
         delivered_[clamp_status(e.attribution.status)]++;
         add(e.attribution, e.block_reason, e.syscall_nr, 1, e.duration_ns, true);
         if (open) aggregate_.open_at_end++;
@@ -247,10 +310,14 @@ private:
         vtscope_block_event e;
         std::memcpy(&e, record.data(), sizeof(e));
         if (!options_.stacks) return report(e, false);
-        if (record.size() < sizeof(vtscope_block_record)) return report(e, false, stack_fields(nullptr));
+        if (record.size() < sizeof(vtscope_block_record)) {
+            Stacks none = symbolise(nullptr);
+            return report(e, false, &none);
+        }
         auto stacks = std::make_unique<vtscope_block_stacks>();
         std::memcpy(stacks.get(), record.data() + offsetof(vtscope_block_record, stacks), sizeof(*stacks));
-        report(e, false, stack_fields(stacks.get()));
+        Stacks symbolised = symbolise(stacks.get());
+        report(e, false, &symbolised);
     }
 
     void count(std::span<const uint8_t> key_bytes, std::span<const uint8_t> value_bytes) {
@@ -317,7 +384,8 @@ private:
                 }
                 auto stacks = std::make_unique<vtscope_block_stacks>();
                 bool found = bpf_map_lookup_elem(bpf_map__fd(skel_->maps.open_stacks), &e.tid, stacks.get()) == 0;
-                report(e, true, stack_fields(found ? stacks.get() : nullptr));
+                Stacks symbolised = symbolise(found ? stacks.get() : nullptr);
+                report(e, true, &symbolised);
             } else {
                 delivered_[clamp_status(e.attribution.status)]++;
                 add(e.attribution, e.block_reason, e.syscall_nr, 1, e.duration_ns, false);
@@ -400,6 +468,8 @@ private:
     std::vector<JfrPinnedEvent> jfr_events_;
     std::string jfr_error_;
     uint64_t delivered_[VTSCOPE_STATUS_COUNT] = {};
+    std::unique_ptr<OutputFile> perfetto_file_;  // --perfetto
+    std::optional<PerfettoTimeline> timeline_;
 };
 
 }  // namespace

@@ -22,7 +22,8 @@ import java.util.concurrent.locks.LockSupport;
  * The pinning matrix of {@code vtscope block}: each case runs in its own virtual thread under its
  * own trace id (a fresh one per repetition, published through {@link VtScope}), one case at a time,
  * and its ground truth goes to --expected as one JSON line: the case, the virtual thread, the trace
- * and span, whether it must block its carrier, the operation's window in
+ * and span, whether it must block its carrier, the carrier's kernel tid at the operation's start
+ * (gettid through FFM from inside the virtual thread, 0 on JDK 21), the operation's window in
  * {@code System.nanoTime()} (CLOCK_MONOTONIC on Linux, the clock of vtscope's ts_ns), the part of it
  * that blocks where that is measured apart ({@code <clinit>}), and the syscall the carrier sleeps in.
  *
@@ -65,7 +66,7 @@ public final class PinningCases {
 
     /** One case's ground truth. */
     private record Result(String kase, int rep, boolean blocking, long vthread, String traceId, String spanId,
-            long t0, long t1, long blockedT0, long blockedT1, String syscall) {}
+            long t0, long t1, long blockedT0, long blockedT1, String syscall, int carrierTid) {}
 
     /** What a case's body measures of its operation, in System.nanoTime(). */
     private static final class Window {
@@ -77,6 +78,11 @@ public final class PinningCases {
         long blockedT1;
         /** The operation turned out not to block (see clinit-wait). */
         boolean didNotBlock;
+        /**
+         * The carrier's kernel tid just before the operation (0 when not taken): gettid run by the
+         * virtual thread is its carrier's, and nothing between it and the operation unmounts it.
+         */
+        int carrierTid;
     }
 
     private interface Body {
@@ -175,7 +181,8 @@ public final class PinningCases {
                 boolean blocked = blocking && !window.didNotBlock;
                 boolean apart = window.blockedT0 != 0;
                 out.add(new Result(kase, rep, blocked, id, traceId, spanId, window.t0, window.t1,
-                        apart ? window.blockedT0 : window.t0, apart ? window.blockedT1 : window.t1, syscall));
+                        apart ? window.blockedT0 : window.t0, apart ? window.blockedT1 : window.t1, syscall,
+                        window.carrierTid));
             }
         });
     }
@@ -183,6 +190,7 @@ public final class PinningCases {
     private static Thread timed(String kase, int rep, boolean blocking, String syscall, List<Result> out, Body op) {
         Window window = new Window();
         return start(kase, rep, blocking, syscall, out, window, () -> {
+            window.carrierTid = LIBC != null ? LIBC.gettid() : 0;
             window.t0 = System.nanoTime();
             op.run();
             window.t1 = System.nanoTime();
@@ -196,6 +204,7 @@ public final class PinningCases {
     private static Thread initialising(String kase, int rep, List<Result> out, ClassLoader loader) {
         Window window = new Window();
         return start(kase, rep, true, "futex", out, window, () -> {
+            window.carrierTid = LIBC != null ? LIBC.gettid() : 0;
             window.t0 = System.nanoTime();
             Class.forName(SlowInit.class.getName(), true, loader);
             window.t1 = System.nanoTime();
@@ -269,6 +278,7 @@ public final class PinningCases {
         Thread waiter = start("clinit-wait", rep, true, "futex", out, window, () -> {
             started.await(); // unmounts: not pinned
             boolean doneBefore = initDone;
+            window.carrierTid = LIBC != null ? LIBC.gettid() : 0;
             window.t0 = System.nanoTime();
             Class.forName(SlowInit.class.getName(), true, shared);
             window.t1 = System.nanoTime();
@@ -378,7 +388,8 @@ public final class PinningCases {
                         + ",\"vthread\":" + r.vthread + ",\"trace_id\":\"" + r.traceId + "\",\"span_id\":\""
                         + r.spanId + "\",\"t0_ns\":" + r.t0 + ",\"t1_ns\":" + r.t1 + ",\"blocked_t0_ns\":" + r.blockedT0
                         + ",\"blocked_t1_ns\":" + r.blockedT1 + ",\"syscall\":"
-                        + (r.syscall == null ? "null" : "\"" + r.syscall + "\"") + "}\n");
+                        + (r.syscall == null ? "null" : "\"" + r.syscall + "\"") + ",\"carrier_tid\":" + r.carrierTid
+                        + "}\n");
             }
         }
         System.err.printf("%s: %d cases x %d repetitions in %d ms%n", NAME, results.size() / Math.max(1, repetitions),
