@@ -11,5 +11,6 @@ int run_trace(const TraceOptions& options);
 int run_stat(const TraceOptions& options);
 int run_profile(const ProfileOptions& options);  // profile_command.cpp
 int run_block(const BlockOptions& options);      // block_command.cpp
+int run_top(const TopOptions& options);          // top_command.cpp
 
 }  // namespace vtscope

@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
         case vtscope::Command::kReport: return vtscope::run_report(options->report);
         case vtscope::Command::kProfile: return vtscope::run_profile(options->profile);
         case vtscope::Command::kBlock: return vtscope::run_block(options->block);
+        case vtscope::Command::kTop: return vtscope::run_top(options->top);
     }
     return 2;
 }

@@ -95,7 +95,7 @@ ApplyFn apply_identity(Field<IdentityChannel> field);
 ApplyFn apply_enum(Field<std::string> field, std::vector<std::string> choices);
 
 // The options every attaching command shares, for Sub one of TraceOptions, ProfileOptions,
-// BlockOptions: --duration, --ready-file, --summary-json, --identity.
+// BlockOptions, TopOptions: --duration, --ready-file, --summary-json, --identity.
 std::vector<OptionSpec> session_option_specs(Field<std::optional<double>> duration, Field<std::string> ready_file,
                                              Field<std::string> summary_json, Field<IdentityChannel> identity);
 template <typename Sub>
@@ -115,5 +115,6 @@ CommandSpec stat_command_spec();
 CommandSpec report_command_spec();
 CommandSpec profile_command_spec();
 CommandSpec block_command_spec();
+CommandSpec top_command_spec();  // top_options.cpp
 
 }  // namespace vtscope

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/top_model.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "core/block_model.h"
+#include "output/event_format.h"
+#include "output/safe_text.h"
+
+namespace vtscope {
+namespace {
+
+// A thread of the target with a virtual thread mounted once is a carrier; a JVM has a few (the
+// scheduler's parallelism, 2 here) to a few hundred (blocking calls compensated by new ones),
+// so the pane keeps at most this many rather than trusting the target.
+constexpr size_t kMaxCarriers = 4096;
+
+bool pins(const vtscope_block_event& e) {
+    return e.attribution.mounted_virtual && e.block_reason != VTSCOPE_BLOCK_PREEMPTED;
+}
+
+std::string trace_of(const vtscope_attribution& a) {
+    return a.status == VTSCOPE_STATUS_OK ? hex_string(a.trace_id, sizeof(a.trace_id)) : std::string();
+}
+
+// The virtual thread an attribution names, as block's model counts them (block_source.cpp: a
+// mounted virtual thread resolved to a positive id), 0 otherwise.
+int64_t vthread_of(int64_t java_id, bool mounted_virtual, unsigned status) {
+    return mounted_virtual && java_id > 0 && status != VTSCOPE_STATUS_UNMAPPED ? java_id : 0;
+}
+
+}  // namespace
+
+const char* grouping_name(TopGrouping grouping) {
+    switch (grouping) {
+        case TopGrouping::kTrace: return "trace";
+        case TopGrouping::kSpan: return "span";
+        case TopGrouping::kVthread: return "vthread";
+    }
+    return "trace";
+}
+
+const char* sort_name(TopSort sort) {
+    switch (sort) {
+        case TopSort::kCpu: return "cpu";
+        case TopSort::kBlocked: return "blocked";
+        case TopSort::kPinned: return "pinned";
+        case TopSort::kSyscalls: return "syscalls";
+    }
+    return "cpu";
+}
+
+TopTotals& TopTotals::operator+=(const TopTotals& other) {
+    samples += other.samples;
+    cpu_ns += other.cpu_ns;
+    blocked_ns += other.blocked_ns;
+    pinned_ns += other.pinned_ns;
+    syscalls += other.syscalls;
+    bytes += other.bytes;
+    return *this;
+}
+
+const std::vector<TopRow>& TopFrame::rows(TopGrouping grouping) const {
+    switch (grouping) {
+        case TopGrouping::kSpan: return spans;
+        case TopGrouping::kVthread: return vthreads;
+        case TopGrouping::kTrace: break;
+    }
+    return traces;
+}
+
+void TopModel::add(const Key& key, const TopTotals& t) {
+    totals_ += t;
+    if (key.has_trace) {
+        TopRow& row = traces_[key.trace_id];
+        row.trace_id = key.trace_id;
+        row.totals += t;
+        if (key.vthread) row.vthread = key.vthread;
+        if (!key.span_id.empty()) {
+            TopRow& span = spans_[key.trace_id + "/" + key.span_id];
+            span.trace_id = key.trace_id;
+            span.span_id = key.span_id;
+            span.totals += t;
+            if (key.vthread) span.vthread = key.vthread;
+        }
+    }
+    if (key.vthread) {
+        TopRow& row = vthreads_[key.vthread];
+        row.vthread = key.vthread;
+        row.totals += t;
+        if (key.has_trace) row.trace_id = key.trace_id;
+    }
+}
+
+void TopModel::on_syscalls(const vtscope_stat_key& key, uint64_t calls, uint64_t bytes) {
+    Key k;
+    k.has_trace = key.status == VTSCOPE_STATUS_OK;
+    if (k.has_trace) k.trace_id = hex_string(key.trace_id, sizeof(key.trace_id));
+    k.vthread = vthread_of(key.java_id, key.mounted_virtual, key.status);
+    TopTotals t;
+    t.syscalls = calls;
+    t.bytes = bytes;
+    add(k, t);
+}
+
+// Pinned as block's summary counts a carrier's blocked time (block_source.cpp, carrier_blocked_ns):
+// off-CPU with a virtual thread mounted, for a reason other than a run-queue wait.
+void TopModel::on_blocked(const vtscope_attribution& a, uint32_t tid, uint64_t ts_ns, unsigned reason, uint64_t n,
+                          uint64_t ns) {
+    (void)n;
+    Key k;
+    k.has_trace = a.status == VTSCOPE_STATUS_OK;
+    k.trace_id = trace_of(a);
+    // Only a reported interval carries the span (the kernel's sums are keyed without it, block.h).
+    if (k.has_trace && tid != 0) k.span_id = hex_string(a.span_id, sizeof(a.span_id));
+    k.vthread = vthread_of(a.java_id, a.mounted_virtual, a.status);
+    TopTotals t;
+    t.blocked_ns = ns;
+    if (a.mounted_virtual && reason != VTSCOPE_BLOCK_PREEMPTED) t.pinned_ns = ns;
+    add(k, t);
+    // While a carrier is off-CPU its mounted thread cannot change: it still had it at switch-in.
+    if (tid != 0 && k.vthread) observe(tid, k.vthread, k.trace_id, ts_ns + ns);
+}
+
+void TopModel::on_open_interval(const vtscope_block_event& interval) {
+    if (open_.size() < kMaxCarriers) open_.push_back(interval);
+}
+
+void TopModel::on_samples(const vtscope_profile_key& key, uint64_t samples, uint64_t cpu_ns) {
+    Key k;
+    k.has_trace = key.status == VTSCOPE_STATUS_OK;
+    if (k.has_trace) {
+        k.trace_id = hex_string(key.trace_id, sizeof(key.trace_id));
+        k.span_id = hex_string(key.span_id, sizeof(key.span_id));
+    }
+    k.vthread = vthread_of(key.java_id, key.mounted_virtual, key.status);
+    TopTotals t;
+    t.samples = samples;
+    t.cpu_ns = cpu_ns;
+    add(k, t);
+    // Counts drained in one sync round carry no time: they are stamped with the drain's.
+    observe(key.tid, k.vthread, k.trace_id, clock_());
+}
+
+// The latest event of a carrier says what it runs; an older one (a reported interval that closed
+// before the last sample) changes nothing.
+void TopModel::observe(uint32_t tid, int64_t vthread, const std::string& trace_id, uint64_t at_ns) {
+    auto it = carriers_.find(tid);
+    if (it == carriers_.end()) {
+        if (vthread == 0 || carriers_.size() >= kMaxCarriers) return;
+        TopCarrier c;
+        c.tid = tid;
+        c.name = terminal_safe(thread_name_(tid));
+        it = carriers_.emplace(tid, std::move(c)).first;
+    }
+    TopCarrier& c = it->second;
+    if (at_ns < c.seen_ns) return;
+    if (c.vthread != vthread || c.seen_ns == 0) c.since_ns = at_ns;
+    c.vthread = vthread;
+    c.trace_id = trace_id;
+    c.seen_ns = at_ns;
+}
+
+std::vector<TopCarrier> TopModel::carriers(uint64_t now) const {
+    std::map<uint32_t, TopCarrier> out = carriers_;
+    for (const vtscope_block_event& e : open_) {
+        int64_t vthread = vthread_of(e.attribution.java_id, e.attribution.mounted_virtual, e.attribution.status);
+        if (!vthread) continue;
+        auto it = out.find(e.tid);
+        if (it == out.end()) {
+            if (out.size() >= kMaxCarriers) continue;
+            TopCarrier fresh;
+            fresh.tid = e.tid;
+            fresh.name = terminal_safe(thread_name_(e.tid));
+            it = out.emplace(e.tid, std::move(fresh)).first;
+        }
+        TopCarrier& c = it->second;
+        if (c.vthread != vthread) c.since_ns = e.ts_ns;
+        c.seen_ns = std::max(c.seen_ns, now);
+        c.vthread = vthread;
+        c.trace_id = trace_of(e.attribution);
+        c.pinned = pins(e);
+        if (c.pinned) {
+            c.since_ns = e.ts_ns;
+            c.reason = BlockReason{e.block_reason, e.block_reason == VTSCOPE_BLOCK_SYSCALL ? e.syscall_nr : -1}.name();
+        }
+    }
+    std::vector<TopCarrier> list;
+    for (auto& [tid, c] : out) list.push_back(std::move(c));
+    return list;
+}
+
+std::string TopModel::state_of(const TopRow& row, TopGrouping grouping) const {
+    for (const vtscope_block_event& e : open_) {
+        if (!pins(e)) continue;
+        const vtscope_attribution& a = e.attribution;
+        bool match = false;
+        if (grouping == TopGrouping::kVthread) {
+            match = vthread_of(a.java_id, a.mounted_virtual, a.status) == row.vthread;
+        } else if (a.status == VTSCOPE_STATUS_OK) {
+            match = trace_of(a) == row.trace_id &&
+                    (grouping == TopGrouping::kTrace || hex_string(a.span_id, sizeof(a.span_id)) == row.span_id);
+        }
+        if (match) return "pinned";
+    }
+    if (row.totals.samples) return "running";
+    if (row.totals.blocked_ns) return "blocked";
+    return "idle";
+}
+
+TopFrame TopModel::take() {
+    uint64_t now = clock_();
+    TopFrame frame;
+    frame.seq = ++seq_;
+    frame.end_ns = now;
+    frame.interval_s = started_ns_ && now > started_ns_ ? static_cast<double>(now - started_ns_) / 1e9 : 0;
+    frame.totals = totals_;
+    // A carrier pinned for longer than the interval has no count in it yet (its interval is
+    // added when it closes), and is shown all the same.
+    for (const vtscope_block_event& e : open_) {
+        if (!pins(e) || e.attribution.status != VTSCOPE_STATUS_OK) continue;
+        std::string trace = trace_of(e.attribution);
+        traces_.try_emplace(trace).first->second.trace_id = trace;
+        int64_t vthread = vthread_of(e.attribution.java_id, e.attribution.mounted_virtual, e.attribution.status);
+        if (vthread) {
+            TopRow& row = vthreads_[vthread];
+            row.vthread = vthread;
+            row.trace_id = trace;
+        }
+    }
+    auto collect = [this](auto& rows, std::vector<TopRow>& out, TopGrouping grouping) {
+        for (auto& [key, row] : rows) {
+            row.state = state_of(row, grouping);
+            out.push_back(std::move(row));
+        }
+        rows.clear();
+    };
+    collect(traces_, frame.traces, TopGrouping::kTrace);
+    collect(spans_, frame.spans, TopGrouping::kSpan);
+    collect(vthreads_, frame.vthreads, TopGrouping::kVthread);
+    frame.carriers = carriers(now);
+    totals_ = {};
+    started_ns_ = now;
+    return frame;
+}
+
+void sort_rows(std::vector<TopRow>& rows, TopSort sort) {
+    auto rank = [sort](const TopRow& r) {
+        const TopTotals& t = r.totals;
+        switch (sort) {
+            case TopSort::kBlocked: return std::make_tuple(t.blocked_ns, t.pinned_ns, t.cpu_ns, t.syscalls);
+            case TopSort::kPinned: return std::make_tuple(t.pinned_ns, t.blocked_ns, t.cpu_ns, t.syscalls);
+            case TopSort::kSyscalls: return std::make_tuple(t.syscalls, t.bytes, t.cpu_ns, t.blocked_ns);
+            case TopSort::kCpu: break;
+        }
+        return std::make_tuple(t.cpu_ns, t.samples, t.syscalls, t.blocked_ns);
+    };
+    std::sort(rows.begin(), rows.end(), [&](const TopRow& a, const TopRow& b) {
+        auto ra = rank(a), rb = rank(b);
+        if (ra != rb) return ra > rb;
+        return std::tie(a.trace_id, a.span_id, a.vthread) < std::tie(b.trace_id, b.span_id, b.vthread);
+    });
+}
+
+std::vector<TopRow> filter_rows(const std::vector<TopRow>& rows, const std::string& filter) {
+    if (filter.empty()) return rows;
+    std::vector<TopRow> out;
+    for (const TopRow& r : rows)
+        if (r.trace_id.find(filter) != std::string::npos || r.span_id.find(filter) != std::string::npos ||
+            (r.vthread && std::to_string(r.vthread).find(filter) != std::string::npos))
+            out.push_back(r);
+    return out;
+}
+
+}  // namespace vtscope
