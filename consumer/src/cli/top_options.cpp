@@ -27,7 +27,7 @@ std::vector<OptionSpec> top_option_specs() {
     std::vector<OptionSpec> options = {
         option("pid", 'p', "PID", ValueKind::kPid, apply_pid(at(&Options::top, &TopOptions::pid)),
                "the JVM to observe"),
-        option("interval", 'i', "SEC", ValueKind::kSeconds, apply_interval,
+        option("interval", 0, "SEC", ValueKind::kSeconds, apply_interval,
                "seconds between refreshes; the sources are drained every 250 ms, so a refresh falls on the first "
                "drain at or after it",
                "1"),
