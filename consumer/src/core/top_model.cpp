@@ -2,7 +2,9 @@
 #include "core/top_model.h"
 
 #include <algorithm>
+#include <cstring>
 #include <tuple>
+#include <unordered_set>
 
 #include "core/block_model.h"
 #include "output/event_format.h"
@@ -70,33 +72,43 @@ const std::vector<TopRow>& TopFrame::rows(TopGrouping grouping) const {
     return traces;
 }
 
+size_t TopModel::SpanKeyHash::operator()(const SpanKey& k) const {
+    TraceKey trace;
+    std::memcpy(trace.data(), k.data(), trace.size());
+    uint64_t span;
+    std::memcpy(&span, k.data() + trace.size(), sizeof(span));
+    return TraceKeyHash{}(trace) ^ std::hash<uint64_t>{}(span * 0x9e3779b97f4a7c15ull);
+}
+
 void TopModel::add(const Key& key, const TopTotals& t) {
     totals_ += t;
     if (key.has_trace) {
-        TopRow& row = traces_[key.trace_id];
-        row.trace_id = key.trace_id;
+        Sums& row = traces_[key.trace];
         row.totals += t;
         if (key.vthread) row.vthread = key.vthread;
-        if (!key.span_id.empty()) {
-            TopRow& span = spans_[key.trace_id + "/" + key.span_id];
-            span.trace_id = key.trace_id;
-            span.span_id = key.span_id;
-            span.totals += t;
-            if (key.vthread) span.vthread = key.vthread;
+        if (key.has_span) {
+            SpanKey span;
+            std::memcpy(span.data(), key.trace.data(), key.trace.size());
+            std::memcpy(span.data() + key.trace.size(), key.span.data(), key.span.size());
+            Sums& s = spans_[span];
+            s.totals += t;
+            if (key.vthread) s.vthread = key.vthread;
         }
     }
     if (key.vthread) {
-        TopRow& row = vthreads_[key.vthread];
-        row.vthread = key.vthread;
+        Sums& row = vthreads_[key.vthread];
         row.totals += t;
-        if (key.has_trace) row.trace_id = key.trace_id;
+        if (key.has_trace) {
+            row.trace = key.trace;
+            row.has_trace = true;
+        }
     }
 }
 
 void TopModel::on_syscalls(const vtscope_stat_key& key, uint64_t calls, uint64_t bytes) {
     Key k;
     k.has_trace = key.status == VTSCOPE_STATUS_OK;
-    if (k.has_trace) k.trace_id = hex_string(key.trace_id, sizeof(key.trace_id));
+    if (k.has_trace) std::memcpy(k.trace.data(), key.trace_id, k.trace.size());
     k.vthread = vthread_of(key.java_id, key.mounted_virtual, key.status);
     TopTotals t;
     t.syscalls = calls;
@@ -111,16 +123,17 @@ void TopModel::on_blocked(const vtscope_attribution& a, uint32_t tid, uint64_t t
     (void)n;
     Key k;
     k.has_trace = a.status == VTSCOPE_STATUS_OK;
-    k.trace_id = trace_of(a);
+    if (k.has_trace) std::memcpy(k.trace.data(), a.trace_id, k.trace.size());
     // Only a reported interval carries the span (the kernel's sums are keyed without it, block.h).
-    if (k.has_trace && tid != 0) k.span_id = hex_string(a.span_id, sizeof(a.span_id));
+    k.has_span = k.has_trace && tid != 0;
+    if (k.has_span) std::memcpy(k.span.data(), a.span_id, k.span.size());
     k.vthread = vthread_of(a.java_id, a.mounted_virtual, a.status);
     TopTotals t;
     t.blocked_ns = ns;
     if (a.mounted_virtual && reason != VTSCOPE_BLOCK_PREEMPTED) t.pinned_ns = ns;
     add(k, t);
     // While a carrier is off-CPU its mounted thread cannot change: it still had it at switch-in.
-    if (tid != 0 && k.vthread) observe(tid, k.vthread, k.trace_id, ts_ns + ns);
+    if (tid != 0 && k.vthread) observe(tid, k.vthread, trace_of(a), ts_ns + ns);
 }
 
 void TopModel::on_open_interval(const vtscope_block_event& interval) {
@@ -129,10 +142,10 @@ void TopModel::on_open_interval(const vtscope_block_event& interval) {
 
 void TopModel::on_samples(const vtscope_profile_key& key, uint64_t samples, uint64_t cpu_ns) {
     Key k;
-    k.has_trace = key.status == VTSCOPE_STATUS_OK;
+    k.has_trace = k.has_span = key.status == VTSCOPE_STATUS_OK;
     if (k.has_trace) {
-        k.trace_id = hex_string(key.trace_id, sizeof(key.trace_id));
-        k.span_id = hex_string(key.span_id, sizeof(key.span_id));
+        std::memcpy(k.trace.data(), key.trace_id, k.trace.size());
+        std::memcpy(k.span.data(), key.span_id, k.span.size());
     }
     k.vthread = vthread_of(key.java_id, key.mounted_virtual, key.status);
     TopTotals t;
@@ -140,7 +153,8 @@ void TopModel::on_samples(const vtscope_profile_key& key, uint64_t samples, uint
     t.cpu_ns = cpu_ns;
     add(k, t);
     // Counts drained in one sync round carry no time: they are stamped with the drain's.
-    observe(key.tid, k.vthread, k.trace_id, clock_());
+    if (k.vthread || carriers_.count(key.tid))
+        observe(key.tid, k.vthread, k.has_trace ? hex_string(key.trace_id, sizeof(key.trace_id)) : "", clock_());
 }
 
 // The latest event of a carrier says what it runs; an older one (a reported interval that closed
@@ -191,22 +205,49 @@ std::vector<TopCarrier> TopModel::carriers(uint64_t now) const {
     return list;
 }
 
-std::string TopModel::state_of(const TopRow& row, TopGrouping grouping) const {
+// The rows of the interval, with their state: pinned when an open interval of the last sync round
+// holds a carrier under the row's key (shown even with nothing counted in the interval: the
+// interval is added when it closes), else by what was counted.
+void TopModel::collect(TopFrame& frame) {
+    std::unordered_set<TraceKey, TraceKeyHash> pinned_traces;
+    std::unordered_set<SpanKey, SpanKeyHash> pinned_spans;
+    std::unordered_set<int64_t> pinned_vthreads;
     for (const vtscope_block_event& e : open_) {
         if (!pins(e)) continue;
         const vtscope_attribution& a = e.attribution;
-        bool match = false;
-        if (grouping == TopGrouping::kVthread) {
-            match = vthread_of(a.java_id, a.mounted_virtual, a.status) == row.vthread;
-        } else if (a.status == VTSCOPE_STATUS_OK) {
-            match = trace_of(a) == row.trace_id &&
-                    (grouping == TopGrouping::kTrace || hex_string(a.span_id, sizeof(a.span_id)) == row.span_id);
+        int64_t vthread = vthread_of(a.java_id, a.mounted_virtual, a.status);
+        Sums* by_vthread = vthread ? &vthreads_[vthread] : nullptr;
+        if (vthread) pinned_vthreads.insert(vthread);
+        if (a.status != VTSCOPE_STATUS_OK) continue;
+        TraceKey trace;
+        std::memcpy(trace.data(), a.trace_id, trace.size());
+        pinned_traces.insert(trace);
+        Sums& by_trace = traces_[trace];
+        if (!by_trace.vthread) by_trace.vthread = vthread;
+        if (by_vthread && !by_vthread->has_trace) {
+            by_vthread->trace = trace;
+            by_vthread->has_trace = true;
         }
-        if (match) return "pinned";
+        SpanKey span;
+        std::memcpy(span.data(), a.trace_id, trace.size());
+        std::memcpy(span.data() + trace.size(), a.span_id, sizeof(a.span_id));
+        pinned_spans.insert(span);
     }
-    if (row.totals.samples) return "running";
-    if (row.totals.blocked_ns) return "blocked";
-    return "idle";
+    auto state = [](bool pinned, const TopTotals& t) {
+        return pinned ? "pinned" : t.samples ? "running" : t.blocked_ns ? "blocked" : "idle";
+    };
+    for (const auto& [trace, sums] : traces_)
+        frame.traces.push_back({hex_string(trace.data(), trace.size()), "", sums.vthread, sums.totals,
+                                state(pinned_traces.count(trace), sums.totals)});
+    for (const auto& [span, sums] : spans_)
+        frame.spans.push_back({hex_string(span.data(), 16), hex_string(span.data() + 16, 8), sums.vthread, sums.totals,
+                               state(pinned_spans.count(span), sums.totals)});
+    for (const auto& [vthread, sums] : vthreads_)
+        frame.vthreads.push_back({sums.has_trace ? hex_string(sums.trace.data(), sums.trace.size()) : "", "", vthread,
+                                  sums.totals, state(pinned_vthreads.count(vthread), sums.totals)});
+    traces_.clear();
+    spans_.clear();
+    vthreads_.clear();
 }
 
 TopFrame TopModel::take() {
@@ -216,29 +257,7 @@ TopFrame TopModel::take() {
     frame.end_ns = now;
     frame.interval_s = started_ns_ && now > started_ns_ ? static_cast<double>(now - started_ns_) / 1e9 : 0;
     frame.totals = totals_;
-    // A carrier pinned for longer than the interval has no count in it yet (its interval is
-    // added when it closes), and is shown all the same.
-    for (const vtscope_block_event& e : open_) {
-        if (!pins(e) || e.attribution.status != VTSCOPE_STATUS_OK) continue;
-        std::string trace = trace_of(e.attribution);
-        traces_.try_emplace(trace).first->second.trace_id = trace;
-        int64_t vthread = vthread_of(e.attribution.java_id, e.attribution.mounted_virtual, e.attribution.status);
-        if (vthread) {
-            TopRow& row = vthreads_[vthread];
-            row.vthread = vthread;
-            row.trace_id = trace;
-        }
-    }
-    auto collect = [this](auto& rows, std::vector<TopRow>& out, TopGrouping grouping) {
-        for (auto& [key, row] : rows) {
-            row.state = state_of(row, grouping);
-            out.push_back(std::move(row));
-        }
-        rows.clear();
-    };
-    collect(traces_, frame.traces, TopGrouping::kTrace);
-    collect(spans_, frame.spans, TopGrouping::kSpan);
-    collect(vthreads_, frame.vthreads, TopGrouping::kVthread);
+    collect(frame);
     frame.carriers = carriers(now);
     totals_ = {};
     started_ns_ = now;

@@ -5,6 +5,7 @@
 // (SourceObserver); the renderers (output/top_render.h) read the frames it takes.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -12,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/block_model.h"
 #include "core/source_observer.h"
 
 namespace vtscope {
@@ -84,24 +86,37 @@ public:
     TopFrame take();
 
 private:
+    // The sums are keyed by the kernel's bytes; a row's ids become text once a take.
+    using SpanKey = std::array<unsigned char, 24>;  // trace id, then span id
+    struct SpanKeyHash {
+        size_t operator()(const SpanKey& k) const;
+    };
     struct Key {
         bool has_trace = false;
-        std::string trace_id;
-        std::string span_id;  // empty: the source's key has no span
+        TraceKey trace{};
+        bool has_span = false;  // the source's key has a span
+        std::array<unsigned char, 8> span{};
         int64_t vthread = 0;  // 0: no virtual thread mounted, or not resolved
+    };
+    struct Sums {
+        TopTotals totals;
+        int64_t vthread = 0;  // the last seen under the key
+        TraceKey trace{};     // virtual thread rows: the last trace seen
+        bool has_trace = false;
     };
     void add(const Key& key, const TopTotals& t);
     void observe(uint32_t tid, int64_t vthread, const std::string& trace_id, uint64_t at_ns);
     std::vector<TopCarrier> carriers(uint64_t now) const;
-    std::string state_of(const TopRow& row, TopGrouping grouping) const;
+    void collect(TopFrame& frame);
 
     Clock clock_;
     ThreadName thread_name_;
     uint64_t seq_ = 0;
     uint64_t started_ns_ = 0;  // the interval's start; 0 before the first event or take
     TopTotals totals_;
-    std::unordered_map<std::string, TopRow> traces_, spans_;
-    std::unordered_map<int64_t, TopRow> vthreads_;
+    std::unordered_map<TraceKey, Sums, TraceKeyHash> traces_;
+    std::unordered_map<SpanKey, Sums, SpanKeyHash> spans_;
+    std::unordered_map<int64_t, Sums> vthreads_;
     std::map<uint32_t, TopCarrier> carriers_;  // every thread ever seen with a virtual thread mounted
     std::vector<vtscope_block_event> open_;    // the open intervals of the last sync round
 };
