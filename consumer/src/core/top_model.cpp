@@ -236,6 +236,9 @@ void TopModel::collect(TopFrame& frame) {
     auto state = [](bool pinned, const TopTotals& t) {
         return pinned ? "pinned" : t.samples ? "running" : t.blocked_ns ? "blocked" : "idle";
     };
+    frame.traces.reserve(traces_.size());
+    frame.spans.reserve(spans_.size());
+    frame.vthreads.reserve(vthreads_.size());
     for (const auto& [trace, sums] : traces_)
         frame.traces.push_back({hex_string(trace.data(), trace.size()), "", sums.vthread, sums.totals,
                                 state(pinned_traces.count(trace), sums.totals)});
@@ -264,7 +267,7 @@ TopFrame TopModel::take() {
     return frame;
 }
 
-void sort_rows(std::vector<TopRow>& rows, TopSort sort) {
+bool row_before(const TopRow& a, const TopRow& b, TopSort sort) {
     auto rank = [sort](const TopRow& r) {
         const TopTotals& t = r.totals;
         switch (sort) {
@@ -275,20 +278,39 @@ void sort_rows(std::vector<TopRow>& rows, TopSort sort) {
         }
         return std::make_tuple(t.cpu_ns, t.samples, t.syscalls, t.blocked_ns);
     };
-    std::sort(rows.begin(), rows.end(), [&](const TopRow& a, const TopRow& b) {
-        auto ra = rank(a), rb = rank(b);
-        if (ra != rb) return ra > rb;
-        return std::tie(a.trace_id, a.span_id, a.vthread) < std::tie(b.trace_id, b.span_id, b.vthread);
-    });
+    auto ra = rank(a), rb = rank(b);
+    if (ra != rb) return ra > rb;
+    return std::tie(a.trace_id, a.span_id, a.vthread) < std::tie(b.trace_id, b.span_id, b.vthread);
+}
+
+void sort_rows(std::vector<TopRow>& rows, TopSort sort) {
+    std::sort(rows.begin(), rows.end(), [sort](const TopRow& a, const TopRow& b) { return row_before(a, b, sort); });
+}
+
+bool row_matches(const TopRow& r, const std::string& filter) {
+    return filter.empty() || r.trace_id.find(filter) != std::string::npos ||
+           r.span_id.find(filter) != std::string::npos ||
+           (r.vthread && std::to_string(r.vthread).find(filter) != std::string::npos);
 }
 
 std::vector<TopRow> filter_rows(const std::vector<TopRow>& rows, const std::string& filter) {
-    if (filter.empty()) return rows;
     std::vector<TopRow> out;
     for (const TopRow& r : rows)
-        if (r.trace_id.find(filter) != std::string::npos || r.span_id.find(filter) != std::string::npos ||
-            (r.vthread && std::to_string(r.vthread).find(filter) != std::string::npos))
-            out.push_back(r);
+        if (row_matches(r, filter)) out.push_back(r);
+    return out;
+}
+
+// A refresh of 10,000 rows shows 20: the first `limit` are found without sorting, or copying, all.
+std::vector<const TopRow*> top_rows(const std::vector<TopRow>& rows, TopSort sort, const std::string& filter,
+                                    size_t limit) {
+    std::vector<const TopRow*> out;
+    out.reserve(rows.size());
+    for (const TopRow& r : rows)
+        if (row_matches(r, filter)) out.push_back(&r);
+    auto before = [sort](const TopRow* a, const TopRow* b) { return row_before(*a, *b, sort); };
+    size_t n = std::min(limit, out.size());
+    std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n), out.end(), before);
+    out.resize(n);
     return out;
 }
 

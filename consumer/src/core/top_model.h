@@ -123,7 +123,12 @@ private:
 
 // Rows sorted by the column (descending; ties: the other columns, then the key), and the rows
 // whose trace id, span id or virtual thread id contain `filter` (all when it is empty).
+bool row_before(const TopRow& a, const TopRow& b, TopSort sort);
+bool row_matches(const TopRow& row, const std::string& filter);
 void sort_rows(std::vector<TopRow>& rows, TopSort sort);
 std::vector<TopRow> filter_rows(const std::vector<TopRow>& rows, const std::string& filter);
+// The first `limit` rows that match, in order; the rows of how many matched are not all sorted.
+std::vector<const TopRow*> top_rows(const std::vector<TopRow>& rows, TopSort sort, const std::string& filter,
+                                    size_t limit);
 
 }  // namespace vtscope

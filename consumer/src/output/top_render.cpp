@@ -75,12 +75,6 @@ std::string carrier_line(const TopCarrier& c, uint64_t now_ns) {
                   c.trace_id.empty() ? "-" : c.trace_id.c_str(), since, state.c_str());
 }
 
-std::vector<TopRow> shown_rows(const TopFrame& frame, const TopViewState& view) {
-    std::vector<TopRow> rows = filter_rows(frame.rows(view.by), view.filter);
-    sort_rows(rows, view.sort);
-    return rows;
-}
-
 }  // namespace
 
 const char* top_help_line() {
@@ -112,9 +106,8 @@ std::vector<std::string> render_top_screen(const TopFrame& frame, const TopViewS
     // the rows take what is left.
     int pane = static_cast<int>(frame.carriers.size()) + 3;
     int room = std::max(1, height - static_cast<int>(lines.size()) - pane);
-    std::vector<TopRow> rows = shown_rows(frame, view);
-    for (size_t i = 0; i < rows.size() && static_cast<int>(i) < room; i++)
-        lines.push_back(row_line(rows[i], view.by, s));
+    std::vector<const TopRow*> rows = top_rows(frame.rows(view.by), view.sort, view.filter, static_cast<size_t>(room));
+    for (const TopRow* row : rows) lines.push_back(row_line(*row, view.by, s));
     if (rows.empty()) lines.push_back("(no activity in this interval)");
     lines.push_back("");
     lines.push_back(
@@ -149,11 +142,12 @@ std::string render_top_json(const TopFrame& frame, const TopViewState& view) {
     OrderedJson all;
     totals(all, frame.totals);
     out["totals"] = std::move(all);
-    std::vector<TopRow> rows = shown_rows(frame, view);
-    out["row_count"] = rows.size();
+    const std::vector<TopRow>& rows = frame.rows(view.by);
+    auto matches = [&](const TopRow& r) { return row_matches(r, view.filter); };
+    out["row_count"] = static_cast<size_t>(std::count_if(rows.begin(), rows.end(), matches));
     OrderedJson list = OrderedJson::array();
-    for (size_t i = 0; i < rows.size() && static_cast<int>(i) < view.top; i++) {
-        const TopRow& r = rows[i];
+    for (const TopRow* shown : top_rows(rows, view.sort, view.filter, static_cast<size_t>(view.top))) {
+        const TopRow& r = *shown;
         OrderedJson row;
         row["trace_id"] = r.trace_id.empty() ? OrderedJson() : OrderedJson(r.trace_id);
         row["span_id"] = r.span_id.empty() ? OrderedJson() : OrderedJson(r.span_id);
