@@ -3,7 +3,7 @@
 # (its hidden --man and --completion), so they always match the parser; installed with it.
 include(GNUInstallDirs)
 
-set(VTSCOPE_COMMANDS trace stat profile block report list)
+set(VTSCOPE_COMMANDS trace stat profile block top report list)
 set(VTSCOPE_MAN_DIR ${CMAKE_BINARY_DIR}/man)
 set(VTSCOPE_COMPLETION ${CMAKE_BINARY_DIR}/completion/vtscope)
 set(VTSCOPE_MAN_PAGES ${VTSCOPE_MAN_DIR}/vtscope.1)

@@ -120,7 +120,7 @@ pass "vtscope --version: $out"
 begin
 if help=$("$root/usr/bin/vtscope" --help 2>&1); then
   grep -qi 'usage.*vtscope' <<<"$help" || fail "vtscope --help has no usage line"
-  for command in trace stat profile block report; do
+  for command in trace stat profile block top report; do
     grep -qw "$command" <<<"$help" || fail "vtscope --help does not name the command $command"
   done
   pass "vtscope --help: $(wc -l <<<"$help") lines, every command named"

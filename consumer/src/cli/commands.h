@@ -15,5 +15,6 @@ int run_list(const ListOptions& options);        // list_command.cpp
 // --pid NAME: the one JVM of the host the name selects, as the command's pid; an error names the
 // candidates when none or several match (list_command.cpp).
 Status select_target_by_name(Options& options);
+int run_top(const TopOptions& options);          // top_command.cpp
 
 }  // namespace vtscope

@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
         case vtscope::Command::kProfile: return vtscope::run_profile(options->profile);
         case vtscope::Command::kBlock: return vtscope::run_block(options->block);
         case vtscope::Command::kList: return vtscope::run_list(options->list);
+        case vtscope::Command::kTop: return vtscope::run_top(options->top);
     }
     return 2;
 }

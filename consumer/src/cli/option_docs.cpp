@@ -99,7 +99,7 @@ std::string sections_help(const CommandSpec& spec) {
     return out;
 }
 
-const char* kAttachingCommands = "trace, stat, profile and block need";
+const char* kAttachingCommands = "trace, stat, profile, block and top need";
 
 const char* kAbout =
     "Attributes OS events of a JVM to the Java virtual thread mounted at that instant and to its OpenTelemetry "

@@ -8,8 +8,9 @@
 namespace vtscope {
 
 const std::vector<CommandSpec>& command_specs() {
-    static const std::vector<CommandSpec> specs = {trace_command_spec(), stat_command_spec(),   profile_command_spec(),
-                                                   block_command_spec(), report_command_spec(), list_command_spec()};
+    static const std::vector<CommandSpec> specs = {trace_command_spec(), stat_command_spec(), profile_command_spec(),
+                                                   block_command_spec(), top_command_spec(),  report_command_spec(),
+                                                   list_command_spec()};
     return specs;
 }
 

@@ -99,7 +99,7 @@ ApplyFn apply_identity(Field<IdentityChannel> field);
 ApplyFn apply_enum(Field<std::string> field, std::vector<std::string> choices);
 
 // The options every attaching command shares, for Sub one of TraceOptions, ProfileOptions,
-// BlockOptions: --duration, --ready-file, --summary-json, --identity.
+// BlockOptions, TopOptions: --duration, --ready-file, --summary-json, --identity.
 std::vector<OptionSpec> session_option_specs(Field<std::optional<double>> duration, Field<std::string> ready_file,
                                              Field<std::string> summary_json, Field<IdentityChannel> identity);
 template <typename Sub>
@@ -120,5 +120,6 @@ CommandSpec report_command_spec();
 CommandSpec profile_command_spec();
 CommandSpec block_command_spec();
 CommandSpec list_command_spec();
+CommandSpec top_command_spec();  // top_options.cpp
 
 }  // namespace vtscope

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/block_options.h"
+#include "cli/top_options.h"
 #include "core/expected.h"
 #include "core/identity.h"
 #include "otlp/otlp_options.h"
@@ -18,7 +19,20 @@ namespace vtscope {
 
 // kMan, kMarkdown and kCompletion are hidden (--man, --markdown, --completion): the build
 // generates the man pages, docs/commands and the bash completion with them.
-enum class Command { kHelp, kVersion, kMan, kMarkdown, kCompletion, kTrace, kStat, kReport, kProfile, kBlock, kList };
+enum class Command {
+    kHelp,
+    kVersion,
+    kMan,
+    kMarkdown,
+    kCompletion,
+    kTrace,
+    kStat,
+    kReport,
+    kProfile,
+    kBlock,
+    kTop,
+    kList
+};
 
 struct TraceOptions {
     pid_t pid = 0;
@@ -74,6 +88,7 @@ struct Options {
     ProfileOptions profile;
     BlockOptions block;
     ListOptions list;
+    TopOptions top;
 };
 
 const std::vector<std::string>& default_syscalls();

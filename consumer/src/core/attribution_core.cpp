@@ -59,7 +59,29 @@ void AttributionCore::retire_followers() {
     retiring_ = std::thread([links = std::move(discovery_links_)]() mutable { links.clear(); });
 }
 
+// The maps the channel's maintenance programs and the region followers write, which only the first
+// object's programs do once attached, and the counters, so that the summary's lost count covers
+// every source. Each object keeps its per-CPU scratch (chain_scratch) and its per-CPU thread cache,
+// which checks the shared threads_generation before it trusts an entry (channel_vmstructs.bpf.h).
+// bpf_map__reuse_fd before load: libbpf then checks the two maps are alike (map_is_reuse_compat,
+// tools/lib/bpf/libbpf.c) and creates none.
+void AttributionCore::share_maps(bpf_object* object) const {
+    static const char* const kShared[] = {"region",   "region_pending",     "counters",
+                                          "threads",  "threads_generation", "thread_context_tls",
+                                          "carriers", "just_started",       "pending_unmount"};
+    for (const char* name : kShared) {
+        bpf_map* from = bpf_object__find_map_by_name(first_object_, name);
+        bpf_map* to = bpf_object__find_map_by_name(object, name);
+        if (from && to && bpf_map__fd(from) >= 0) bpf_map__reuse_fd(to, bpf_map__fd(from));
+    }
+}
+
 void AttributionCore::configure(bpf_object* object, volatile vtscope_attribution_config* config) const {
+    if (!first_object_) {
+        first_object_ = object;
+    } else if (first_object_ != object) {
+        share_maps(object);
+    }
     unit_->prepare(object);
     config->target_tgid = static_cast<__u32>(target_.pid);
     config->identity_mode = info_.bpf_mode;

@@ -29,7 +29,9 @@ public:
 
     const ChannelInfo& channel() const { return info_; }
     // Before load: the object's `attribution_config` (its skeleton's rodata) and the channel's
-    // programs in it.
+    // programs in it. The first object configured holds the core (attach); a later one, configured
+    // once the first is loaded (a session of several sources, vtscope top), shares its channel's
+    // maps, its region and its counters instead of having its own, so one channel serves all.
     void configure(bpf_object* object, volatile vtscope_attribution_config* config) const;
     // After load: the channel's probes. Call before the event source attaches its own.
     Status attach(bpf_object* object, Links& links);
@@ -43,8 +45,13 @@ private:
     void sync_region(MapsSnapshot& maps);
     bool adopt_discovered_region();
 
+    void share_maps(bpf_object* object) const;
+
     const Target& target_;
     const ChannelInfo& info_;
+    // The first object configured: the one whose maps later objects share. Set from configure,
+    // which the sources call through a const reference (they configure, they do not own the core).
+    mutable bpf_object* first_object_ = nullptr;
     std::unique_ptr<ChannelUnit> unit_;
     bpf_map* region_map_ = nullptr;
     bpf_map* counters_map_ = nullptr;

@@ -4,12 +4,15 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <utility>
 
 #include "output/diagnostics.h"
 #include "output/output_file.h"
@@ -85,12 +88,62 @@ std::string poll_until_stop(const SessionOptions& options, const Target& target,
             next_sync = now + std::chrono::milliseconds(250);
         }
         if (source.output_error()) break;
+        if (const char* reason = source.stopped()) {
+            stop_reason = reason;
+            break;
+        }
     }
     if (g_stop.load()) stop_reason = "signal";
     return stop_reason;
 }
 
 }  // namespace
+
+Status SourceGroup::attach(Links& links) {
+    for (EventSource* source : sources_)
+        if (auto status = source->attach(links); !status) return status;
+    return ok_status();
+}
+
+Status SourceGroup::poll(std::chrono::milliseconds timeout) {
+    for (size_t i = 0; i < sources_.size(); i++)
+        if (auto status = sources_[i]->poll(i + 1 == sources_.size() ? timeout : std::chrono::milliseconds(0)); !status)
+            return status;
+    return ok_status();
+}
+
+void SourceGroup::sync() {
+    for (EventSource* source : sources_) source->sync();
+}
+
+void SourceGroup::finish() {
+    for (EventSource* source : sources_) source->finish();
+}
+
+int SourceGroup::output_error() const {
+    for (const EventSource* source : sources_)
+        if (int err = source->output_error()) return err;
+    return 0;
+}
+
+// Each source sets (not adds) its counts by status and reason: they are summed here. The last
+// source's section and lost cause stand.
+void SourceGroup::summarise(Summary& summary) const {
+    uint64_t delivered[VTSCOPE_STATUS_COUNT] = {}, reasons[VTSCOPE_REASON_COUNT] = {};
+    for (const EventSource* source : sources_) {
+        source->summarise(summary);
+        for (unsigned s = 0; s < VTSCOPE_STATUS_COUNT; s++) delivered[s] += std::exchange(summary.delivered[s], 0);
+        for (unsigned r = 0; r < VTSCOPE_REASON_COUNT; r++) reasons[r] += std::exchange(summary.reasons[r], 0);
+    }
+    std::copy(std::begin(delivered), std::end(delivered), std::begin(summary.delivered));
+    std::copy(std::begin(reasons), std::end(reasons), std::begin(summary.reasons));
+}
+
+const char* SourceGroup::stopped() const {
+    for (const EventSource* source : sources_)
+        if (const char* reason = source->stopped()) return reason;
+    return nullptr;
+}
 
 void quiet_libbpf() { libbpf_set_print(libbpf_print); }
 

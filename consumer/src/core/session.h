@@ -10,6 +10,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/attribution_core.h"
 #include "core/bpf_util.h"
@@ -37,6 +38,29 @@ public:
     // The first output error (errno), 0 while none; the session stops on one.
     virtual int output_error() const = 0;
     virtual void summarise(Summary& summary) const = 0;
+    // Why the source has ended the session by itself (vtscope top: "quit", "iterations reached"),
+    // nullptr while it has not.
+    virtual const char* stopped() const { return nullptr; }
+};
+
+// Several sources as one, for a session that runs them together (vtscope top): the first one's
+// object holds the core's channel (AttributionCore::configure shares its maps with the others);
+// each is attached, synced and finished in order; poll drains the others without waiting and
+// waits on the last one; the summary's counts by status are the sums.
+class SourceGroup final : public EventSource {
+public:
+    explicit SourceGroup(std::vector<EventSource*> sources) : sources_(std::move(sources)) {}
+    bpf_object* object() override { return sources_.front()->object(); }
+    Status attach(Links& links) override;
+    Status poll(std::chrono::milliseconds timeout) override;
+    void sync() override;
+    void finish() override;
+    int output_error() const override;
+    void summarise(Summary& summary) const override;
+    const char* stopped() const override;
+
+private:
+    std::vector<EventSource*> sources_;
 };
 
 struct SessionOptions {

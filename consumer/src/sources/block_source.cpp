@@ -82,8 +82,13 @@ bool sched_clock_is_stable() {
 class BlockSource final : public EventSource {
 public:
     BlockSource(const BlockOptions& options, const Target& target, OutputFile& output,
-                std::unique_ptr<OtlpSession> otlp)
-        : options_(options), target_(target), output_(output), otlp_(std::move(otlp)), stacks_(target) {}
+                std::unique_ptr<OtlpSession> otlp, SourceObserver* observer)
+        : options_(options),
+          target_(target),
+          output_(output),
+          otlp_(std::move(otlp)),
+          observer_(observer),
+          stacks_(target) {}
 
     Status open(const AttributionCore& core) {
         skel_.reset(block_bpf__open());
@@ -134,6 +139,7 @@ public:
     void sync() override {
         if (otlp_ && ++sync_rounds_ % 4 == 0) publish_histograms();  // every second
         if (options_.stacks) stacks_.sync_round();
+        if (observer_) observe_open_intervals();
     }
 
     void finish() override {
@@ -183,7 +189,8 @@ private:
 
     // Every interval, reported or counted, goes into the summary's totals here.
     void add(const vtscope_attribution& a, unsigned block_reason, int syscall_nr, uint64_t n, uint64_t ns,
-             bool long_interval) {
+             bool long_interval, uint32_t tid = 0, uint64_t ts_ns = 0) {
+        if (observer_) observer_->on_blocked(a, tid, ts_ns, block_reason, n, ns);
         BlockReason reason{block_reason, block_reason == VTSCOPE_BLOCK_SYSCALL ? syscall_nr : -1};
         auto add_n = [&](BlockTotals& t) { t.add(reason, n, ns, long_interval); };
         if (a.mounted_virtual && block_reason != VTSCOPE_BLOCK_PREEMPTED) aggregate_.carrier_blocked_ns += ns;
@@ -281,7 +288,7 @@ private:
         std::string stacks = symbolised ? format_block_stacks(symbolised->kernel, symbolised->user) : std::string();
         if (timeline_) add_to_timeline(e, open, symbolised);
         delivered_[clamp_status(e.attribution.status)]++;
-        add(e.attribution, e.block_reason, e.syscall_nr, 1, e.duration_ns, true);
+        add(e.attribution, e.block_reason, e.syscall_nr, 1, e.duration_ns, true, e.tid, e.ts_ns);
         if (open) aggregate_.open_at_end++;
         if (otlp_) {
             otlp_->logs()->offer(BlockLogEvent{e, open});  // queued or counted dropped, never waits
@@ -349,6 +356,24 @@ private:
         return runs != t.out_runs;
     }
 
+    // vtscope top: the intervals open now, which say which carrier is held by which virtual thread
+    // and since when. The map holds one entry per task ever seen switching out with a virtual
+    // thread mounted (the carriers; every thread with --all-threads), so a walk is short.
+    void observe_open_intervals() {
+        int fd = bpf_map__fd(skel_->maps.open_intervals);
+        uint32_t key = 0, next = 0;
+        bool first = true;
+        observer_->begin_open_intervals();
+        while (bpf_map_get_next_key(fd, first ? nullptr : &key, &next) == 0) {
+            first = false;
+            key = next;
+            vtscope_block_task t;
+            if (bpf_map_lookup_elem(fd, &key, &t) == 0 && t.interval.ts_ns != 0)
+                observer_->on_open_interval(t.interval);
+        }
+        observer_->end_open_intervals();
+    }
+
     // The intervals still open when the session ended (threads off-CPU at the detach): closed
     // now, so the run loses none of them; and the short intervals still pending in a task's
     // entry (block.h) are counted.
@@ -388,7 +413,7 @@ private:
                 report(e, true, &symbolised);
             } else {
                 delivered_[clamp_status(e.attribution.status)]++;
-                add(e.attribution, e.block_reason, e.syscall_nr, 1, e.duration_ns, false);
+                add(e.attribution, e.block_reason, e.syscall_nr, 1, e.duration_ns, false, e.tid, e.ts_ns);
             }
         }
     }
@@ -445,6 +470,7 @@ private:
     const Target& target_;
     OutputFile& output_;
     std::unique_ptr<OtlpSession> otlp_;  // --otlp
+    SourceObserver* observer_;           // vtscope top
     BlockHistograms histograms_;
     int64_t realtime_offset_ns_ = static_cast<int64_t>(unix_now_ns()) - static_cast<int64_t>(monotonic_ns());
     unsigned sync_rounds_ = 0;
@@ -475,12 +501,13 @@ private:
 }  // namespace
 
 Expected<std::unique_ptr<EventSource>> open_block_source(const BlockOptions& options, const Target& target,
-                                                         const AttributionCore& core, OutputFile& output) {
+                                                         const AttributionCore& core, OutputFile& output,
+                                                         SourceObserver* observer) {
     OtlpSession::Signals signals;
     signals.logs = signals.metrics = true;
     auto otlp = OtlpSession::start(options.otlp, target.pid, signals);
     if (!otlp) return otlp.error();
-    auto source = std::make_unique<BlockSource>(options, target, output, std::move(*otlp));
+    auto source = std::make_unique<BlockSource>(options, target, output, std::move(*otlp), observer);
     if (auto status = source->open(core); !status) return status.error();
     return std::unique_ptr<EventSource>(std::move(source));
 }

@@ -12,12 +12,16 @@
 #include "cli/block_options.h"
 #include "core/attribution_core.h"
 #include "core/session.h"
+#include "core/source_observer.h"
 #include "output/output_file.h"
 #include "process/target.h"
 
 namespace vtscope {
 
+// An observer is handed every interval as it is added to the summary's model, and the open ones
+// every sync round.
 Expected<std::unique_ptr<EventSource>> open_block_source(const BlockOptions& options, const Target& target,
-                                                         const AttributionCore& core, OutputFile& output);
+                                                         const AttributionCore& core, OutputFile& output,
+                                                         SourceObserver* observer = nullptr);
 
 }  // namespace vtscope

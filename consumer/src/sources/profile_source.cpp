@@ -86,14 +86,15 @@ std::string read_comm(pid_t pid, uint32_t tid) {
 class ProfileSource final : public EventSource {
 public:
     ProfileSource(const ProfileOptions& options, const Target& target, ProfileOutputs outputs,
-                  std::unique_ptr<OtlpSession> otlp)
+                  std::unique_ptr<OtlpSession> otlp, SourceObserver* observer)
         : options_(options),
           target_(target),
           output_(outputs.report),
           folded_(std::move(outputs.folded)),
           flamegraph_(std::move(outputs.flamegraph)),
           stacks_(target),
-          otlp_(std::move(otlp)) {}
+          otlp_(std::move(otlp)),
+          observer_(observer) {}
 
     Status open(const AttributionCore& core) {
         skel_.reset(profile_bpf__open());
@@ -317,6 +318,7 @@ private:
         if (value.samples == 0) return;
         unsigned status = key.status < VTSCOPE_STATUS_COUNT ? key.status : unsigned{VTSCOPE_STATUS_INVALID};
         delivered_[status] += value.samples;
+        if (observer_) observer_->on_samples(key, value.samples, cpu_ns(value.samples, value.period_sum));
         if (!names_.count(key.tid) && names_.size() < kMaxProfileThreadNames)
             names_[key.tid] = read_comm(target_.pid, key.tid);
         if (otlp_) count_for_otlp(key, value, status);
@@ -477,6 +479,7 @@ private:
     std::optional<CountTables> tables_;
     std::map<SampleKey, vtscope_profile_value> totals_;
     std::unique_ptr<OtlpSession> otlp_;                               // --otlp
+    SourceObserver* observer_;                                        // vtscope top
     vtscope_profile_value cpu_by_status_[VTSCOPE_STATUS_COUNT] = {};  // --otlp: since the start
     ExemplarReservoir cpu_exemplars_[VTSCOPE_STATUS_COUNT];           // --otlp: since the last export
     std::vector<std::vector<uint64_t>> interned_ = {{}};              // index 0 is "no stack"
@@ -496,7 +499,8 @@ private:
 }  // namespace
 
 Expected<std::unique_ptr<EventSource>> open_profile_source(const ProfileOptions& options, const Target& target,
-                                                           const AttributionCore& core, ProfileOutputs outputs) {
+                                                           const AttributionCore& core, ProfileOutputs outputs,
+                                                           SourceObserver* observer) {
     OtlpSession::Signals signals;
     signals.metrics = true;
     signals.profiles = options.otlp_profiles;
@@ -504,7 +508,7 @@ Expected<std::unique_ptr<EventSource>> open_profile_source(const ProfileOptions&
     if (!otlp) return otlp.error();
     if (options.otlp_profiles && !*otlp)
         return make_error("--otlp-profiles: no OTLP endpoint (--otlp URL or OTEL_EXPORTER_OTLP_ENDPOINT)");
-    auto source = std::make_unique<ProfileSource>(options, target, std::move(outputs), std::move(*otlp));
+    auto source = std::make_unique<ProfileSource>(options, target, std::move(outputs), std::move(*otlp), observer);
     if (auto status = source->open(core); !status) return status.error();
     return std::unique_ptr<EventSource>(std::move(source));
 }

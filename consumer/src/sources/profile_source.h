@@ -13,6 +13,7 @@
 #include "cli/options.h"
 #include "output/output_file.h"
 #include "core/session.h"
+#include "core/source_observer.h"
 
 namespace vtscope {
 
@@ -24,8 +25,10 @@ struct ProfileOutputs {
     std::unique_ptr<OutputFile> folded, flamegraph;
 };
 
-// Opens, configures and loads the BPF object; the perf events are opened at attach.
+// Opens, configures and loads the BPF object; the perf events are opened at attach. An observer
+// is handed every drained count too.
 Expected<std::unique_ptr<EventSource>> open_profile_source(const ProfileOptions& options, const Target& target,
-                                                           const AttributionCore& core, ProfileOutputs outputs);
+                                                           const AttributionCore& core, ProfileOutputs outputs,
+                                                           SourceObserver* observer = nullptr);
 
 }  // namespace vtscope
