@@ -68,10 +68,14 @@ std::string describe(const Options& o) {
     duration(p.duration_seconds);
     otlp(p.otlp);
     const BlockOptions& b = o.block;
-    s << b.pid << b.pid_name << b.perfetto << static_cast<int>(b.identity) << b.threshold_ms << b.all_threads << b.jfr << b.jfr_jdk
-      << b.stacks << b.output << b.ready_file << b.summary_json << b.top << ';';
+    s << b.pid << b.pid_name << b.perfetto << static_cast<int>(b.identity) << b.threshold_ms << b.all_threads << b.jfr
+      << b.jfr_jdk << b.stacks << b.output << b.ready_file << b.summary_json << b.top << ';';
     duration(b.duration_seconds);
     otlp(b.otlp);
+    const TopOptions& top = o.top;
+    s << top.pid << top.pid_name << static_cast<int>(top.identity) << top.interval_seconds << top.iterations
+      << top.batch << top.by << top.sort << top.top << top.hz << top.ready_file << top.summary_json << ';';
+    duration(top.duration_seconds);
     s << o.report.input << o.report.top << o.list.json;
     return s.str();
 }

@@ -17,9 +17,10 @@ int run_list(const ListOptions& options) {
 }
 
 Status select_target_by_name(Options& options) {
-    for (auto [pid, name] : {std::pair{&options.trace.pid, &options.trace.pid_name},
-                             std::pair{&options.profile.pid, &options.profile.pid_name},
-                             std::pair{&options.block.pid, &options.block.pid_name}}) {
+    for (auto [pid, name] :
+         {std::pair{&options.trace.pid, &options.trace.pid_name},
+          std::pair{&options.profile.pid, &options.profile.pid_name},
+          std::pair{&options.block.pid, &options.block.pid_name}, std::pair{&options.top.pid, &options.top.pid_name}}) {
         if (name->empty()) continue;
         auto selected = select_jvm(*name, find_jvms());
         if (!selected) return selected.error();

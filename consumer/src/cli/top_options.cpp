@@ -25,8 +25,8 @@ Status apply_iterations(Options& o, const std::string& name, const std::string& 
 
 std::vector<OptionSpec> top_option_specs() {
     std::vector<OptionSpec> options = {
-        option("pid", 'p', "PID", ValueKind::kPid, apply_pid(at(&Options::top, &TopOptions::pid)),
-               "the JVM to observe"),
+        option("pid", 'p', "PID|NAME", ValueKind::kPid,
+               apply_pid(at(&Options::top, &TopOptions::pid), at(&Options::top, &TopOptions::pid_name)), kPidHelp),
         option("interval", 0, "SEC", ValueKind::kSeconds, apply_interval,
                "seconds between refreshes; the sources are drained every 250 ms, so a refresh falls on the first "
                "drain at or after it",
@@ -72,7 +72,7 @@ CommandSpec top_command_spec() {
         "When it stops, everything it attached is detached: the target is left as before.";
     spec.options = top_option_specs();
     spec.finish = [](Options& o) -> Status {
-        if (o.top.pid == 0) return make_error("top needs --pid PID");
+        if (o.top.pid == 0 && o.top.pid_name.empty()) return make_error("top needs --pid PID");
         return ok_status();
     };
     spec.sections = attaching_sections(spec.name + " needs");

@@ -13,6 +13,7 @@ namespace vtscope {
 
 struct TopOptions {
     pid_t pid = 0;
+    std::string pid_name;  // --pid NAME: the JVM a name selects, resolved before the command runs
     IdentityChannel identity = IdentityChannel::kVmStructs;
     double interval_seconds = 1;
     long iterations = 0;       // 0: until q, a signal, --duration or the target's exit
