@@ -182,6 +182,35 @@ TEST_P(Sandboxed, EveryMarkerAttributedOnBothPlanes) {
     }
 }
 
+// The OTEP 4947 reader (--identity otep-tls: the exported TLS symbol of libvtscope.so, loaded with
+// -agentpath:...=otep, read as a third-party reader would) and the library's lifecycle probes
+// (--identity lifecycle, =probes) in the sandbox: every marker correct, as on the host
+// (integration_test.cpp, OtepTls.* and the lifecycle channels' tests).
+TEST_P(Sandboxed, LibraryChannelsAttributeEveryMarker) {
+    REQUIRE_SANDBOX(GetParam());
+    for (const char* channel : {"otep-tls", "lifecycle"}) {
+        E2e e2e;
+        std::string agent = std::string("-agentpath:") + VTSCOPE_NATIVE_LIB + "=" +
+                            (std::string(channel) == "otep-tls" ? "otep" : "probes");
+        Workload workload("io.vtscope.workloads.MarkerHarness", {agent, "-Djdk.virtualThreadScheduler.parallelism=2"},
+                          {"--mode", "concurrent", "--yields", "--nested", "--scope", "leaky-final"});
+        ::testing::AssertionResult ready = start_sandboxed(e2e, workload, GetParam());
+        if (ready) ready = e2e.attach("trace", {"--syscalls", "write", "--identity", channel});
+        ASSERT_TRUE(ready) << ready.message();
+        E2eRun run = e2e.run();
+        EXPECT_EQ(run.java_exit, 0) << run.java_stderr;
+        EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+        EXPECT_EQ(number(run.summary, "/lost"), 0) << run.vtscope_stderr;
+        CheckResult r = vtscope::testing::check_markers(run.expected, run.lines);
+        std::printf("[ container] %s --identity %s: %s\n", sandbox_name(GetParam()).c_str(), channel,
+                    r.summary().c_str());
+        EXPECT_EQ(r.expected, 128);
+        EXPECT_EQ(r.correct, r.expected) << channel << ": " << r.summary() << "\n" << run.vtscope_stderr;
+        EXPECT_EQ(r.misattributed, 0);
+        expect_namespace_ids(parse(run.lines), std::string("trace --identity ") + channel);
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Sandboxes, Sandboxed,
                          ::testing::Values(Sandbox::kRoot, Sandbox::kNobody, Sandbox::kUserNamespace),
                          [](const auto& p) { return sandbox_name(p.param); });
