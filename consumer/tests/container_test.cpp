@@ -437,4 +437,88 @@ TEST(Container, ProfileStacksNameTheSameFramesAsOnTheHost) {
     EXPECT_EQ(boxed.run.vtscope_stderr.find("perf map"), std::string::npos) << boxed.run.vtscope_stderr;
 }
 
+// --- --otlp: container.id from the target's cgroup -------------------------------------------------
+
+// A cgroup named as a container runtime names one (its last component 64 hex digits), made in the
+// pids hierarchy (cgroup v1) or the unified one, removed on destruction; empty path when refused.
+struct RuntimeCgroup {
+    std::string id, parent, path;
+    RuntimeCgroup() {
+        unsigned char bytes[32];
+        std::FILE* random = std::fopen("/dev/urandom", "rb");
+        if (!random) return;
+        bool got = std::fread(bytes, 1, sizeof(bytes), random) == sizeof(bytes);
+        std::fclose(random);
+        if (!got) return;
+        char hex[3];
+        for (unsigned char b : bytes) {
+            std::snprintf(hex, sizeof(hex), "%02x", b);
+            id += hex;
+        }
+        for (const char* root : {"/sys/fs/cgroup/pids", "/sys/fs/cgroup"}) {
+            std::string p = std::string(root) + "/vtscope-test-" + std::to_string(getpid());
+            if (mkdir(p.c_str(), 0755) != 0) continue;
+            if (mkdir((p + "/" + id).c_str(), 0755) == 0) {
+                parent = p;
+                path = p + "/" + id;
+                return;
+            }
+            rmdir(p.c_str());
+        }
+    }
+    ~RuntimeCgroup() {
+        if (path.empty()) return;
+        rmdir(path.c_str());
+        rmdir(parent.c_str());
+    }
+    bool move(pid_t pid) const {
+        std::FILE* procs = std::fopen((path + "/cgroup.procs").c_str(), "w");
+        if (!procs) return false;
+        bool written = std::fprintf(procs, "%d\n", static_cast<int>(pid)) > 0;
+        return std::fclose(procs) == 0 && written;
+    }
+};
+
+// The marker harness in the nobody sandbox, its JVM in a cgroup named like a container's, traced
+// with --otlp into the test Collector: every resource it receives carries that container.id.
+TEST(Container, OtlpResourceCarriesTheContainerIdOfItsCgroup) {
+    REQUIRE_SANDBOX(Sandbox::kNobody);
+    const std::string collector = std::string(VTSCOPE_COLLECTOR_BUILD) + "/collector/otelcol-vtscope";
+    if (access(collector.c_str(), X_OK) != 0)
+        SKIP_LOUDLY("no test Collector at " + collector + " (scripts/build-collector.sh)");
+    RuntimeCgroup cgroup;
+    if (cgroup.path.empty()) SKIP_LOUDLY("cannot create a cgroup here");
+    vtscope::testing::TempDir dir;
+    int port = vtscope::testing::free_loopback_port();
+    setenv("VTSCOPE_OTLP_PORT", std::to_string(port).c_str(), 1);
+    setenv("VTSCOPE_COLLECTOR_OUT", dir.path("collector.jsonl").c_str(), 1);
+    vtscope::testing::Child otelcol = vtscope::testing::Child::start(
+        {collector, "--config", std::string(VTSCOPE_SOURCE_DIR) + "/consumer/tests/collector/config.yaml"}, "",
+        dir.path("collector.err"));
+    ASSERT_TRUE(vtscope::testing::wait_until([&] { return vtscope::testing::loopback_port_open(port); }, 30s, 50ms))
+        << read_file(dir.path("collector.err"));
+    E2e e2e;
+    Workload workload("io.vtscope.workloads.MarkerHarness", {"-Djdk.virtualThreadScheduler.parallelism=2"}, {});
+    ::testing::AssertionResult ready = start_sandboxed(e2e, workload, Sandbox::kNobody);
+    ASSERT_TRUE(ready) << ready.message();
+    ASSERT_TRUE(cgroup.move(e2e.pid())) << "cannot move the JVM into " << cgroup.path;
+    ready = e2e.attach("trace", {"--syscalls", "write", "--otlp", "http://127.0.0.1:" + std::to_string(port)});
+    ASSERT_TRUE(ready) << ready.message();
+    E2eRun run = e2e.run();
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    otelcol.signal(SIGTERM);
+    otelcol.wait(20s);
+    size_t resources = 0, with_id = 0;
+    for (const json& request : parse(vtscope::testing::read_lines(dir.path("collector.jsonl"))))
+        for (const json& rl : at(request, "/resourceLogs")) {
+            resources++;
+            for (const json& a : at(rl, "/resource/attributes"))
+                if (text(a, "/key") == "container.id" && text(a, "/value/stringValue") == cgroup.id) with_id++;
+        }
+    std::printf("[ container] --otlp: %zu resources received, %zu with container.id %s\n", resources, with_id,
+                cgroup.id.c_str());
+    EXPECT_GT(resources, 0u) << read_file(dir.path("collector.err"));
+    EXPECT_EQ(with_id, resources);
+}
+
 }  // namespace
