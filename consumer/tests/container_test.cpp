@@ -267,7 +267,16 @@ std::map<std::string, std::set<std::string>> block_shape(const BlockRun& b, cons
                 number(iv, "/duration_ns") >= 0.5 * (t1 - t0 - 4e6))
                 found.push_back(&iv);
         EXPECT_EQ(found.size(), 1u) << label << " " << kase << " rep " << number(op, "/rep");
-        if (found.size() != 1) continue;
+        if (found.size() != 1) {
+            // What the thread did in the window instead, for the failure's message.
+            for (const json& iv : b.intervals)
+                if (at(iv, "/vthread") == at(op, "/vthread"))
+                    std::printf("[ container] %s %s rep %.0f (window %.1f ms): %+.1f ms, %.1f ms: %s\n", label.c_str(),
+                                kase.c_str(), number(op, "/rep"), (t1 - t0 - 4e6) / 1e6,
+                                (number(iv, "/ts_ns") - t0 - 2e6) / 1e6, number(iv, "/duration_ns") / 1e6,
+                                iv.dump().substr(0, 400).c_str());
+            continue;
+        }
         const json& iv = *found[0];
         EXPECT_EQ(str(iv, "trace_id"), str(op, "trace_id")) << label << " " << kase;
         EXPECT_EQ(str(iv, "span_id"), str(op, "span_id")) << label << " " << kase;
