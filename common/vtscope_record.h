@@ -84,7 +84,7 @@ struct vtscope_region_header {
 	__u32 slot_size;	   /* VTSCOPE_SLOT_SIZE */
 	__u32 capacity;		   /* number of slots, a power of two */
 	__u32 max_probe;	   /* VTSCOPE_MAX_PROBE */
-	__u32 writer_pid;	   /* getpid() of the JVM that created the region */
+	__u32 writer_pid;	   /* getpid() of the JVM that created the region (in its pid namespace) */
 	__u64 records_claimed;	   /* slots claimed so far (atomic add) */
 	__u64 records_released;	   /* slots taken over from a terminated thread */
 	__u64 records_unavailable; /* claims that found no free slot within max_probe */

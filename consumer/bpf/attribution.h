@@ -99,7 +99,9 @@ struct vtscope_attribution_config {
 	__u64 gc_seq_addr;	 /* XZGC: &XGlobalSeqNum (uint32_t) */
 	__u64 gc_metadata_mask;	 /* XZGC: XAddressMetadataMask; ZGEN: good ^ bad (the remapped bits) */
 	__u32 gc_remapped_shift; /* ZGEN: the lowest remapped bit (ZPointerRemappedShift) */
-	__u32 pad;
+	/* The target's pid in its own pid namespace (the last of NSpid, /proc/PID/status): what its
+	 * writer's getpid() put in the region's writer_pid; target_tgid when it has none of its own. */
+	__u32 target_ns_tgid;
 	__u8 gc_load_shift[VTSCOPE_ZGEN_SHIFT_TABLE]; /* ZGEN: ZPointerLoadShiftTable by remapped bits */
 };
 

@@ -369,7 +369,7 @@ static __always_inline bool vtscope_validate_pending(struct vtscope_region_info 
 	__u32 capacity = header.capacity;
 	if (header.version != VTSCOPE_REGION_VERSION || header.header_size != VTSCOPE_REGION_HEADER_SIZE ||
 	    header.slot_size != VTSCOPE_SLOT_SIZE || header.record_offset != VTSCOPE_RECORD_OFFSET ||
-	    header.max_probe != VTSCOPE_MAX_PROBE || header.writer_pid != attribution_config.target_tgid ||
+	    header.max_probe != VTSCOPE_MAX_PROBE || header.writer_pid != attribution_config.target_ns_tgid ||
 	    capacity < 2 || (capacity & (capacity - 1)) != 0) {
 		/* (a one-slot region would read as pending forever; no writer makes one: the minimum is 64) */
 		rg->base = 0; /* not a region of this protocol: user space reports it from the maps */

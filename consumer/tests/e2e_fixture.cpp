@@ -46,7 +46,7 @@ void touch(const std::string& path) {
 ::testing::AssertionResult E2e::attach(const std::string& command, const std::vector<std::string>& options,
                                        bool output) {
     std::string n = std::to_string(sessions_.size());
-    std::vector<std::string> argv = {VTSCOPE_BIN, command, "--pid", std::to_string(workload_.pid())};
+    std::vector<std::string> argv = {VTSCOPE_BIN, command, "--pid", std::to_string(pid())};
     if (output) argv.insert(argv.end(), {"--output", path("out" + n)});
     argv.insert(argv.end(),
                 {"--ready-file", path("vtscope.ready" + n), "--summary-json", path("summary" + n + ".json")});

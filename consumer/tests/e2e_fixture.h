@@ -77,7 +77,10 @@ public:
     E2e& operator=(const E2e&) = delete;
 
     std::string path(const std::string& name) const { return dir_.path(name); }
-    pid_t pid() const { return workload_.pid(); }
+    // The pid sessions attach to: the workload's, or the one set_target named (a JVM that the
+    // workload's process started, such as the JVM inside an unshare sandbox).
+    pid_t pid() const { return target_ > 0 ? target_ : workload_.pid(); }
+    void set_target(pid_t pid) { target_ = pid; }
     Child& workload() { return workload_; }
 
     // Starts the workload and waits until it is ready; a failure carries its stderr.
@@ -112,6 +115,7 @@ private:
     Child workload_;
     std::vector<Attached> sessions_;
     std::optional<int> workload_exit_;
+    pid_t target_ = 0;
     std::string error_;
 };
 

@@ -14,6 +14,7 @@
 #include "channels/identity_channel.h"
 #include "jvm/java_threads.h"
 #include "jvm/oop_identity.h"
+#include "process/thread_ids.h"
 
 namespace vtscope {
 namespace {
@@ -22,7 +23,7 @@ constexpr const char* kUprobePrograms[] = {"on_java_thread_run", "on_threads_rem
 
 class VmStructsChannel final : public ChannelUnit {
 public:
-    explicit VmStructsChannel(const Target& target) : target_(target) {}
+    explicit VmStructsChannel(const Target& target) : target_(target), tids_(target.pid, target.own_pid_namespace()) {}
     ~VmStructsChannel() override {
         if (generation_) munmap(generation_, generation_bytes_);
     }
@@ -72,6 +73,7 @@ public:
     void sync(MapsSnapshot&, bool at_attach) override {
         auto threads = walk_java_threads(target_.memory, target_.jvm.layout);
         if (!threads) return;  // the target may be exiting; the next round retries
+        to_host_tids(*threads);
         std::set<uint32_t> inserted;
         bool written = false;
         for (const JavaThreadInfo& t : *threads) {
@@ -100,6 +102,7 @@ public:
         // goes with its thread's exit hooks, and an earlier round's was checked by that round.
         if (!written) return;
         auto after = walk_java_threads(target_.memory, target_.jvm.layout);
+        if (after) to_host_tids(*after);
         std::set<std::pair<uint32_t, uint64_t>> live;
         if (after)
             for (const auto& t : *after) live.emplace(t.tid, t.java_thread);
@@ -118,6 +121,18 @@ public:
     }
 
 private:
+    // OSThread::_thread_id is the tid as the JVM's gettid() gave it: in a pid namespace of its own
+    // (a container) not the host tid the programs key "threads" by. A thread no longer listed
+    // under /proc/PID/task has exited and is dropped.
+    void to_host_tids(std::vector<JavaThreadInfo>& threads) {
+        if (!tids_.own_namespace()) return;
+        std::erase_if(threads, [&](JavaThreadInfo& t) {
+            auto host = tids_.host_tid(static_cast<pid_t>(t.tid));
+            if (host) t.tid = static_cast<uint32_t>(*host);
+            return !host;
+        });
+    }
+
     // JDK 24+: _monitor_owner_id sampled while nothing is mounted. JDK 21-23: the tid of the
     // thread's own object (_threadObj), read under the collector's rule; it never changes.
     int64_t own_id(uint64_t java_thread) const {
@@ -131,6 +146,7 @@ private:
     void threads_changed() { std::atomic_ref<uint64_t>(*generation_).fetch_add(1); }
 
     const Target& target_;
+    ThreadIds tids_;
     int threads_fd_ = -1;
     uint64_t* generation_ = nullptr;
     size_t generation_bytes_ = 0;

@@ -32,7 +32,9 @@ struct WriterStats {
 std::vector<const Mapping*> find_region_mappings(const std::vector<Mapping>& maps);
 
 // Checks the header against the mapping: magic, version, sizes, power-of-two capacity, the
-// slots fitting inside the mapping, and the writer pid. An error names the first mismatch.
+// slots fitting inside the mapping, and the writer pid: `pid` as the target sees itself (its pid in
+// its own pid namespace, Target::ns_pid), which is what the writer's getpid() stored. An error
+// names the first mismatch.
 Expected<RecordRegion> validate_region(const MemoryReader& memory, const Mapping& mapping, pid_t pid);
 
 std::optional<WriterStats> read_writer_stats(const MemoryReader& memory, const RecordRegion& region);

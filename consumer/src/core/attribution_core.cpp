@@ -84,6 +84,8 @@ void AttributionCore::configure(bpf_object* object, volatile vtscope_attribution
     }
     unit_->prepare(object);
     config->target_tgid = static_cast<__u32>(target_.pid);
+    // The BPF side sees host pids, but the writer stores its own getpid() in the region's header.
+    config->target_ns_tgid = static_cast<__u32>(target_.ns_pid);
     config->identity_mode = info_.bpf_mode;
     config->off_monitor_owner_id = target_.jvm.layout.java_thread_monitor_owner_id;
     if (target_.jvm.oop_identity) configure_oop_identity(*target_.jvm.oop_identity, config);
@@ -162,7 +164,7 @@ void AttributionCore::sync_region(MapsSnapshot& maps) {
     if (!current) return;
     auto candidates = find_region_mappings(*current);
     for (const Mapping* m : candidates) {
-        auto region = validate_region(target_.memory, *m, target_.pid);
+        auto region = validate_region(target_.memory, *m, target_.ns_pid);
         if (!region) {
             if (warned_regions_.insert(m->start).second && region.error().message.find("magic") == std::string::npos) {
                 char at[32];

@@ -23,6 +23,7 @@ namespace vtscope {
 class AttributionCore {
 public:
     AttributionCore(const Target& target, IdentityChannel channel);
+    const Target& target() const { return target_; }
     ~AttributionCore();
     AttributionCore(const AttributionCore&) = delete;
     AttributionCore& operator=(const AttributionCore&) = delete;

@@ -22,6 +22,7 @@
 
 #include "jvm/jvm_target.h"
 #include "output/safe_text.h"
+#include "process/proc_status.h"
 #include "process/target_files.h"
 
 namespace vtscope {
@@ -50,19 +51,11 @@ struct HeldProcess {
     }
 };
 
-// The last field of NSpid in /proc/PID/status: the pid in the process's own pid namespace
-// (fs/proc/array.c, task_state). Absent before Linux 4.1: then the namespaces are not nested.
+// The last field of NSpid in /proc/PID/status (process/proc_status.h): the pid in the process's
+// own pid namespace, the one HotSpot names its attach files with; pid itself when there is none.
 pid_t namespace_pid(pid_t pid) {
-    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-    std::string line;
-    while (std::getline(status, line)) {
-        if (line.rfind("NSpid:", 0) != 0) continue;
-        std::istringstream fields(line.substr(6));
-        long last = 0, value = 0;
-        while (fields >> value) last = value;
-        if (last > 0 && last <= 0x7fffffff) return static_cast<pid_t>(last);
-    }
-    return pid;
+    auto status = read_proc_status(pid);
+    return status && status->ns_levels > 0 ? status->ns_pid : pid;
 }
 
 Expected<HeldProcess> hold_process(pid_t pid) {

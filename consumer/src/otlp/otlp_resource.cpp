@@ -63,7 +63,7 @@ Expected<std::vector<OtlpAttribute>> parse_resource_attributes(const std::string
 Expected<std::vector<OtlpAttribute>> make_resource(const std::string& service_option, const EnvLookup& env, int64_t pid,
                                                    const std::string& host_name, const std::string& instance_id,
                                                    const std::vector<OtlpAttribute>& process_context,
-                                                   ServiceNameSource* source) {
+                                                   ServiceNameSource* source, const ContainerIdReader& container_id) {
     std::vector<OtlpAttribute> from_env;
     if (const char* text = env("OTEL_RESOURCE_ATTRIBUTES")) {
         auto parsed = parse_resource_attributes(text);
@@ -106,8 +106,16 @@ Expected<std::vector<OtlpAttribute>> make_resource(const std::string& service_op
         OtlpAttribute::string("service.instance.id", text_of("service.instance.id").value_or(instance_id)));
     resource.push_back(OtlpAttribute::integer("process.pid", pid));
     resource.push_back(OtlpAttribute::string("host.name", text_of("host.name").value_or(host_name)));
-    auto own = [](const std::string& key) {
-        return key == "service.name" || key == "service.instance.id" || key == "host.name" || key == "process.pid";
+    // The target's container, as its cgroup names it, unless its own SDK said already.
+    bool cgroup_container = false;
+    if (!find(process_context, "container.id") && container_id)
+        if (auto id = container_id(static_cast<pid_t>(pid))) {
+            resource.push_back(OtlpAttribute::string("container.id", *id));
+            cgroup_container = true;
+        }
+    auto own = [&](const std::string& key) {
+        return key == "service.name" || key == "service.instance.id" || key == "host.name" || key == "process.pid" ||
+               (key == "container.id" && cgroup_container);
     };
     for (const auto& a : process_context)
         if (!own(a.key)) resource.push_back(a);

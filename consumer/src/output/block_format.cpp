@@ -13,14 +13,17 @@ namespace vtscope {
 
 // Written field by field rather than through a JSON value: one line per interval, and every
 // value here is a number or a name of vtscope's own; the attribution fields are event_format's.
-std::string format_block_event(const vtscope_block_event& e, bool open, std::string_view more_fields) {
+std::string format_block_event(const vtscope_block_event& e, bool open, std::string_view more_fields,
+                               std::string_view after_tid) {
     std::string out;
     out.reserve(360);
     char buf[128];
-    std::snprintf(buf, sizeof(buf), "{\"ts_ns\":%llu,\"duration_ns\":%llu,\"pid\":%u,\"tid\":%u,",
+    std::snprintf(buf, sizeof(buf), "{\"ts_ns\":%llu,\"duration_ns\":%llu,\"pid\":%u,\"tid\":%u",
                   static_cast<unsigned long long>(e.ts_ns), static_cast<unsigned long long>(e.duration_ns), e.pid,
                   e.tid);
     out += buf;
+    out += after_tid;
+    out += ',';
     append_attribution(out, e.attribution);
     out += ",\"block_reason\":\"";
     out += block_reason_name(e.block_reason);

@@ -14,8 +14,10 @@ namespace vtscope {
 struct JfrPinnedEvent;  // sources/jfr_events.h
 
 // One JSON line (no newline) of `vtscope block`; open: the interval was still open at the end;
-// more_fields (",\"name\":value..."): the --stacks and --jfr fields, before the closing brace.
-std::string format_block_event(const vtscope_block_event& event, bool open, std::string_view more_fields = {});
+// more_fields (",\"name\":value..."): the --stacks and --jfr fields, before the closing brace;
+// after_tid: fields written after "tid" (",\"ns_pid\":..", output/namespace_fields.h).
+std::string format_block_event(const vtscope_block_event& event, bool open, std::string_view more_fields = {},
+                               std::string_view after_tid = {});
 
 // One stack of an interval (--stacks), symbolised, leaf first.
 struct BlockStack {

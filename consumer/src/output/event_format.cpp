@@ -187,7 +187,8 @@ void append_attribution(std::string& out, const vtscope_attribution& a) {
     }
 }
 
-void append_syscall_event(std::string& out, const vtscope_syscall_event& e, std::string_view syscall) {
+void append_syscall_event(std::string& out, const vtscope_syscall_event& e, std::string_view syscall,
+                          std::string_view after_tid) {
     const Keys& k = keys();
     out.push_back('{');
     out += k.ts_ns;
@@ -196,6 +197,7 @@ void append_syscall_event(std::string& out, const vtscope_syscall_event& e, std:
     append_number(out, uint32_t{e.pid});
     out += k.tid;
     append_number(out, uint32_t{e.tid});
+    out += after_tid;
     out.push_back(',');
     append_attribution(out, e.attribution);
     out += k.syscall;

@@ -27,8 +27,10 @@ void add_attribution(OrderedJson& j, const vtscope_attribution& attribution);
 void append_attribution(std::string& out, const vtscope_attribution& attribution);
 // One line of `vtscope trace` as a JSON object.
 OrderedJson syscall_event_json(const vtscope_syscall_event& event, std::string_view syscall);
-// One line of `vtscope trace`, appended to out (no newline).
-void append_syscall_event(std::string& out, const vtscope_syscall_event& event, std::string_view syscall);
+// One line of `vtscope trace`, appended to out (no newline); after_tid: fields written after
+// "tid" (",\"ns_pid\":..", output/namespace_fields.h).
+void append_syscall_event(std::string& out, const vtscope_syscall_event& event, std::string_view syscall,
+                          std::string_view after_tid = {});
 // The same as a new string.
 std::string format_syscall_event(const vtscope_syscall_event& event, std::string_view syscall);
 

@@ -7,6 +7,7 @@
 
 #include "channels/identity_channels.h"
 #include "cli/privilege.h"
+#include "process/proc_status.h"
 
 namespace vtscope {
 
@@ -18,6 +19,11 @@ Expected<Target> open_target(pid_t pid, IdentityChannel channel, const std::stri
     if (handle->exited() || !process_alive(pid)) return make_error("no process with pid " + std::to_string(pid));
     if (!have_bpf_privilege()) return make_error("no BPF privilege: vtscope " + command + " needs " + kPrivilegeText);
     Target target(std::move(*handle));
+    // Read through the pidfd's process, which has not exited (checked above): a JVM in a container
+    // has a pid of its own there (NSpid), which its record region and file names carry.
+    auto status = read_proc_status(pid);
+    if (!status) return target.alive() ? status.error() : make_error("no process with pid " + std::to_string(pid));
+    if (status->ns_levels > 0) target.ns_pid = status->ns_pid;
     if (!channel_info(channel).reads_jvm) return target;
     auto jvm = inspect_jvm(pid, target.memory);
     if (!jvm) return target.alive() ? jvm.error() : exited_during_attach(pid);

@@ -19,6 +19,7 @@
 
 #include "jvm/jvm_attach.h"
 #include "output/safe_text.h"
+#include "process/proc_status.h"
 #include "process/unprivileged_run.h"
 
 namespace vtscope {
@@ -60,20 +61,13 @@ Status check_root_only(const std::string& path, bool directory) {
 }
 
 // The real uid and gid of the target (the first field of Uid: and Gid: in /proc/PID/status, as
-// this process's user namespace sees them: fs/proc/array.c, task_state).
+// this process's user namespace sees them: fs/proc/array.c, task_state; process/proc_status.h).
 Status read_target_ids(pid_t pid, uid_t* uid, gid_t* gid) {
-    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-    std::string line;
-    int found = 0;
-    while (std::getline(status, line)) {
-        bool is_uid = line.rfind("Uid:", 0) == 0, is_gid = line.rfind("Gid:", 0) == 0;
-        if (!is_uid && !is_gid) continue;
-        unsigned long id = std::strtoul(line.c_str() + 4, nullptr, 10);
-        if (is_uid) *uid = static_cast<uid_t>(id);
-        if (is_gid) *gid = static_cast<gid_t>(id);
-        found++;
-    }
-    if (found != 2) return make_error("--jfr: cannot read the uid and gid of process " + std::to_string(pid));
+    auto status = read_proc_status(pid);
+    if (!status || !status->has_uid || !status->has_gid)
+        return make_error("--jfr: cannot read the uid and gid of process " + std::to_string(pid));
+    *uid = status->real_uid;
+    *gid = status->real_gid;
     return ok_status();
 }
 
@@ -229,13 +223,19 @@ Expected<std::vector<JfrPinnedEvent>> JfrRecording::finish(bool target_alive) {
         auto stopped = jvm_diagnostic_command(pid_, "JFR.stop name=" + name_, kAttachTimeout);
         if (!stopped) return make_error("--jfr: " + stopped.error().message);
     }
-    // Read inside the target's root, no symlink, a regular file under the cap. A JVM that exited
-    // wrote the recording on its way out (dumponexit): give it a moment.
-    std::string path = "/tmp/" + file_name_;
-    auto recording = root_->open_regular(path, kMaxRecordingBytes, Symlinks::kRefuse);
+    // Read inside the target's /tmp, no symlink, a regular file under the cap. A JVM that exited
+    // wrote the recording on its way out (dumponexit): give it a moment. The /tmp is the one held
+    // since the start, not a walk from the root: a JVM in a mount namespace of its own (a
+    // container's private /tmp) takes that namespace's mounts with it when it exits, and from its
+    // root "/tmp" would then be the directory under the mount, while the held descriptor still
+    // reaches the tmpfs the JVM wrote to.
+    UniqueFd tmp_fd(fcntl(target_tmp_.get(), F_DUPFD_CLOEXEC, 0));
+    if (!tmp_fd) return make_error(std::string("--jfr: cannot hold the target's /tmp: ") + std::strerror(errno));
+    TargetRoot tmp = TargetRoot::from_fd(std::move(tmp_fd), "the /tmp of process " + std::to_string(pid_));
+    auto recording = tmp.open_regular(file_name_, kMaxRecordingBytes, Symlinks::kRefuse);
     for (int i = 0; i < 50 && !recording; i++) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        recording = root_->open_regular(path, kMaxRecordingBytes, Symlinks::kRefuse);
+        recording = tmp.open_regular(file_name_, kMaxRecordingBytes, Symlinks::kRefuse);
     }
     if (!recording) return make_error("--jfr: the target wrote no recording: " + recording.error().message);
     auto json = print_recording(*recording);

@@ -21,6 +21,7 @@
 #include "output/json_io.h"
 #include "output/perfetto_timeline.h"
 #include "output/safe_text.h"
+#include "output/namespace_fields.h"
 #include "output/sinks.h"
 #include "sources/block_jfr.h"
 #include "sources/jfr_events.h"
@@ -88,7 +89,8 @@ public:
           output_(output),
           otlp_(std::move(otlp)),
           observer_(observer),
-          stacks_(target) {}
+          stacks_(target),
+          namespace_fields_(target.pid, target.ns_pid) {}
 
     Status open(const AttributionCore& core) {
         skel_.reset(block_bpf__open());
@@ -298,11 +300,13 @@ private:
         }
         if (e.attribution.mounted_virtual && e.block_reason != VTSCOPE_BLOCK_PREEMPTED)
             spans_.push_back({e.ts_ns, e.ts_ns + e.duration_ns, e.tid});
+        // Looked up now, while the thread is most likely still there.
+        std::string ns_fields = namespace_fields_.fields(e.tid);
         if (jfr_) {
-            pending_.push_back({e, open, std::move(stacks), nullptr});  // written by join_jfr
+            pending_.push_back({e, open, std::move(stacks), nullptr, std::move(ns_fields)});  // written by join_jfr
             return;
         }
-        std::string line = format_block_event(e, open, stacks);
+        std::string line = format_block_event(e, open, stacks, ns_fields);
         line.push_back('\n');
         output_.write(line);
     }
@@ -459,7 +463,7 @@ private:
         aggregate_.jfr_joined = jfr_events_.size() - unjoined.size();
         for (const Pending& p : pending_) {
             if (!p.jfr) aggregate_.reported_not_in_jfr++;
-            std::string line = format_block_event(p.event, p.open, p.stacks + format_jfr_fields(p.jfr));
+            std::string line = format_block_event(p.event, p.open, p.stacks + format_jfr_fields(p.jfr), p.ns_fields);
             line.push_back('\n');
             output_.write(line);
         }
@@ -480,6 +484,7 @@ private:
     BlockAggregate aggregate_;
     uint64_t attached_ns_ = 0;
     JvmStacks stacks_;                         // --stacks
+    NamespaceFields namespace_fields_;         // ns_pid and ns_tid, for a target in a container
     uint64_t perf_map_written_ns_ = 0;         // --stacks: when an unnamed JIT frame last had it written
     std::vector<BlockAggregate::Span> spans_;  // reported intervals of carriers, for the stall time
     // --jfr: the intervals, held back until the recording is read, and its events.
@@ -488,6 +493,7 @@ private:
         bool open;
         std::string stacks;  // --stacks: its fields
         const JfrPinnedEvent* jfr;
+        std::string ns_fields;  // ns_pid and ns_tid, for a target in a container
     };
     std::optional<JfrRecording> jfr_;
     std::vector<Pending> pending_;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "output/event_format.h"
+#include "output/namespace_fields.h"
 #include "otlp/otlp_exporter.h"
 #include "output/report.h"
 #include "output/sinks.h"
@@ -47,6 +48,7 @@ public:
           observer_(observer) {}
 
     Status open(const AttributionCore& core) {
+        namespace_fields_.emplace(core.target().pid, core.target().ns_pid);
         skel_.reset(syscalls_bpf__open());
         if (!skel_) return make_error(std::string("cannot open the BPF object: ") + std::strerror(errno));
         core.configure(skel_->obj, &skel_->rodata->attribution_config);
@@ -157,7 +159,9 @@ private:
             delivered_[clamp_status(event.attribution.status)]++;
             if (event.attribution.reason < VTSCOPE_REASON_COUNT) reasons_[event.attribution.reason]++;
             line_.clear();  // one buffer for every line: no allocation per event
-            append_syscall_event(line_, event, syscall_name(event.syscall_index));
+            ns_fields_.clear();
+            namespace_fields_->append(ns_fields_, event.tid);
+            append_syscall_event(line_, event, syscall_name(event.syscall_index), ns_fields_);
             line_.push_back('\n');
             output_.write(line_);
             if (otlp_) otlp_->logs()->offer(event);  // queued or counted dropped, never waits
@@ -266,8 +270,10 @@ private:
     uint64_t delivered_[VTSCOPE_STATUS_COUNT] = {};
     uint64_t reasons_[VTSCOPE_REASON_COUNT] = {};  // trace only: stat's keys carry no reason
     std::string line_;                             // JSON lines: the line being formatted
-    std::unique_ptr<OtlpSession> otlp_;            // --otlp
-    SourceObserver* observer_;                     // vtscope top
+    std::string ns_fields_;                        // and its ns_pid and ns_tid, for a target in a container
+    std::optional<NamespaceFields> namespace_fields_;
+    std::unique_ptr<OtlpSession> otlp_;  // --otlp
+    SourceObserver* observer_;           // vtscope top
     struct Totals {
         uint64_t calls = 0;
         uint64_t bytes = 0;

@@ -18,6 +18,7 @@
 #include <iterator>
 
 #include "jvm/jvm_target.h"
+#include "process/proc_status.h"
 
 namespace vtscope {
 namespace {
@@ -130,34 +131,24 @@ ElfSymbols load_elf_symbols(int fd, const std::string& what) {
     return out;
 }
 
-TargetIds parse_target_ids(std::string_view status, pid_t pid) {
+namespace {
+
+TargetIds target_ids(const ProcStatus& status, pid_t pid) {
     TargetIds ids;
-    ids.ns_pid = pid;  // a kernel before 4.1 has no NSpid line: no pid namespaces to tell apart
-    bool have_uid = false;
-    size_t pos = 0;
-    while (pos < status.size()) {
-        size_t end = std::min(status.find('\n', pos), status.size());
-        std::string line(status.substr(pos, end - pos));
-        pos = end + 1;
-        unsigned long real = 0, effective = 0;
-        if (std::sscanf(line.c_str(), "Uid: %lu %lu", &real, &effective) == 2) {
-            ids.uid = static_cast<uid_t>(effective);
-            have_uid = true;
-        } else if (line.starts_with("NSpid:")) {
-            // "NSpid:\t<pid here>\t...\t<pid in its own namespace>" (proc_pid_status, fs/proc/array.c).
-            auto last = line.find_last_of(" \t");
-            long ns_pid = std::strtol(line.c_str() + last + 1, nullptr, 10);
-            if (ns_pid > 0) ids.ns_pid = static_cast<pid_t>(ns_pid);
-        }
-    }
-    ids.known = have_uid;
+    // A kernel before 4.1 has no NSpid line: no pid namespaces to tell apart.
+    ids.ns_pid = status.ns_levels > 0 ? status.ns_pid : pid;
+    ids.uid = status.effective_uid;
+    ids.known = status.has_uid;
     return ids;
 }
 
+}  // namespace
+
+TargetIds parse_target_ids(std::string_view status, pid_t pid) { return target_ids(parse_proc_status(status), pid); }
+
 TargetIds read_target_ids(pid_t pid) {
-    std::ifstream file("/proc/" + std::to_string(pid) + "/status");
-    std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-    return parse_target_ids(text, pid);
+    auto status = read_proc_status(pid);
+    return status ? target_ids(*status, pid) : TargetIds{pid, 0, false};
 }
 
 StackSymbolizer::StackSymbolizer(pid_t pid) : pid_(pid), ids_(read_target_ids(pid)) {
