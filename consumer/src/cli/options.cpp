@@ -11,6 +11,7 @@
 
 #include "channels/identity_channels.h"
 #include "cli/option_table.h"
+#include "otlp/otlp_protocol.h"
 
 namespace vtscope {
 
@@ -82,10 +83,19 @@ std::vector<OptionSpec> otlp_option_specs(Field<OtlpOptions> field, const std::s
         field(o).timeout_seconds = *seconds;
         return ok_status();
     };
+    ApplyFn protocol = [field](Options& o, const std::string& name, const std::string& value) -> Status {
+        if (auto p = parse_otlp_protocol(value); !p) return make_error(name + ": " + p.error().message);
+        field(o).protocol = value;
+        return ok_status();
+    };
     return {
         option("otlp", 0, "URL", ValueKind::kText, text(&OtlpOptions::endpoint, "a URL (http://HOST[:PORT])"),
-               "also export to an OpenTelemetry Collector over OTLP/HTTP (JSON); " + signals + "; default port 4318",
+               "also export to an OpenTelemetry Collector over OTLP; " + signals +
+                   "; default port 4317 for grpc, 4318 for http/protobuf and http/json",
                "$OTEL_EXPORTER_OTLP_ENDPOINT; no export when unset"),
+        option("otlp-protocol", 0, "PROTOCOL", ValueKind::kEnum, protocol,
+               "the OTLP transport: grpc, http/protobuf (binary protobuf over HTTP) or http/json",
+               "$OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf", {"grpc", "http/protobuf", "http/json"}),
         option("service", 0, "NAME", ValueKind::kText, text(&OtlpOptions::service, "a name"),
                "the resource's service.name (by default the target's OTEP 4719 process context, then "
                "$OTEL_SERVICE_NAME, then service.name in $OTEL_RESOURCE_ATTRIBUTES, then unknown_service)"),

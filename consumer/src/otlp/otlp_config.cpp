@@ -3,7 +3,7 @@
 
 namespace vtscope {
 
-Expected<std::string> normalize_otlp_base(const std::string& url) {
+Expected<std::string> normalize_otlp_base(const std::string& url, const char* default_port) {
     std::string u = url;
     size_t scheme_end = u.find("://");
     if (scheme_end == std::string::npos) {
@@ -12,7 +12,7 @@ Expected<std::string> normalize_otlp_base(const std::string& url) {
     }
     std::string scheme = u.substr(0, scheme_end);
     if (scheme != "http" && scheme != "https")
-        return make_error("OTLP endpoint '" + url + "': only http:// and https:// (OTLP/HTTP) are supported");
+        return make_error("OTLP endpoint '" + url + "': only http:// and https:// are supported");
     size_t host_start = scheme_end + 3;
     size_t path_start = u.find('/', host_start);
     std::string authority =
@@ -28,15 +28,16 @@ Expected<std::string> normalize_otlp_base(const std::string& url) {
         if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos)
             return make_error("OTLP endpoint '" + url + "': invalid port '" + port + "'");
     } else {
-        authority += ":4318";
+        authority += std::string(":") + default_port;
     }
     while (!path.empty() && path.back() == '/') path.pop_back();
     return scheme + "://" + authority + path;
 }
 
-Expected<std::optional<OtlpEndpoints>> resolve_otlp_endpoints(const std::string& option, const EnvLookup& env) {
-    auto from_base = [](const std::string& base) -> Expected<std::optional<OtlpEndpoints>> {
-        auto b = normalize_otlp_base(base);
+Expected<std::optional<OtlpEndpoints>> resolve_otlp_endpoints(const std::string& option, const EnvLookup& env,
+                                                              const char* default_port) {
+    auto from_base = [default_port](const std::string& base) -> Expected<std::optional<OtlpEndpoints>> {
+        auto b = normalize_otlp_base(base, default_port);
         if (!b) return b.error();
         return std::optional<OtlpEndpoints>(
             OtlpEndpoints{*b + "/v1/logs", *b + "/v1/metrics", *b + "/v1development/profiles"});

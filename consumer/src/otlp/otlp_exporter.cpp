@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "channels/process_context.h"
+#include "otlp/grpc_transport.h"
 #include "output/diagnostics.h"
 
 namespace vtscope {
@@ -39,12 +40,21 @@ size_t collect_body(char* data, size_t size, size_t n, void* user) {
     return size * n;
 }
 
-struct Reply {
-    bool delivered = false;
-    bool retryable = false;
-    uint64_t rejected = 0;
-    std::string error;  // when not delivered
-};
+using Reply = OtlpReply;
+
+// "Name: value" as gRPC metadata: the key in lowercase, as HTTP/2 requires.
+std::vector<std::pair<std::string, std::string>> grpc_metadata(const std::vector<std::string>& headers) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const std::string& header : headers) {
+        size_t colon = header.find(':');
+        if (colon == std::string::npos) continue;
+        std::string key = header.substr(0, colon);
+        for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        size_t value = header.find_first_not_of(' ', colon + 1);
+        out.emplace_back(key, value == std::string::npos ? "" : header.substr(value));
+    }
+    return out;
+}
 
 }  // namespace
 
@@ -54,6 +64,7 @@ struct OtlpExporter::State {
     uint64_t start_unix_ns = 0;
     CURL* curl = nullptr;
     curl_slist* headers = nullptr;
+    std::unique_ptr<OtlpTransport> grpc;  // --otlp-protocol grpc; else curl
 
     std::mutex mu;
     std::condition_variable cv;
@@ -89,7 +100,7 @@ struct OtlpExporter::State {
         curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
         if (code >= 200 && code < 300) {
             reply.delivered = true;
-            reply.rejected = rejected_in_response(response);
+            reply.rejected = rejected_in_response(config.signal, config.protocol, response);
             return reply;
         }
         reply.retryable = code == 429 || code == 502 || code == 503 || code == 504;
@@ -98,9 +109,11 @@ struct OtlpExporter::State {
         return reply;
     }
 
-    // Posts body until it is delivered, a reply is not retryable, the final flush's deadline
-    // passes or (metrics) a newer snapshot makes it moot. nullopt: superseded.
-    std::optional<Reply> send(const std::string& body, bool superseded_by_snapshot) {
+    // Sends request until it is delivered, a reply is not retryable, the final flush's deadline
+    // passes or (metrics) a newer snapshot makes it moot. nullopt: superseded. The HTTP body is
+    // encoded once, for every attempt.
+    std::optional<Reply> send(const google::protobuf::Message& request, bool superseded_by_snapshot) {
+        const std::string body = grpc ? std::string() : encode_otlp_body(request, config.protocol).bytes;
         auto backoff = kFirstBackoff;
         while (true) {
             auto timeout = config.timeout;
@@ -114,7 +127,7 @@ struct OtlpExporter::State {
                 }
                 timeout = std::min(timeout, left);
             }
-            Reply reply = post(body, timeout);
+            Reply reply = grpc ? grpc->send(request, timeout) : post(body, timeout);
             if (reply.delivered || !reply.retryable) return reply;
             std::unique_lock lock(mu);
             counts.retries++;
@@ -175,16 +188,16 @@ struct OtlpExporter::State {
             lock.unlock();
             uint64_t now_unix = static_cast<uint64_t>(clock_ns(CLOCK_REALTIME));
             if (!batch.empty()) {
-                std::string body =
+                auto request =
                     encode_logs_request(config.resource, batch, config.syscall_names, realtime_offset_ns, now_unix);
-                std::optional<Reply> reply = send(body, false);
+                std::optional<Reply> reply = send(request, false);
                 lock.lock();
                 account(*reply, batch.size());
                 lock.unlock();
             }
             if (have_totals) {
-                std::string body = totals(config.resource, start_unix_ns, now_unix);
-                std::optional<Reply> reply = send(body, true);
+                std::unique_ptr<google::protobuf::Message> request = totals(config.resource, start_unix_ns, now_unix);
+                std::optional<Reply> reply = send(*request, true);
                 lock.lock();
                 if (reply) account(*reply, 1);  // superseded: the newer snapshot carries its totals
                 lock.unlock();
@@ -212,9 +225,17 @@ Expected<std::unique_ptr<OtlpExporter>> OtlpExporter::start(OtlpExporterConfig c
     static const bool curl_ready = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
     if (!curl_ready) return make_error("otlp: cannot initialise libcurl");
     auto state = std::make_unique<State>();
+    if (config.protocol == OtlpProtocol::kGrpc) {
+        auto grpc = GrpcTransport::create(config.signal, config.endpoint, config.tls, grpc_metadata(config.headers));
+        if (!grpc) return grpc.error();
+        state->grpc = std::move(*grpc);
+    }
     state->curl = curl_easy_init();
     if (!state->curl) return make_error("otlp: cannot create a libcurl handle");
-    state->headers = curl_slist_append(nullptr, "Content-Type: application/json");
+    const std::string content_type =
+        std::string("Content-Type: ") +
+        (config.protocol == OtlpProtocol::kHttpJson ? "application/json" : "application/x-protobuf");
+    state->headers = curl_slist_append(nullptr, content_type.c_str());
     for (const std::string& header : config.headers) state->headers = curl_slist_append(state->headers, header.c_str());
     CURL* c = state->curl;
     curl_easy_setopt(c, CURLOPT_URL, config.endpoint.c_str());
@@ -257,7 +278,8 @@ void OtlpExporter::offer(const OtlpLogEvent& event) {
 void OtlpExporter::publish(std::vector<OtlpMetric> metrics) {
     publish([metrics = std::move(metrics)](const std::vector<OtlpAttribute>& resource, uint64_t start_unix_ns,
                                            uint64_t now_unix_ns) {
-        return encode_metrics_request(resource, metrics, start_unix_ns, now_unix_ns);
+        using Request = opentelemetry::proto::collector::metrics::v1::ExportMetricsServiceRequest;
+        return std::make_unique<Request>(encode_metrics_request(resource, metrics, start_unix_ns, now_unix_ns));
     });
 }
 
@@ -289,7 +311,9 @@ ExportCounts OtlpExporter::counts() const {
 Expected<std::unique_ptr<OtlpSession>> OtlpSession::start(const OtlpOptions& options, pid_t pid, Signals signals,
                                                           std::vector<std::string> syscall_names) {
     EnvLookup env = [](const char* name) -> const char* { return std::getenv(name); };
-    auto endpoints = resolve_otlp_endpoints(options.endpoint, env);
+    auto protocol = resolve_otlp_protocol(options.protocol, env);
+    if (!protocol) return protocol.error();
+    auto endpoints = resolve_otlp_endpoints(options.endpoint, env, otlp_default_port(*protocol));
     if (!endpoints) return endpoints.error();
     if (!*endpoints) return std::unique_ptr<OtlpSession>();
     char host[256] = {};
@@ -322,6 +346,7 @@ Expected<std::unique_ptr<OtlpSession>> OtlpSession::start(const OtlpOptions& opt
         config.signal = signal;
         config.headers = std::move(headers);
         config.endpoint = endpoint;
+        config.protocol = *protocol;
         config.resource = *resource;
         config.syscall_names = syscall_names;
         config.queue_capacity = options.queue;
@@ -340,7 +365,8 @@ Expected<std::unique_ptr<OtlpSession>> OtlpSession::start(const OtlpOptions& opt
     }
     if (signals.profiles) {
         // The version of the development-stage profiles schema this encoding follows: the
-        // receiver rejects any other (pdata v1.71.0 internal/otlp/profiles_version.go).
+        // receiver rejects any other (pdata v1.71.0 internal/otlp/profiles_version.go), as an
+        // HTTP header or gRPC metadata alike.
         auto exporter = start_signal("profiles", (*endpoints)->profiles, {"otlp-profiles-development-version: 1"});
         if (!exporter) return exporter.error();
         session->profiles_ = std::move(*exporter);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The OTLP/HTTP exporter of --otlp: its own thread, a bounded queue, batches, retries with
+// The OTLP exporter of --otlp (OTLP/HTTP with libcurl, or gRPC: grpc_transport.h): its own thread, a bounded queue, batches, retries with
 // backoff; the drain path only hands it events (offer) or a snapshot of totals (publish) and
 // returns: it never waits on the network, and what does not fit in the queue is dropped and
 // counted (ExportCounts in the summary).
@@ -26,19 +26,24 @@
 #include "core/expected.h"
 #include "otlp/otlp_encoding.h"
 #include "otlp/otlp_options.h"
+#include "otlp/otlp_protocol.h"
+#include "otlp/otlp_transport.h"
 #include "core/summary.h"
 
 namespace vtscope {
 
-using OtlpSnapshot = std::function<std::string(const std::vector<OtlpAttribute>& resource, uint64_t start_unix_ns,
-                                               uint64_t now_unix_ns)>;
+// A metrics or profiles request (Export*ServiceRequest), made when it is sent.
+using OtlpSnapshot = std::function<std::unique_ptr<google::protobuf::Message>(
+    const std::vector<OtlpAttribute>& resource, uint64_t start_unix_ns, uint64_t now_unix_ns)>;
 
 struct OtlpExporterConfig {
     std::string signal;    // "logs", "metrics" or "profiles"
     std::string endpoint;  // full URL
+    OtlpProtocol protocol = OtlpProtocol::kHttpProtobuf;
+    OtlpTlsFiles tls;  // gRPC over https: the CA and client certificate files
     std::vector<OtlpAttribute> resource;
     std::vector<std::string> syscall_names;  // logs: names of a syscall event's syscall_index
-    std::vector<std::string> headers;        // HTTP headers beyond Content-Type ("Name: value")
+    std::vector<std::string> headers;        // HTTP headers (gRPC metadata) beyond Content-Type ("Name: value")
     size_t queue_capacity = 65536;
     std::chrono::milliseconds timeout{10000};
 };
@@ -54,7 +59,7 @@ public:
     void offer(const OtlpLogEvent& event);
     // metrics: the cumulative metrics since start; replaces a snapshot not yet sent.
     void publish(std::vector<OtlpMetric> metrics);
-    // metrics, profiles: a request body made by the exporter thread when it sends (from the
+    // metrics, profiles: a request made by the exporter thread when it sends (from the
     // resource, the exporter's start and the time of sending); replaces one not yet sent.
     void publish(OtlpSnapshot snapshot);
     // Sends what is pending (at most the timeout more), stops and joins the thread.

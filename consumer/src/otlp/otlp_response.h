@@ -5,10 +5,14 @@
 #include <cstdint>
 #include <string>
 
+#include "otlp/otlp_protocol.h"
+
 namespace vtscope {
 
-// partialSuccess.rejectedLogRecords / rejectedDataPoints / rejectedProfiles of a response body
-// (0 when absent).
-uint64_t rejected_in_response(const std::string& body);
+// The partial_success of a signal's ("logs", "metrics", "profiles") Export*ServiceResponse in the
+// body of a 2xx reply, binary (http/protobuf) or JSON (http/json): its rejected_log_records,
+// rejected_data_points or rejected_profiles; 0 when absent or when the body is not a response
+// (a proxy's page, say).
+uint64_t rejected_in_response(const std::string& signal, OtlpProtocol protocol, const std::string& body);
 
 }  // namespace vtscope

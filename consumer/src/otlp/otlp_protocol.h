@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// The three transports of the OTLP specification (protocol/exporter.md, "Specify Protocol"):
+// grpc, http/protobuf (the default) and http/json, and the body each sends of a request.
+#pragma once
+
+#include <google/protobuf/message.h>
+
+#include <string>
+#include <string_view>
+
+#include "core/expected.h"
+#include "otlp/otlp_config.h"
+
+namespace vtscope {
+
+enum class OtlpProtocol { kGrpc, kHttpProtobuf, kHttpJson };
+
+// "grpc", "http/protobuf" or "http/json" (the values of OTEL_EXPORTER_OTLP_PROTOCOL).
+Expected<OtlpProtocol> parse_otlp_protocol(std::string_view name);
+const char* otlp_protocol_name(OtlpProtocol protocol);
+// --otlp-protocol when given, else OTEL_EXPORTER_OTLP_PROTOCOL when set, else http/protobuf (the
+// exporter specification's default).
+Expected<OtlpProtocol> resolve_otlp_protocol(const std::string& option, const EnvLookup& env);
+// The port an endpoint without one gets: 4317 for gRPC, 4318 for OTLP/HTTP (the specification's
+// defaults, which the Collector's otlp receiver listens on).
+const char* otlp_default_port(OtlpProtocol protocol);
+
+// An OTLP/HTTP request body: the serialized message (application/x-protobuf) or its OTLP JSON
+// (application/json).
+struct OtlpBody {
+    std::string bytes;
+    const char* content_type;
+};
+OtlpBody encode_otlp_body(const google::protobuf::Message& request, OtlpProtocol protocol);
+
+}  // namespace vtscope
