@@ -233,13 +233,11 @@ protected:
 
 // The marker harness traced with --otlp: the Collector's log records are exactly vtscope's own
 // JSON lines (as a multiset of trace id, span id, syscall, bytes), with the resource set.
-TEST_F(OtlpExport, MarkerHarnessRecordsEqualLocalLines) {
-    ASSERT_TRUE(start());
-    E2eRun run = vtscope::testing::run_marker_harness({}, {"--threads", "16", "--markers", "8", "--mode", "concurrent"},
-                                                      {"--otlp", url(), "--service", "otlp-marker-test"});
-    ASSERT_TRUE(run.error.empty()) << run.error;
-    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
-    CollectorLogs logs = collector_logs(collector.finish());
+// The Collector's log records of a marker harness run are exactly vtscope's own JSON lines (as a
+// multiset of trace id, span id, syscall, bytes), with the resource set (service.name service).
+void expect_marker_records_equal_lines(const E2eRun& run, const std::vector<std::string>& out,
+                                       const std::string& service) {
+    CollectorLogs logs = collector_logs(out);
     std::multiset<Key> local = local_keys(run.lines);
     std::printf("vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f\n", run.lines.size(),
                 logs.keys.size(), number(run.summary, "/otlp/delivered"), number(run.summary, "/otlp/dropped"));
@@ -261,7 +259,7 @@ TEST_F(OtlpExport, MarkerHarnessRecordsEqualLocalLines) {
     for (const Json& r : logs.resources) {
         EXPECT_EQ(vtscope::json_string(
                       vtscope::json_at(attribute(vtscope::json_at(r, "attributes"), "service.name"), "stringValue")),
-                  "otlp-marker-test");
+                  service);
         EXPECT_FALSE(vtscope::json_string(
                          vtscope::json_at(attribute(vtscope::json_at(r, "attributes"), "process.pid"), "intValue"))
                          .empty());
@@ -274,6 +272,15 @@ TEST_F(OtlpExport, MarkerHarnessRecordsEqualLocalLines) {
                 .size(),
             36u);
     }
+}
+
+TEST_F(OtlpExport, MarkerHarnessRecordsEqualLocalLines) {
+    ASSERT_TRUE(start());
+    E2eRun run = vtscope::testing::run_marker_harness({}, {"--threads", "16", "--markers", "8", "--mode", "concurrent"},
+                                                      {"--otlp", url(), "--service", "otlp-marker-test"});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    expect_marker_records_equal_lines(run, collector.finish(), "otlp-marker-test");
 }
 
 // The Collector stopped (SIGSTOP) for 5 s mid-run, then resumed: vtscope neither stalls nor
@@ -619,15 +626,25 @@ TEST_F(OtlpExport, ProfileCpuTimeWithExemplars) {
 // profile --otlp-profiles: the samples as one OTLP profile (development stage) that the pinned
 // Collector takes with profiles enabled: its CPU time equals the session's, its links name the
 // run's traces, its stacks are symbolised frames through the dictionary.
+void expect_profile_equals_session(const DemoRun& run, const std::vector<std::string>& out,
+                                   const std::string& collector_err);
+
 TEST_F(OtlpExport, ProfileStacksAsOtlpProfile) {
     ASSERT_TRUE(start("config-profiles.yaml", {"--feature-gates=service.profilesSupport"}));
     DemoRun run =
         run_demo("profile", 4, {"--otlp", url(), "--otlp-profiles", "--service", "prof", "--top", "1000000"}, [] {});
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
-    std::vector<std::string> out = collector.finish();
+    expect_profile_equals_session(run, collector.finish(), vtscope::testing::read_file(collector.err));
+}
+
+// The one profile request of a profile --otlp-profiles --service prof run in the Collector's
+// output: its CPU time equals the session's, its links name the run's traces, its stacks are
+// symbolised frames through the dictionary.
+void expect_profile_equals_session(const DemoRun& run, const std::vector<std::string>& out,
+                                   const std::string& collector_err) {
     const nlohmann::json& exported = at(run.summary, "/otlp_signals/profiles");
-    EXPECT_EQ(number(exported, "/delivered"), 1) << run.vtscope_stderr << vtscope::testing::read_file(collector.err);
+    EXPECT_EQ(number(exported, "/delivered"), 1) << run.vtscope_stderr << collector_err;
     EXPECT_EQ(number(exported, "/dropped"), 0);
     std::vector<Json> requests;
     for (const std::string& line : out) {
@@ -740,3 +757,68 @@ TEST_F(OtlpExport, StatSumsEqualCountedEvents) {
     for (const std::string& line : run.lines) report += line + "\n";
     expect_exemplars_not_labels(collector_metrics(lines), trace_ids_in(report));
 }
+
+// Each signal over each OTLP protocol into one Collector that serves gRPC and HTTP
+// (config-protocols.yaml): the logs of the marker harness, and profile's metrics and OTLP
+// profile, reconciled with vtscope's local output as the tests above do over the default.
+class OtlpProtocolExport : public OtlpExport, public ::testing::WithParamInterface<const char*> {
+protected:
+    ::testing::AssertionResult start_both() {
+        setenv("VTSCOPE_OTLP_GRPC_PORT", std::to_string(grpc_port).c_str(), 1);
+        auto started = start("config-protocols.yaml", {"--feature-gates=service.profilesSupport"});
+        if (started && !vtscope::testing::wait_until([&] { return port_open(grpc_port); }, 30s, 50ms))
+            return ::testing::AssertionFailure() << "the Collector's gRPC receiver does not listen on " << grpc_port;
+        return started;
+    }
+    // The endpoint of the protocol under test, and the options that choose it.
+    std::vector<std::string> otlp_options() const {
+        const bool grpc = std::string(GetParam()) == "grpc";
+        return {"--otlp", "http://127.0.0.1:" + std::to_string(grpc ? grpc_port : port), "--otlp-protocol", GetParam()};
+    }
+    int grpc_port = free_port();
+};
+
+TEST_P(OtlpProtocolExport, MarkerHarnessLogsEqualLocalLines) {
+    ASSERT_TRUE(start_both());
+    std::vector<std::string> options = otlp_options();
+    options.insert(options.end(), {"--service", "otlp-marker-test"});
+    E2eRun run = vtscope::testing::run_marker_harness({}, {"--threads", "16", "--markers", "8", "--mode", "concurrent"},
+                                                      options);
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    EXPECT_EQ(number(run.summary, "/otlp/retries"), 0) << run.vtscope_stderr;
+    expect_marker_records_equal_lines(run, collector.finish(), "otlp-marker-test");
+}
+
+TEST_P(OtlpProtocolExport, ProfileMetricsAndProfileEqualSession) {
+    ASSERT_TRUE(start_both());
+    std::vector<std::string> options = otlp_options();
+    options.insert(options.end(), {"--otlp-profiles", "--service", "prof", "--top", "1000000"});
+    DemoRun run = run_demo("profile", 4, options, [] {});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    std::vector<std::string> out = collector.finish();
+    // The metrics: the last export's CPU time is the session's.
+    CollectorMetrics m = collector_metrics(out);
+    ASSERT_NE(m.last, nullptr) << "no metric export";
+    double cpu_s = 0;
+    for (const Json* p : points_of(*m.last, "vtscope.cpu.time", "sum"))
+        cpu_s += num(vtscope::json_at((*p), "asDouble"));
+    const double summary_ms = number(run.summary, "/profile/cpu_ms");
+    EXPECT_GT(summary_ms, 0);
+    EXPECT_NEAR(cpu_s * 1000, summary_ms, std::max(0.01, summary_ms * 1e-5));
+    std::string report;
+    for (const std::string& line : run.lines) report += line + "\n";
+    expect_exemplars_not_labels(m, trace_ids_in(report + run.summary.dump()));
+    EXPECT_EQ(number(run.summary, "/otlp_signals/metrics/dropped"), 0);
+    // The profile.
+    expect_profile_equals_session(run, out, vtscope::testing::read_file(collector.err));
+}
+
+INSTANTIATE_TEST_SUITE_P(EachProtocol, OtlpProtocolExport, ::testing::Values("grpc", "http/protobuf", "http/json"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                             std::string name = info.param;
+                             for (char& c : name)
+                                 if (c == '/') c = '_';
+                             return name;
+                         });
