@@ -816,8 +816,8 @@ TEST_P(OtlpProtocolExport, ProfileMetricsAndProfileEqualSession) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EachProtocol, OtlpProtocolExport, ::testing::Values("grpc", "http/protobuf", "http/json"),
-                         [](const ::testing::TestParamInfo<const char*>& info) {
-                             std::string name = info.param;
+                         [](const ::testing::TestParamInfo<const char*>& param) {
+                             std::string name = param.param;
                              for (char& c : name)
                                  if (c == '/') c = '_';
                              return name;

@@ -73,8 +73,10 @@ TEST(ProcessContextDecoder, ResourceAttributesOfEachKind) {
     uint8_t raw[8];
     std::memcpy(raw, &d, 8);
     any_double.insert(any_double.end(), raw, raw + 8);
+    Bytes array;  // ArrayValue { values: [ "x" ] }
+    put_len(array, 1, any_string("x"));
     Bytes any_array;
-    put_len(any_array, 5, any_string("x"));  // an array value: skipped
+    put_len(any_array, 5, array);  // an array value: skipped
     Bytes payload = process_context({key_value("service.name", any_string("svc")), key_value("n", any_int(-3)),
                                      key_value("b", any_bool), key_value("d", any_double),
                                      key_value("skipped", any_array), key_value("service.name", any_string("last"))});
