@@ -13,10 +13,14 @@
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <thread>
 
 #include "channels/process_context.h"
+#include "otlp/otlp_http.h"
+#include "otlp/otlp_response.h"
 #include "output/diagnostics.h"
+#include "output/safe_text.h"
 
 namespace vtscope {
 namespace {
@@ -24,8 +28,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr size_t kMaxBatch = 2048;
 constexpr std::chrono::milliseconds kLinger{200};
-constexpr std::chrono::milliseconds kFirstBackoff{100};
-constexpr std::chrono::milliseconds kMaxBackoff{5000};
 
 int64_t clock_ns(clockid_t clock) {
     timespec ts{};
@@ -43,7 +45,9 @@ struct Reply {
     bool delivered = false;
     bool retryable = false;
     uint64_t rejected = 0;
-    std::string error;  // when not delivered
+    std::string partial_message;      // the receiver's partialSuccess.errorMessage, when delivered
+    std::optional<long> retry_after;  // seconds, from a 429 or 503's Retry-After
+    std::string error;                // when not delivered
 };
 
 }  // namespace
@@ -54,6 +58,8 @@ struct OtlpExporter::State {
     uint64_t start_unix_ns = 0;
     CURL* curl = nullptr;
     curl_slist* headers = nullptr;
+    char curl_error[CURL_ERROR_SIZE] = {};  // libcurl's detail of a failed transfer
+    std::minstd_rand jitter{std::random_device{}()};
 
     std::mutex mu;
     std::condition_variable cv;
@@ -71,39 +77,59 @@ struct OtlpExporter::State {
         if (curl) curl_easy_cleanup(curl);
     }
 
-    // One POST; any transport failure (no connection, timeout, reset) is retryable.
-    Reply post(const std::string& body, std::chrono::milliseconds timeout) {
+    // One POST. A transport failure is retryable unless TLS verification failed (otlp_http.h);
+    // every error text has the header values taken out, in case a receiver echoes one.
+    Reply post(const std::string& payload, std::chrono::milliseconds timeout) {
+        Reply reply;
         std::string response;
-        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
-        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, payload.data());
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(payload.size()));
         curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(std::max<int64_t>(1, timeout.count())));
         curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response);
-        Reply reply;
+        curl_error[0] = '\0';
         CURLcode rc = curl_easy_perform(curl);
         if (rc != CURLE_OK) {
-            reply.retryable = true;
-            reply.error = curl_easy_strerror(rc);
+            OtlpFailure f = describe_transport_error(rc, curl_easy_strerror(rc), curl_error);
+            reply.retryable = f.retryable;
+            reply.error = redact_header_values(f.text, config.transport.headers);
             return reply;
         }
         long code = 0;
         curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
         if (code >= 200 && code < 300) {
+            OtlpPartialSuccess partial = partial_success_in_response(response);
             reply.delivered = true;
-            reply.rejected = rejected_in_response(response);
+            reply.rejected = partial.rejected;
+            reply.partial_message = redact_header_values(terminal_safe(partial.message), config.transport.headers);
             return reply;
         }
-        reply.retryable = code == 429 || code == 502 || code == 503 || code == 504;
-        reply.error = "HTTP " + std::to_string(code);
-        if (!response.empty()) reply.error += ": " + response.substr(0, 200);
+        // libcurl parses Retry-After's both forms, seconds and an HTTP-date (as seconds from now);
+        // 0 when absent (CURLINFO_RETRY_AFTER, libcurl 7.66).
+        curl_off_t retry_after = 0;
+        if ((code == 429 || code == 503) && curl_easy_getinfo(curl, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK &&
+            retry_after > 0)
+            reply.retry_after = static_cast<long>(retry_after);
+        OtlpFailure f = describe_http_status(code, response, reply.retry_after);
+        reply.retryable = f.retryable;
+        reply.error = redact_header_values(f.text, config.transport.headers);
         return reply;
     }
 
     // Posts body until it is delivered, a reply is not retryable, the final flush's deadline
     // passes or (metrics) a newer snapshot makes it moot. nullopt: superseded.
-    std::optional<Reply> send(const std::string& body, bool superseded_by_snapshot) {
-        auto backoff = kFirstBackoff;
+    std::optional<Reply> send(std::string body, bool superseded_by_snapshot) {
+        if (config.transport.compression == OtlpCompression::kGzip) {
+            auto zipped = gzip_compress(body);
+            if (!zipped) {
+                Reply failed;
+                failed.error = zipped.error().message;
+                return failed;
+            }
+            body = std::move(*zipped);
+        }
+        auto backoff = kOtlpFirstBackoff;
         while (true) {
-            auto timeout = config.timeout;
+            auto timeout = config.transport.timeout;
             if (stopping.load(std::memory_order_acquire)) {
                 auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
                 if (left.count() <= 0) {
@@ -120,7 +146,8 @@ struct OtlpExporter::State {
             counts.retries++;
             counts.last_error = reply.error;
             if (superseded_by_snapshot && snapshot) return std::nullopt;
-            auto wake = Clock::now() + backoff;
+            double unit = std::uniform_real_distribution<double>(0.0, 1.0)(jitter);
+            auto wake = Clock::now() + otlp_retry_wait(backoff, reply.retry_after, unit);
             const bool was_stopping = stopping.load(std::memory_order_acquire);
             if (was_stopping) {
                 if (deadline <= Clock::now()) return reply;
@@ -130,7 +157,7 @@ struct OtlpExporter::State {
             cv.wait_until(lock, wake, [&] {
                 return (superseded_by_snapshot && snapshot.has_value()) || (!was_stopping && stopping.load());
             });
-            backoff = std::min(backoff * 2, kMaxBackoff);
+            backoff = std::min(backoff * 2, kOtlpMaxBackoff);
         }
     }
 
@@ -195,12 +222,13 @@ struct OtlpExporter::State {
 
     // Under mu.
     void account(const Reply& reply, uint64_t n) {
-        if (config.signal == "metrics") counts.records += n;  // logs count at offer
+        if (config.transport.signal == "metrics") counts.records += n;  // logs count at offer
         if (reply.delivered) {
             uint64_t rejected = std::min<uint64_t>(reply.rejected, n);
             counts.requests++;
             counts.delivered += n - rejected;
             counts.rejected += rejected;
+            if (!reply.partial_message.empty()) counts.partial_error = reply.partial_message;
         } else {
             counts.dropped_failed += n;
             if (!reply.error.empty()) counts.last_error = reply.error;
@@ -208,26 +236,48 @@ struct OtlpExporter::State {
     }
 };
 
+namespace {
+
+// The handle's fixed options: the URL, the headers (the secret ones included: libcurl only sends
+// them), TLS as the settings say (libcurl verifies the peer and the host name by default, and
+// nothing here turns that off).
+void set_up_handle(CURL* c, const OtlpSignalConfig& t, curl_slist* headers, char* error_buffer) {
+    curl_easy_setopt(c, CURLOPT_URL, t.endpoint.c_str());
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_POST, 1L);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect_body);
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "vtscope");
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_buffer);
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (!t.certificate.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, t.certificate.c_str());
+    if (!t.client_certificate.empty()) curl_easy_setopt(c, CURLOPT_SSLCERT, t.client_certificate.c_str());
+    if (!t.client_key.empty()) curl_easy_setopt(c, CURLOPT_SSLKEY, t.client_key.c_str());
+}
+
+}  // namespace
+
 Expected<std::unique_ptr<OtlpExporter>> OtlpExporter::start(OtlpExporterConfig config) {
     static const bool curl_ready = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
     if (!curl_ready) return make_error("otlp: cannot initialise libcurl");
     auto state = std::make_unique<State>();
     state->curl = curl_easy_init();
     if (!state->curl) return make_error("otlp: cannot create a libcurl handle");
-    state->headers = curl_slist_append(nullptr, "Content-Type: application/json");
-    for (const std::string& header : config.headers) state->headers = curl_slist_append(state->headers, header.c_str());
-    CURL* c = state->curl;
-    curl_easy_setopt(c, CURLOPT_URL, config.endpoint.c_str());
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, state->headers);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_POST, 1L);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect_body);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "vtscope");
+    std::vector<std::string> lines = {"Content-Type: application/json"};
+    if (config.transport.compression == OtlpCompression::kGzip) lines.push_back("Content-Encoding: gzip");
+    lines.insert(lines.end(), config.protocol_headers.begin(), config.protocol_headers.end());
+    for (const OtlpHeader& h : config.transport.headers) lines.push_back(h.name + ": " + h.value);
+    for (const std::string& line : lines) {
+        curl_slist* appended = curl_slist_append(state->headers, line.c_str());
+        if (!appended) return make_error("otlp: cannot allocate the request's headers");
+        state->headers = appended;
+    }
+    set_up_handle(state->curl, config.transport, state->headers, state->curl_error);
     state->config = std::move(config);
     state->realtime_offset_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
     state->start_unix_ns = static_cast<uint64_t>(clock_ns(CLOCK_REALTIME));
-    state->counts.signal = state->config.signal;
-    state->counts.endpoint = state->config.endpoint;
+    state->counts.signal = state->config.transport.signal;
+    state->counts.endpoint = display_endpoint(state->config.transport.endpoint);
     State* raw = state.get();
     state->thread = std::thread([raw] { raw->run(); });
     return std::unique_ptr<OtlpExporter>(new OtlpExporter(std::move(state)));
@@ -273,7 +323,7 @@ void OtlpExporter::shutdown() {
     if (s.joined) return;
     {
         std::lock_guard lock(s.mu);
-        s.deadline = Clock::now() + s.config.timeout;
+        s.deadline = Clock::now() + s.config.transport.timeout;
         s.stopping.store(true, std::memory_order_release);
         s.cv.notify_one();
     }
@@ -286,12 +336,14 @@ ExportCounts OtlpExporter::counts() const {
     return state_->counts;
 }
 
+const OtlpSignalConfig& OtlpExporter::transport() const { return state_->config.transport; }
+
 Expected<std::unique_ptr<OtlpSession>> OtlpSession::start(const OtlpOptions& options, pid_t pid, Signals signals,
                                                           std::vector<std::string> syscall_names) {
     EnvLookup env = [](const char* name) -> const char* { return std::getenv(name); };
-    auto endpoints = resolve_otlp_endpoints(options.endpoint, env);
-    if (!endpoints) return endpoints.error();
-    if (!*endpoints) return std::unique_ptr<OtlpSession>();
+    auto transports = resolve_otlp_signals(options, env);
+    if (!transports) return transports.error();
+    if (!*transports) return std::unique_ptr<OtlpSession>();
     char host[256] = {};
     if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
     // The application's own resource, when it publishes an OTEP 4719 process context. One that
@@ -317,31 +369,29 @@ Expected<std::unique_ptr<OtlpSession>> OtlpSession::start(const OtlpOptions& opt
     std::unique_ptr<OtlpSession> session(new OtlpSession(options));
     session->service_name_ = (*resource)[0].text;
     session->service_name_source_ = source;
-    auto start_signal = [&](const char* signal, const std::string& endpoint, std::vector<std::string> headers) {
+    auto start_signal = [&](const OtlpSignalConfig& transport, std::vector<std::string> protocol_headers) {
         OtlpExporterConfig config;
-        config.signal = signal;
-        config.headers = std::move(headers);
-        config.endpoint = endpoint;
+        config.transport = transport;
+        config.protocol_headers = std::move(protocol_headers);
         config.resource = *resource;
         config.syscall_names = syscall_names;
         config.queue_capacity = options.queue;
-        config.timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000));
         return OtlpExporter::start(std::move(config));
     };
     if (signals.logs) {
-        auto exporter = start_signal("logs", (*endpoints)->logs, {});
+        auto exporter = start_signal((*transports)->logs, {});
         if (!exporter) return exporter.error();
         session->logs_ = std::move(*exporter);
     }
     if (signals.metrics) {
-        auto exporter = start_signal("metrics", (*endpoints)->metrics, {});
+        auto exporter = start_signal((*transports)->metrics, {});
         if (!exporter) return exporter.error();
         session->metrics_ = std::move(*exporter);
     }
     if (signals.profiles) {
         // The version of the development-stage profiles schema this encoding follows: the
         // receiver rejects any other (pdata v1.71.0 internal/otlp/profiles_version.go).
-        auto exporter = start_signal("profiles", (*endpoints)->profiles, {"otlp-profiles-development-version: 1"});
+        auto exporter = start_signal((*transports)->profiles, {"otlp-profiles-development-version: 1"});
         if (!exporter) return exporter.error();
         session->profiles_ = std::move(*exporter);
     }
@@ -366,7 +416,8 @@ void OtlpSession::summarise(Summary& summary) const {
         if (e.dropped_failed == 0) continue;
         char within[64] = "";
         if (e.flush_timed_out)
-            std::snprintf(within, sizeof(within), " within the final flush's %g s", options_.timeout_seconds);
+            std::snprintf(within, sizeof(within), " within the final flush's %g s",
+                          static_cast<double>(exporter->transport().timeout.count()) / 1000);
         failures += (failures.empty() ? "" : "; ") + std::to_string(e.dropped_failed) +
                     (e.signal == "logs" ? " log records" : " " + e.signal.substr(0, e.signal.size() - 1) + " exports") +
                     " not delivered to " + e.endpoint + within +

@@ -8,8 +8,11 @@
 //   batches  at most 2048 log records per request, sent when 2048 are waiting or 200 ms after
 //            the first one was queued
 //   retries  429, 502, 503, 504, no connection and timeouts are retried with exponential backoff
-//            (100 ms doubling to 5 s) for as long as the session runs; other replies drop the
-//            batch (counted). Each attempt has the --otlp-timeout (10 s, OTLP's default).
+//            (100 ms doubling to 5 s, jittered; a Retry-After of 429/503 within those bounds) for
+//            as long as the session runs; other replies (401, 403, 400, ...) and TLS verification
+//            failures drop the batch (counted). Each attempt has the timeout (10 s, OTLP's default).
+//   transport headers (secret: never printed), gzip bodies, a custom CA and mTLS, as the
+//            signal's OtlpSignalConfig says.
 //   finish   shutdown() sends what is queued for at most --otlp-timeout more; what is left then
 //            is dropped and counted, and last_error says why.
 // A request that times out after the receiver got it is sent again (OTLP is at-least-once); a
@@ -25,6 +28,7 @@
 
 #include "core/expected.h"
 #include "otlp/otlp_encoding.h"
+#include "otlp/otlp_config.h"
 #include "otlp/otlp_options.h"
 #include "core/summary.h"
 
@@ -34,13 +38,11 @@ using OtlpSnapshot = std::function<std::string(const std::vector<OtlpAttribute>&
                                                uint64_t now_unix_ns)>;
 
 struct OtlpExporterConfig {
-    std::string signal;    // "logs", "metrics" or "profiles"
-    std::string endpoint;  // full URL
+    OtlpSignalConfig transport;  // signal, endpoint, headers, timeout, compression, TLS (otlp_config.h)
     std::vector<OtlpAttribute> resource;
-    std::vector<std::string> syscall_names;  // logs: names of a syscall event's syscall_index
-    std::vector<std::string> headers;        // HTTP headers beyond Content-Type ("Name: value")
+    std::vector<std::string> syscall_names;     // logs: names of a syscall event's syscall_index
+    std::vector<std::string> protocol_headers;  // vtscope's own headers beyond Content-Type ("Name: value")
     size_t queue_capacity = 65536;
-    std::chrono::milliseconds timeout{10000};
 };
 
 class OtlpExporter {
@@ -60,6 +62,7 @@ public:
     // Sends what is pending (at most the timeout more), stops and joins the thread.
     void shutdown();
     ExportCounts counts() const;
+    const OtlpSignalConfig& transport() const;
 
     struct State;
 
