@@ -74,7 +74,7 @@ Expected<std::optional<OtlpEndpoints>> resolve_otlp_endpoints(const std::string&
 namespace vtscope {
 namespace {
 
-constexpr const char* kDefaultBase = "http://localhost:4318";  // the specification's default for OTLP/HTTP
+const std::string kDefaultBase = "http://localhost:4318";  // the specification's default for OTLP/HTTP
 
 bool is_set(const char* v) { return v != nullptr && *v != '\0'; }
 
@@ -263,25 +263,33 @@ std::string redact_header_values(std::string text, const std::vector<OtlpHeader>
     return text;
 }
 
-Expected<std::optional<OtlpSignalConfigs>> resolve_otlp_signals(const OtlpOptions& options, const EnvLookup& env) {
+Expected<std::optional<OtlpSignalConfig>> resolve_otlp_signal(const OtlpOptions& options, const EnvLookup& env,
+                                                              const std::string& signal) {
     auto endpoints = resolve_otlp_endpoints(options.endpoint, env);
     if (!endpoints) return endpoints.error();
-    if (!*endpoints) return std::optional<OtlpSignalConfigs>();
+    if (!*endpoints) return std::optional<OtlpSignalConfig>();
+    const std::string OtlpEndpoints::*member = signal == "logs"      ? &OtlpEndpoints::logs
+                                               : signal == "metrics" ? &OtlpEndpoints::metrics
+                                                                     : &OtlpEndpoints::profiles;
+    const std::string path = signal == "profiles" ? "/v1development/profiles" : "/v1/" + signal;
+    OtlpSignalConfig c;
+    c.signal = signal;
+    c.endpoint = (**endpoints).*member;
+    if (c.endpoint.empty()) c.endpoint = kDefaultBase + path;
+    std::string upper = signal;
+    for (char& ch : upper) ch = static_cast<char>(ch - 'a' + 'A');
+    if (auto ok = resolve_settings(options, env, upper, c); !ok) return ok.error();
+    return std::optional<OtlpSignalConfig>(std::move(c));
+}
+
+Expected<std::optional<OtlpSignalConfigs>> resolve_otlp_signals(const OtlpOptions& options, const EnvLookup& env) {
     OtlpSignalConfigs configs;
-    const std::pair<OtlpSignalConfig*, std::string> signals[] = {{&configs.logs, (*endpoints)->logs},
-                                                                 {&configs.metrics, (*endpoints)->metrics},
-                                                                 {&configs.profiles, (*endpoints)->profiles}};
-    const OtlpEndpoints defaults{std::string(kDefaultBase) + "/v1/logs", std::string(kDefaultBase) + "/v1/metrics",
-                                 std::string(kDefaultBase) + "/v1development/profiles"};
-    const std::string* fallback[] = {&defaults.logs, &defaults.metrics, &defaults.profiles};
-    const char* names[] = {"logs", "metrics", "profiles"};
-    for (size_t i = 0; i < 3; i++) {
-        OtlpSignalConfig& c = *signals[i].first;
-        c.signal = names[i];
-        c.endpoint = signals[i].second.empty() ? *fallback[i] : signals[i].second;
-        std::string upper = c.signal;
-        for (char& ch : upper) ch = static_cast<char>(ch - 'a' + 'A');
-        if (auto ok = resolve_settings(options, env, upper, c); !ok) return ok.error();
+    for (OtlpSignalConfig* c : {&configs.logs, &configs.metrics, &configs.profiles}) {
+        const char* name = c == &configs.logs ? "logs" : c == &configs.metrics ? "metrics" : "profiles";
+        auto one = resolve_otlp_signal(options, env, name);
+        if (!one) return one.error();
+        if (!*one) return std::optional<OtlpSignalConfigs>();
+        *c = std::move(**one);
     }
     return std::optional<OtlpSignalConfigs>(std::move(configs));
 }

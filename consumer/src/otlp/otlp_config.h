@@ -63,6 +63,10 @@ struct OtlpSignalConfigs {
 // http://localhost:4318/v1/<signal>. The TLS files must be readable. An error names the option or
 // variable and never a header's value.
 Expected<std::optional<OtlpSignalConfigs>> resolve_otlp_signals(const OtlpOptions& options, const EnvLookup& env);
+// One signal's ("logs", "metrics", "profiles") settings, the same way: a command checks only the
+// settings of the signals it sends (a client key for logs alone does not fail a metrics export).
+Expected<std::optional<OtlpSignalConfig>> resolve_otlp_signal(const OtlpOptions& options, const EnvLookup& env,
+                                                              const std::string& signal);
 
 // OTEL_EXPORTER_OTLP_HEADERS: "name=value,name2=value2", the W3C Baggage list format without its
 // ';' properties, values percent-decoded (RFC 3986). source names the variable in an error, which

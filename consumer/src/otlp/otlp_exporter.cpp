@@ -341,9 +341,17 @@ const OtlpSignalConfig& OtlpExporter::transport() const { return state_->config.
 Expected<std::unique_ptr<OtlpSession>> OtlpSession::start(const OtlpOptions& options, pid_t pid, Signals signals,
                                                           std::vector<std::string> syscall_names) {
     EnvLookup env = [](const char* name) -> const char* { return std::getenv(name); };
-    auto transports = resolve_otlp_signals(options, env);
-    if (!transports) return transports.error();
-    if (!*transports) return std::unique_ptr<OtlpSession>();
+    // Only the signals this command sends: another signal's settings are not its concern.
+    std::vector<OtlpSignalConfig> transports;
+    for (const auto& [wanted, name] : {std::pair{signals.logs, "logs"}, std::pair{signals.metrics, "metrics"},
+                                       std::pair{signals.profiles, "profiles"}}) {
+        if (!wanted) continue;
+        auto transport = resolve_otlp_signal(options, env, name);
+        if (!transport) return transport.error();
+        if (!*transport) return std::unique_ptr<OtlpSession>();
+        transports.push_back(std::move(**transport));
+    }
+    if (transports.empty()) return std::unique_ptr<OtlpSession>();
     char host[256] = {};
     if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
     // The application's own resource, when it publishes an OTEP 4719 process context. One that
@@ -378,20 +386,16 @@ Expected<std::unique_ptr<OtlpSession>> OtlpSession::start(const OtlpOptions& opt
         config.queue_capacity = options.queue;
         return OtlpExporter::start(std::move(config));
     };
-    if (signals.logs) {
-        auto exporter = start_signal((*transports)->logs, {});
+    for (const OtlpSignalConfig& transport : transports) {
+        if (transport.signal == "profiles") continue;
+        auto exporter = start_signal(transport, {});
         if (!exporter) return exporter.error();
-        session->logs_ = std::move(*exporter);
-    }
-    if (signals.metrics) {
-        auto exporter = start_signal((*transports)->metrics, {});
-        if (!exporter) return exporter.error();
-        session->metrics_ = std::move(*exporter);
+        (transport.signal == "logs" ? session->logs_ : session->metrics_) = std::move(*exporter);
     }
     if (signals.profiles) {
         // The version of the development-stage profiles schema this encoding follows: the
         // receiver rejects any other (pdata v1.71.0 internal/otlp/profiles_version.go).
-        auto exporter = start_signal((*transports)->profiles, {"otlp-profiles-development-version: 1"});
+        auto exporter = start_signal(transports.back(), {"otlp-profiles-development-version: 1"});
         if (!exporter) return exporter.error();
         session->profiles_ = std::move(*exporter);
     }
