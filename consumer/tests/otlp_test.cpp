@@ -746,8 +746,9 @@ TEST_F(OtlpExport, StatSumsEqualCountedEvents) {
 
 namespace {
 
-// A CA and a server certificate for 127.0.0.1 it signs, made with the openssl CLI into dir
-// (ca.pem, server.pem, server-key.pem); an error says which step failed.
+// A CA, a server certificate for 127.0.0.1 and a client certificate it signs, made with the
+// openssl CLI into dir (ca.pem, server.pem, server-key.pem, client.pem, client-key.pem); an error
+// says which step failed.
 std::string make_test_ca(const TempDir& dir) {
     const std::string ec = "ec_paramgen_curve:prime256v1";
     std::ofstream(dir.path("san.cnf")) << "subjectAltName=IP:127.0.0.1,DNS:localhost\n";
@@ -758,7 +759,11 @@ std::string make_test_ca(const TempDir& dir) {
          dir.path("server.csr"), "-subj", "/CN=127.0.0.1"},
         {"openssl", "x509", "-req", "-in", dir.path("server.csr"), "-CA", dir.path("ca.pem"), "-CAkey",
          dir.path("ca-key.pem"), "-CAcreateserial", "-out", dir.path("server.pem"), "-days", "1", "-extfile",
-         dir.path("san.cnf")}};
+         dir.path("san.cnf")},
+        {"openssl", "req", "-newkey", "ec", "-pkeyopt", ec, "-nodes", "-keyout", dir.path("client-key.pem"), "-out",
+         dir.path("client.csr"), "-subj", "/CN=vtscope-client"},
+        {"openssl", "x509", "-req", "-in", dir.path("client.csr"), "-CA", dir.path("ca.pem"), "-CAkey",
+         dir.path("ca-key.pem"), "-CAcreateserial", "-out", dir.path("client.pem"), "-days", "1"}};
     for (const auto& step : steps) {
         std::string err;
         if (vtscope::testing::run_command(step, &err, std::chrono::seconds(60)) != 0)
@@ -909,4 +914,31 @@ TEST_F(OtlpSecureExport, CollectorDownIsOneClearLine) {
     expect_one_clear_line(
         {"--otlp", https(), "--otlp-certificate", ca(), "--otlp-header", "Authorization=Bearer " + kToken},
         "cannot connect");
+}
+
+// Mutual TLS (config-mtls.yaml): with the client certificate and key from the environment, the
+// Collector's records are exactly vtscope's lines.
+TEST_F(OtlpSecureExport, LogsOverMutualTlsEqualLocalLines) {
+    ASSERT_TRUE(start("config-mtls.yaml"));
+    ScopedEnv certificate("OTEL_EXPORTER_OTLP_LOGS_CLIENT_CERTIFICATE", dir.path("client.pem"));
+    ScopedEnv key("OTEL_EXPORTER_OTLP_CLIENT_KEY", dir.path("client-key.pem"));
+    E2eRun run = vtscope::testing::run_marker_harness(
+        {}, {"--threads", "16", "--markers", "8", "--mode", "concurrent"},
+        {"--otlp", https(), "--otlp-certificate", ca(), "--otlp-header", "Authorization=Bearer " + kToken});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    CollectorLogs logs = collector_logs(collector.finish());
+    std::printf("vtscope lines %zu, Collector log records %zu\n", run.lines.size(), logs.keys.size());
+    EXPECT_EQ(logs.keys, local_keys(run.lines));
+    EXPECT_EQ(number(run.summary, "/otlp/dropped"), 0) << run.vtscope_stderr;
+    expect_token_unprinted(run);
+}
+
+// The same Collector without a client certificate: the handshake is refused, one clear line.
+TEST_F(OtlpSecureExport, MutualTlsWithoutClientCertificateIsOneClearLine) {
+    ASSERT_TRUE(start("config-mtls.yaml"));
+    expect_one_clear_line(
+        {"--otlp", https(), "--otlp-certificate", ca(), "--otlp-header", "Authorization=Bearer " + kToken},
+        "alert certificate required");
+    EXPECT_TRUE(collector_logs(collector.finish()).keys.empty());
 }

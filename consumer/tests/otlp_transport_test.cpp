@@ -159,6 +159,15 @@ TEST(OtlpSignalConfig, BadValuesNameTheirVariable) {
     cli.endpoint = "http://c";
     cli.client_certificate = "/proc/self/status";  // readable; its key missing
     EXPECT_NE(error_of(cli, {}).find("mTLS needs both"), std::string::npos);
+    // Each signal on its own: a client certificate for logs alone fails only the other signals.
+    const std::map<std::string, std::string> logs_only = {
+        {"OTEL_EXPORTER_OTLP_ENDPOINT", "https://g"},
+        {"OTEL_EXPORTER_OTLP_LOGS_CLIENT_CERTIFICATE", "/proc/self/status"},
+        {"OTEL_EXPORTER_OTLP_CLIENT_KEY", "/proc/self/status"}};
+    auto logs = resolve_otlp_signal({}, env_of(logs_only), "logs");
+    ASSERT_TRUE(logs && *logs) << (logs ? "" : logs.error().message);
+    EXPECT_EQ((*logs)->client_certificate, "/proc/self/status");
+    EXPECT_FALSE(resolve_otlp_signal({}, env_of(logs_only), "metrics"));
     cli.client_key = "/nonexistent/key.pem";
     EXPECT_EQ(error_of(cli, {}),
               "otlp: client key '/nonexistent/key.pem' (--otlp-client-key) cannot be read: No such file or directory");
