@@ -374,7 +374,7 @@ Expected<std::unique_ptr<OtlpSession>> OtlpSession::start(const OtlpOptions& opt
     // application's own telemetry does not carry; one line says so, and how to fix it.
     if (std::string line = service_name_fallback_line(source, (*resource)[0].text, why_not_target); !line.empty())
         diagnostics::print_formatted(line);
-    std::unique_ptr<OtlpSession> session(new OtlpSession(options));
+    std::unique_ptr<OtlpSession> session(new OtlpSession());
     session->service_name_ = (*resource)[0].text;
     session->service_name_source_ = source;
     auto start_signal = [&](const OtlpSignalConfig& transport, std::vector<std::string> protocol_headers) {

@@ -94,8 +94,7 @@ public:
     void summarise(Summary& summary) const;
 
 private:
-    OtlpSession(const OtlpOptions& options) : options_(options) {}
-    OtlpOptions options_;
+    OtlpSession() = default;
     std::string service_name_;  // the resource's service.name, and where it came from
     ServiceNameSource service_name_source_ = ServiceNameSource::kDefault;
     std::unique_ptr<OtlpExporter> logs_, metrics_, profiles_;
