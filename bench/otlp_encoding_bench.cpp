@@ -160,8 +160,12 @@ int run_generated(const std::vector<OtlpLogEvent>& events, const std::vector<Pro
     builder.RegisterService(static_cast<logs_svc::LogsService::Service*>(&sink));
     builder.RegisterService(static_cast<profiles_svc::ProfilesService::Service*>(&sink));
     std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-    auto logs = GrpcTransport::create("logs", "http://127.0.0.1:" + std::to_string(port), {}, {});
-    auto profiles = GrpcTransport::create("profiles", "http://127.0.0.1:" + std::to_string(port), {}, {});
+    OtlpSignalConfig logs_config, profiles_config;
+    logs_config.signal = "logs";
+    profiles_config.signal = "profiles";
+    logs_config.endpoint = profiles_config.endpoint = "http://127.0.0.1:" + std::to_string(port);
+    auto logs = GrpcTransport::create(logs_config);
+    auto profiles = GrpcTransport::create(profiles_config);
     if (!server || !logs || !profiles) {
         std::fprintf(stderr, "otlp-encoding-bench: cannot start the in-process gRPC server\n");
         return 1;

@@ -13,6 +13,7 @@ packages=(
   maven util-linux procps bpftrace librsvg2-bin
   unzip python3-pip  # the JDK 21 runtime's wheel from PyPI (scripts/setup-jdk21.sh)
   universal-ctags  # the 80-line rule's check (scripts/check-function-length.sh)
+  openssl  # the OTLP TLS tests make their CA with the openssl CLI (consumer/tests/otlp_test.cpp)
   dpkg-dev  # dpkg-shlibdeps: the Debian package's Depends (make package)
   chromium  # the flame graph SVG's test in a real headless browser (Profile.CpuPerTraceMatchesGroundTruth)
 )

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // OTLP/gRPC (--otlp-protocol grpc): the Export RPC of the logs, metrics or profiles service
 // (opentelemetry-proto's collector/*_service.proto, generated with grpc_cpp_plugin), over
-// plaintext HTTP/2 unless the endpoint is https.
+// plaintext HTTP/2 unless the endpoint is https (resolve_otlp_signal gives a scheme-less endpoint
+// https unless insecure); the signal's headers as metadata, gzip as the channel's compression.
 #pragma once
 
 #include <grpcpp/support/status.h>
@@ -12,10 +13,14 @@
 #include <vector>
 
 #include "core/expected.h"
+#include "otlp/otlp_config.h"
 #include "otlp/otlp_transport.h"
 
 namespace vtscope {
 
+// The name of a gRPC status code as the gRPC specification writes it (doc/statuscodes.md):
+// "UNAUTHENTICATED", "UNAVAILABLE", ...
+const char* grpc_code_name(grpc::StatusCode code);
 // What a gRPC status means to the exporter, per the OTLP specification (protocol/otlp.md,
 // "Failures" and "OTLP/gRPC Throttling"): CANCELLED, DEADLINE_EXCEEDED, ABORTED, OUT_OF_RANGE,
 // UNAVAILABLE and DATA_LOSS are retryable, RESOURCE_EXHAUSTED only when the server says when to
@@ -34,10 +39,10 @@ Expected<GrpcTarget> grpc_target(const std::string& endpoint);
 
 class GrpcTransport final : public OtlpTransport {
 public:
-    // signal: "logs", "metrics" or "profiles"; metadata: extra request metadata (lowercase keys).
-    static Expected<std::unique_ptr<GrpcTransport>> create(const std::string& signal, const std::string& endpoint,
-                                                           const OtlpTlsFiles& tls,
-                                                           std::vector<std::pair<std::string, std::string>> metadata);
+    // The signal's settings (endpoint, headers, compression, TLS files); extra: vtscope's own
+    // metadata ("name: value").
+    static Expected<std::unique_ptr<GrpcTransport>> create(const OtlpSignalConfig& config,
+                                                           const std::vector<std::string>& extra = {});
     ~GrpcTransport() override;
     OtlpReply send(const google::protobuf::Message& request, std::chrono::milliseconds timeout) override;
 

@@ -21,15 +21,6 @@ const char* otlp_protocol_name(OtlpProtocol protocol) {
     return "http/protobuf";
 }
 
-Expected<OtlpProtocol> resolve_otlp_protocol(const std::string& option, const EnvLookup& env) {
-    if (!option.empty()) return parse_otlp_protocol(option);
-    const char* variable = env("OTEL_EXPORTER_OTLP_PROTOCOL");
-    if (variable == nullptr || *variable == '\0') return OtlpProtocol::kHttpProtobuf;
-    auto protocol = parse_otlp_protocol(variable);
-    if (!protocol) return make_error("OTEL_EXPORTER_OTLP_PROTOCOL: " + protocol.error().message);
-    return protocol;
-}
-
 const char* otlp_default_port(OtlpProtocol protocol) { return protocol == OtlpProtocol::kGrpc ? "4317" : "4318"; }
 
 OtlpBody encode_otlp_body(const google::protobuf::Message& request, OtlpProtocol protocol) {

@@ -9,7 +9,6 @@
 #include <string_view>
 
 #include "core/expected.h"
-#include "otlp/otlp_config.h"
 
 namespace vtscope {
 
@@ -18,9 +17,8 @@ enum class OtlpProtocol { kGrpc, kHttpProtobuf, kHttpJson };
 // "grpc", "http/protobuf" or "http/json" (the values of OTEL_EXPORTER_OTLP_PROTOCOL).
 Expected<OtlpProtocol> parse_otlp_protocol(std::string_view name);
 const char* otlp_protocol_name(OtlpProtocol protocol);
-// --otlp-protocol when given, else OTEL_EXPORTER_OTLP_PROTOCOL when set, else http/protobuf (the
-// exporter specification's default).
-Expected<OtlpProtocol> resolve_otlp_protocol(const std::string& option, const EnvLookup& env);
+// Which one a signal uses (--otlp-protocol, OTEL_EXPORTER_OTLP_<SIGNAL>_PROTOCOL, ...) is
+// resolve_otlp_protocol (otlp_config.h).
 // The port an endpoint without one gets: 4317 for gRPC, 4318 for OTLP/HTTP (the specification's
 // defaults, which the Collector's otlp receiver listens on).
 const char* otlp_default_port(OtlpProtocol protocol);

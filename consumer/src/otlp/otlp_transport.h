@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace vtscope {
@@ -15,17 +16,10 @@ namespace vtscope {
 struct OtlpReply {
     bool delivered = false;
     bool retryable = false;
-    uint64_t rejected = 0;  // partial success: the request's items the receiver rejected
-    std::string error;      // when not delivered
-};
-
-// The files of a TLS connection (an empty path: the system's default CA, no client
-// certificate). Filled from the OTLP configuration of the endpoint (its _CERTIFICATE,
-// _CLIENT_CERTIFICATE and _CLIENT_KEY variables and options) and used only for https endpoints.
-struct OtlpTlsFiles {
-    std::string ca_file;
-    std::string client_certificate_file;
-    std::string client_key_file;
+    uint64_t rejected = 0;            // partial success: the request's items the receiver rejected
+    std::string partial_message;      // partial success: the receiver's error_message, when delivered
+    std::optional<long> retry_after;  // seconds, from a 429 or 503's Retry-After (OTLP/HTTP)
+    std::string error;                // when not delivered
 };
 
 class OtlpTransport {
