@@ -26,6 +26,18 @@
 namespace vtscope {
 namespace {
 
+// The failure a summary names. A server that refuses the TLS handshake (mutual TLS without a
+// client certificate) closes the connection: one attempt reads its alert ("alert certificate
+// required"), the next may only see the socket already gone ("getpeername() failed with errno
+// 107"). The TLS cause is kept over such a bare connection error, so the line says why.
+std::string telling_error(const std::string& previous, const std::string& next) {
+    auto has = [](const std::string& text, const char* part) { return text.find(part) != std::string::npos; };
+    bool tls_before = has(previous, "certificate") || has(previous, "SSL") || has(previous, "TLS");
+    bool bare_now = has(next, "getpeername") || has(next, "Connection reset") || has(next, "Recv failure") ||
+                    has(next, "Send failure");
+    return tls_before && bare_now ? previous : next;
+}
+
 using Clock = std::chrono::steady_clock;
 constexpr size_t kMaxBatch = 2048;
 constexpr std::chrono::milliseconds kLinger{200};
@@ -146,7 +158,7 @@ struct OtlpExporter::State {
             if (reply.delivered || !reply.retryable) return reply;
             std::unique_lock lock(mu);
             counts.retries++;
-            counts.last_error = reply.error;
+            counts.last_error = telling_error(counts.last_error, reply.error);
             if (superseded_by_snapshot && snapshot) return std::nullopt;
             double unit = std::uniform_real_distribution<double>(0.0, 1.0)(jitter);
             auto wake = Clock::now() + otlp_retry_wait(backoff, reply.retry_after, unit);
@@ -235,7 +247,7 @@ struct OtlpExporter::State {
                     redact_header_values(terminal_safe(reply.partial_message), config.transport.headers);
         } else {
             counts.dropped_failed += n;
-            if (!reply.error.empty()) counts.last_error = reply.error;
+            if (!reply.error.empty()) counts.last_error = telling_error(counts.last_error, reply.error);
         }
     }
 };
