@@ -9,9 +9,11 @@ packages=(
   clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev zlib1g-dev
   libgtest-dev googletest systemtap-sdt-dev libprotobuf-dev protobuf-compiler libcurl4-openssl-dev
   nlohmann-json3-dev
+  libgrpc++-dev protobuf-compiler-grpc  # --otlp-protocol grpc (the OTLP services, cmake/OtlpProto.cmake)
   maven util-linux procps bpftrace librsvg2-bin
   unzip python3-pip  # the JDK 21 runtime's wheel from PyPI (scripts/setup-jdk21.sh)
   universal-ctags  # the 80-line rule's check (scripts/check-function-length.sh)
+  openssl  # the OTLP TLS tests make their CA with the openssl CLI (consumer/tests/otlp_test.cpp)
   dpkg-dev  # dpkg-shlibdeps: the Debian package's Depends (make package)
   chromium  # the flame graph SVG's test in a real headless browser (Profile.CpuPerTraceMatchesGroundTruth)
 )

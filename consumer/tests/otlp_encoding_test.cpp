@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The OTLP/HTTP JSON encoding, endpoints and resource of --otlp, with no Collector.
+// The OTLP encodings (the generated messages, http/json's fix-ups, http/protobuf), endpoints,
+// protocols, gRPC statuses and resource of --otlp, with no Collector.
+#include <google/protobuf/any.pb.h>
+#include <google/protobuf/unknown_field_set.h>
+#include <grpcpp/support/status.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -8,7 +12,8 @@
 #include "core/profile_model.h"
 #include "output/json_io.h"
 #include "otlp/otlp_encoding.h"
-#include "otlp/otlp_json.h"
+#include "otlp/grpc_transport.h"
+#include "otlp/otlp_message.h"
 #include "core/summary.h"
 
 namespace vtscope {
@@ -26,6 +31,9 @@ Json parse(const std::string& text) {
     EXPECT_FALSE(json.is_discarded()) << text;
     return json;
 }
+
+// A request as http/json sends it.
+Json parse(const google::protobuf::Message& request) { return parse(otlp_json(request)); }
 
 // The value of attribute key in an OTLP attribute list, as {"stringValue":..} etc.
 const Json& attribute(const Json& list, const std::string& key) {
@@ -73,9 +81,9 @@ TEST(OtlpResource, ServiceNameOrderAndAttributes) {
         "", env_of({{"OTEL_RESOURCE_ATTRIBUTES", "service.name=from-attrs, deployment.environment=prod%2C1"}}), 42,
         "host1", "uuid-1");
     ASSERT_TRUE(r) << r.error().message;
-    nlohmann::ordered_json attributes = nlohmann::ordered_json::array();
-    for (const OtlpAttribute& a : *r) attributes.push_back(attribute_json(a));
-    Json list = parse(json_text(attributes));
+    opentelemetry::proto::resource::v1::Resource resource;
+    set_resource(&resource, *r);
+    Json list = vtscope::json_at(parse(resource), "attributes");
     EXPECT_EQ(vtscope::json_string(vtscope::json_at(attribute(list, "service.name"), "stringValue")), "from-attrs");
     EXPECT_EQ(vtscope::json_string(vtscope::json_at(attribute(list, "deployment.environment"), "stringValue")),
               "prod,1");
@@ -192,7 +200,7 @@ TEST(OtlpLogs, OneRecordPerEventWithNativeTraceContext) {
                                            OtlpAttribute::integer("process.pid", 77)};
     OtlpLogEvent events[2] = {sample_event(VTSCOPE_STATUS_OK), sample_event(VTSCOPE_STATUS_UNMAPPED)};
     std::get<vtscope_syscall_event>(events[1]).attribution.reason = VTSCOPE_REASON_NOT_JAVA_THREAD;
-    std::string body = encode_logs_request(resource, events, {"read", "write"}, 5000, 123456789);
+    auto body = encode_logs_request(resource, events, {"read", "write"}, 5000, 123456789);
     Json json = parse(body);
     const Json& rl = vtscope::json_array(vtscope::json_at(json, "resourceLogs")).at(0);
     EXPECT_EQ(vtscope::json_string(vtscope::json_at(
@@ -512,11 +520,111 @@ TEST(OtlpProfiles, DictionaryTablesLeafFirstStacksAndLinks) {
 }
 
 TEST(OtlpResponse, PartialSuccessRejections) {
-    EXPECT_EQ(rejected_in_response(""), 0u);
-    EXPECT_EQ(rejected_in_response("{}"), 0u);
-    EXPECT_EQ(rejected_in_response("{\"partialSuccess\":{}}"), 0u);
-    EXPECT_EQ(rejected_in_response("{\"partialSuccess\":{\"rejectedLogRecords\":\"3\",\"errorMessage\":\"x\"}}"), 3u);
-    EXPECT_EQ(rejected_in_response("{\"partialSuccess\":{\"rejectedDataPoints\":4}}"), 4u);
+    for (OtlpProtocol p : {OtlpProtocol::kHttpJson, OtlpProtocol::kHttpProtobuf}) {
+        EXPECT_EQ(rejected_in_response("logs", p, ""), 0u);
+        EXPECT_EQ(rejected_in_response("logs", p, "<html>proxy</html>"), 0u);
+    }
+    EXPECT_EQ(rejected_in_response("logs", OtlpProtocol::kHttpJson, "{}"), 0u);
+    EXPECT_EQ(rejected_in_response("logs", OtlpProtocol::kHttpJson, "{\"partialSuccess\":{}}"), 0u);
+    EXPECT_EQ(rejected_in_response("logs", OtlpProtocol::kHttpJson,
+                                   "{\"partialSuccess\":{\"rejectedLogRecords\":\"3\",\"errorMessage\":\"x\"}}"),
+              3u);
+    EXPECT_EQ(rejected_in_response("metrics", OtlpProtocol::kHttpJson,
+                                   "{\"partialSuccess\":{\"rejectedDataPoints\":4},\"futureField\":1}"),
+              4u);
+    opentelemetry::proto::collector::profiles::v1development::ExportProfilesServiceResponse profiles;
+    profiles.mutable_partial_success()->set_rejected_profiles(2);
+    EXPECT_EQ(rejected_in_response("profiles", OtlpProtocol::kHttpProtobuf, profiles.SerializeAsString()), 2u);
+    EXPECT_EQ(rejected_in_response("profiles", OtlpProtocol::kHttpJson, otlp_json(profiles)), 2u);
+}
+
+// http/json: the printer's base64 ids become hex, wherever the id fields are, and nothing else
+// changes (an attribute whose key or value spells an id field stays as it is).
+TEST(OtlpJson, IdsAreHexAndEnumsIntegers) {
+    EXPECT_EQ(hex_ids_in_json(R"({"traceId":"oKGio6SlpqeoqaqrrK2urw==","spanId":"EBESExQVFhc="})"),
+              R"({"traceId":"a0a1a2a3a4a5a6a7a8a9aaabacadaeaf","spanId":"1011121314151617"})");
+    EXPECT_EQ(hex_ids_in_json(R"({"parentSpanId":"/w==","profileId":"AAE"})"),
+              R"({"parentSpanId":"ff","profileId":"0001"})");
+    const std::string untouched = R"({"key":"traceId","value":{"stringValue":"x\"traceId\":\"AAAA"}},"myId":"AAAA"})";
+    EXPECT_EQ(hex_ids_in_json(untouched), untouched);
+    opentelemetry::proto::collector::logs::v1::ExportLogsServiceRequest request;
+    auto* record = request.add_resource_logs()->add_scope_logs()->add_log_records();
+    record->set_severity_number(opentelemetry::proto::logs::v1::SEVERITY_NUMBER_WARN);
+    record->set_trace_id(std::string("\x00\x01\xfe\xff", 4));
+    add_string_attribute(record->mutable_attributes(), "spanId", "\"spanId\":\"AAAA");
+    Json json = parse(request);
+    const Json& r = vtscope::json_array(vtscope::json_at(
+        vtscope::json_array(
+            vtscope::json_at(vtscope::json_array(vtscope::json_at(json, "resourceLogs")).at(0), "scopeLogs"))
+            .at(0),
+        "logRecords"))[0];
+    EXPECT_EQ(vtscope::json_number(vtscope::json_at(r, "severityNumber")), 13);  // SEVERITY_NUMBER_WARN
+    EXPECT_EQ(vtscope::json_string(vtscope::json_at(r, "traceId")), "0001feff");
+    EXPECT_EQ(
+        vtscope::json_string(vtscope::json_at(attribute(vtscope::json_at(r, "attributes"), "spanId"), "stringValue")),
+        "\"spanId\":\"AAAA");
+}
+
+// http/protobuf: the body is the message's own serialization, and says so.
+TEST(OtlpProtocols, BodiesContentTypesAndPorts) {
+    OtlpLogEvent events[1] = {sample_event(VTSCOPE_STATUS_OK)};
+    auto request = encode_logs_request({OtlpAttribute::string("service.name", "svc")}, events, {"read", "write"}, 0, 1);
+    OtlpBody binary = encode_otlp_body(request, OtlpProtocol::kHttpProtobuf);
+    EXPECT_STREQ(binary.content_type, "application/x-protobuf");
+    opentelemetry::proto::collector::logs::v1::ExportLogsServiceRequest back;
+    ASSERT_TRUE(back.ParseFromString(binary.bytes));
+    EXPECT_EQ(back.SerializeAsString(), request.SerializeAsString());
+    OtlpBody json = encode_otlp_body(request, OtlpProtocol::kHttpJson);
+    EXPECT_STREQ(json.content_type, "application/json");
+    EXPECT_FALSE(parse(json.bytes).is_discarded());
+
+    EXPECT_EQ(*resolve_otlp_protocol("", env_of({})), OtlpProtocol::kHttpProtobuf);
+    EXPECT_EQ(*resolve_otlp_protocol("", env_of({{"OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"}})), OtlpProtocol::kGrpc);
+    EXPECT_EQ(*resolve_otlp_protocol("http/json", env_of({{"OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"}})),
+              OtlpProtocol::kHttpJson);
+    auto bad = resolve_otlp_protocol("", env_of({{"OTEL_EXPORTER_OTLP_PROTOCOL", "http"}}));
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().message.find("OTEL_EXPORTER_OTLP_PROTOCOL"), std::string::npos);
+    auto grpc = resolve_otlp_endpoints("localhost", env_of({}), otlp_default_port(OtlpProtocol::kGrpc));
+    ASSERT_TRUE(grpc && grpc->has_value());
+    EXPECT_EQ((*grpc)->logs, "http://localhost:4317/v1/logs");
+    auto target = grpc_target((*grpc)->logs);
+    ASSERT_TRUE(target);
+    EXPECT_EQ(target->authority, "localhost:4317");
+    EXPECT_FALSE(target->tls);
+    EXPECT_TRUE(grpc_target("https://[::1]:4317")->tls);
+    EXPECT_FALSE(grpc_target("unix://x"));
+}
+
+// gRPC statuses to the exporter's retry rules (OTLP specification, "Failures").
+TEST(OtlpGrpc, StatusesMapToRetries) {
+    EXPECT_TRUE(grpc_reply(grpc::Status::OK).delivered);
+    for (grpc::StatusCode code :
+         {grpc::StatusCode::UNAVAILABLE, grpc::StatusCode::DEADLINE_EXCEEDED, grpc::StatusCode::CANCELLED,
+          grpc::StatusCode::ABORTED, grpc::StatusCode::OUT_OF_RANGE, grpc::StatusCode::DATA_LOSS})
+        EXPECT_TRUE(grpc_reply(grpc::Status(code, "x")).retryable) << static_cast<int>(code);
+    for (grpc::StatusCode code : {grpc::StatusCode::INVALID_ARGUMENT, grpc::StatusCode::UNAUTHENTICATED,
+                                  grpc::StatusCode::PERMISSION_DENIED, grpc::StatusCode::UNIMPLEMENTED})
+        EXPECT_FALSE(grpc_reply(grpc::Status(code, "x")).retryable) << static_cast<int>(code);
+    // RESOURCE_EXHAUSTED: retried only with a google.rpc.RetryInfo among the status details.
+    EXPECT_FALSE(grpc_reply(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "full")).retryable);
+    auto details = [](const std::string& type) {
+        google::protobuf::Any any;
+        any.set_type_url("type.googleapis.com/" + type);
+        google::protobuf::UnknownFieldSet status;  // google.rpc.Status
+        status.AddVarint(1, 8);
+        status.AddLengthDelimited(3, any.SerializeAsString());
+        std::string out;
+        status.SerializeToString(&out);
+        return out;
+    };
+    EXPECT_TRUE(grpc_details_have_retry_info(details("google.rpc.RetryInfo")));
+    EXPECT_FALSE(grpc_details_have_retry_info(details("google.rpc.DebugInfo")));
+    EXPECT_FALSE(grpc_details_have_retry_info("\xff"));
+    grpc::Status exhausted(grpc::StatusCode::RESOURCE_EXHAUSTED, "full", details("google.rpc.RetryInfo"));
+    OtlpReply reply = grpc_reply(exhausted);
+    EXPECT_TRUE(reply.retryable);
+    EXPECT_NE(reply.error.find("full"), std::string::npos);
 }
 
 }  // namespace

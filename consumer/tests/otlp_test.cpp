@@ -233,13 +233,11 @@ protected:
 
 // The marker harness traced with --otlp: the Collector's log records are exactly vtscope's own
 // JSON lines (as a multiset of trace id, span id, syscall, bytes), with the resource set.
-TEST_F(OtlpExport, MarkerHarnessRecordsEqualLocalLines) {
-    ASSERT_TRUE(start());
-    E2eRun run = vtscope::testing::run_marker_harness({}, {"--threads", "16", "--markers", "8", "--mode", "concurrent"},
-                                                      {"--otlp", url(), "--service", "otlp-marker-test"});
-    ASSERT_TRUE(run.error.empty()) << run.error;
-    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
-    CollectorLogs logs = collector_logs(collector.finish());
+// The Collector's log records of a marker harness run are exactly vtscope's own JSON lines (as a
+// multiset of trace id, span id, syscall, bytes), with the resource set (service.name service).
+void expect_marker_records_equal_lines(const E2eRun& run, const std::vector<std::string>& out,
+                                       const std::string& service) {
+    CollectorLogs logs = collector_logs(out);
     std::multiset<Key> local = local_keys(run.lines);
     std::printf("vtscope lines %zu, Collector log records %zu, delivered %.0f, dropped %.0f\n", run.lines.size(),
                 logs.keys.size(), number(run.summary, "/otlp/delivered"), number(run.summary, "/otlp/dropped"));
@@ -261,7 +259,7 @@ TEST_F(OtlpExport, MarkerHarnessRecordsEqualLocalLines) {
     for (const Json& r : logs.resources) {
         EXPECT_EQ(vtscope::json_string(
                       vtscope::json_at(attribute(vtscope::json_at(r, "attributes"), "service.name"), "stringValue")),
-                  "otlp-marker-test");
+                  service);
         EXPECT_FALSE(vtscope::json_string(
                          vtscope::json_at(attribute(vtscope::json_at(r, "attributes"), "process.pid"), "intValue"))
                          .empty());
@@ -274,6 +272,15 @@ TEST_F(OtlpExport, MarkerHarnessRecordsEqualLocalLines) {
                 .size(),
             36u);
     }
+}
+
+TEST_F(OtlpExport, MarkerHarnessRecordsEqualLocalLines) {
+    ASSERT_TRUE(start());
+    E2eRun run = vtscope::testing::run_marker_harness({}, {"--threads", "16", "--markers", "8", "--mode", "concurrent"},
+                                                      {"--otlp", url(), "--service", "otlp-marker-test"});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    expect_marker_records_equal_lines(run, collector.finish(), "otlp-marker-test");
 }
 
 // The Collector stopped (SIGSTOP) for 5 s mid-run, then resumed: vtscope neither stalls nor
@@ -627,15 +634,25 @@ TEST_F(OtlpExport, ProfileCpuTimeWithExemplars) {
 // profile --otlp-profiles: the samples as one OTLP profile (development stage) that the pinned
 // Collector takes with profiles enabled: its CPU time equals the session's, its links name the
 // run's traces, its stacks are symbolised frames through the dictionary.
+void expect_profile_equals_session(const DemoRun& run, const std::vector<std::string>& out,
+                                   const std::string& collector_err);
+
 TEST_F(OtlpExport, ProfileStacksAsOtlpProfile) {
     ASSERT_TRUE(start("config-profiles.yaml", {"--feature-gates=service.profilesSupport"}));
     DemoRun run =
         run_demo("profile", 4, {"--otlp", url(), "--otlp-profiles", "--service", "prof", "--top", "1000000"}, [] {});
     ASSERT_TRUE(run.error.empty()) << run.error;
     EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
-    std::vector<std::string> out = collector.finish();
+    expect_profile_equals_session(run, collector.finish(), vtscope::testing::read_file(collector.err));
+}
+
+// The one profile request of a profile --otlp-profiles --service prof run in the Collector's
+// output: its CPU time equals the session's, its links name the run's traces, its stacks are
+// symbolised frames through the dictionary.
+void expect_profile_equals_session(const DemoRun& run, const std::vector<std::string>& out,
+                                   const std::string& collector_err) {
     const nlohmann::json& exported = at(run.summary, "/otlp_signals/profiles");
-    EXPECT_EQ(number(exported, "/delivered"), 1) << run.vtscope_stderr << vtscope::testing::read_file(collector.err);
+    EXPECT_EQ(number(exported, "/delivered"), 1) << run.vtscope_stderr << collector_err;
     EXPECT_EQ(number(exported, "/dropped"), 0);
     std::vector<Json> requests;
     for (const std::string& line : out) {
@@ -747,4 +764,316 @@ TEST_F(OtlpExport, StatSumsEqualCountedEvents) {
     std::string report;
     for (const std::string& line : run.lines) report += line + "\n";
     expect_exemplars_not_labels(collector_metrics(lines), trace_ids_in(report));
+}
+
+// Each signal over each OTLP protocol into one Collector that serves gRPC and HTTP
+// (config-protocols.yaml): the logs of the marker harness, and profile's metrics and OTLP
+// profile, reconciled with vtscope's local output as the tests above do over the default.
+class OtlpProtocolExport : public OtlpExport, public ::testing::WithParamInterface<const char*> {
+protected:
+    ::testing::AssertionResult start_both() {
+        setenv("VTSCOPE_OTLP_GRPC_PORT", std::to_string(grpc_port).c_str(), 1);
+        auto started = start("config-protocols.yaml", {"--feature-gates=service.profilesSupport"});
+        if (started && !vtscope::testing::wait_until([&] { return port_open(grpc_port); }, 30s, 50ms))
+            return ::testing::AssertionFailure() << "the Collector's gRPC receiver does not listen on " << grpc_port;
+        return started;
+    }
+    // The endpoint of the protocol under test, and the options that choose it.
+    std::vector<std::string> otlp_options() const {
+        const bool grpc = std::string(GetParam()) == "grpc";
+        return {"--otlp", "http://127.0.0.1:" + std::to_string(grpc ? grpc_port : port), "--otlp-protocol", GetParam()};
+    }
+    int grpc_port = free_port();
+};
+
+TEST_P(OtlpProtocolExport, MarkerHarnessLogsEqualLocalLines) {
+    ASSERT_TRUE(start_both());
+    std::vector<std::string> options = otlp_options();
+    options.insert(options.end(), {"--service", "otlp-marker-test"});
+    E2eRun run = vtscope::testing::run_marker_harness({}, {"--threads", "16", "--markers", "8", "--mode", "concurrent"},
+                                                      options);
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    EXPECT_EQ(number(run.summary, "/otlp/retries"), 0) << run.vtscope_stderr;
+    expect_marker_records_equal_lines(run, collector.finish(), "otlp-marker-test");
+}
+
+TEST_P(OtlpProtocolExport, ProfileMetricsAndProfileEqualSession) {
+    ASSERT_TRUE(start_both());
+    std::vector<std::string> options = otlp_options();
+    options.insert(options.end(), {"--otlp-profiles", "--service", "prof", "--top", "1000000"});
+    DemoRun run = run_demo("profile", 4, options, [] {});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    std::vector<std::string> out = collector.finish();
+    // The metrics: the last export's CPU time is the session's.
+    CollectorMetrics m = collector_metrics(out);
+    ASSERT_NE(m.last, nullptr) << "no metric export";
+    double cpu_s = 0;
+    for (const Json* p : points_of(*m.last, "vtscope.cpu.time", "sum"))
+        cpu_s += num(vtscope::json_at((*p), "asDouble"));
+    const double summary_ms = number(run.summary, "/profile/cpu_ms");
+    EXPECT_GT(summary_ms, 0);
+    EXPECT_NEAR(cpu_s * 1000, summary_ms, std::max(0.01, summary_ms * 1e-5));
+    std::string report;
+    for (const std::string& line : run.lines) report += line + "\n";
+    expect_exemplars_not_labels(m, trace_ids_in(report + run.summary.dump()));
+    EXPECT_EQ(number(run.summary, "/otlp_signals/metrics/dropped"), 0);
+    // The profile.
+    expect_profile_equals_session(run, out, vtscope::testing::read_file(collector.err));
+}
+
+INSTANTIATE_TEST_SUITE_P(EachProtocol, OtlpProtocolExport, ::testing::Values("grpc", "http/protobuf", "http/json"),
+                         [](const ::testing::TestParamInfo<const char*>& param) {
+                             std::string name = param.param;
+                             for (char& c : name)
+                                 if (c == '/') c = '_';
+                             return name;
+                         });
+
+// ---------------------------------------------------------------------------------------------
+// An authenticated Collector (issue 44): TLS from a CA generated here, a bearer token, gzip.
+
+namespace {
+
+// A CA, a server certificate for 127.0.0.1 and a client certificate it signs, made with the
+// openssl CLI into dir (ca.pem, server.pem, server-key.pem, client.pem, client-key.pem); an error
+// says which step failed.
+std::string make_test_ca(const TempDir& dir) {
+    const std::string ec = "ec_paramgen_curve:prime256v1";
+    std::ofstream(dir.path("san.cnf")) << "subjectAltName=IP:127.0.0.1,DNS:localhost\n";
+    const std::vector<std::vector<std::string>> steps = {
+        {"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", ec, "-nodes", "-keyout", dir.path("ca-key.pem"),
+         "-out", dir.path("ca.pem"), "-days", "1", "-subj", "/CN=vtscope-test-ca"},
+        {"openssl", "req", "-newkey", "ec", "-pkeyopt", ec, "-nodes", "-keyout", dir.path("server-key.pem"), "-out",
+         dir.path("server.csr"), "-subj", "/CN=127.0.0.1"},
+        {"openssl", "x509", "-req", "-in", dir.path("server.csr"), "-CA", dir.path("ca.pem"), "-CAkey",
+         dir.path("ca-key.pem"), "-CAcreateserial", "-out", dir.path("server.pem"), "-days", "1", "-extfile",
+         dir.path("san.cnf")},
+        {"openssl", "req", "-newkey", "ec", "-pkeyopt", ec, "-nodes", "-keyout", dir.path("client-key.pem"), "-out",
+         dir.path("client.csr"), "-subj", "/CN=vtscope-client"},
+        {"openssl", "x509", "-req", "-in", dir.path("client.csr"), "-CA", dir.path("ca.pem"), "-CAkey",
+         dir.path("ca-key.pem"), "-CAcreateserial", "-out", dir.path("client.pem"), "-days", "1"}};
+    for (const auto& step : steps) {
+        std::string err;
+        if (vtscope::testing::run_command(step, &err, std::chrono::seconds(60)) != 0)
+            return "openssl " + step[1] + " failed: " + err;
+    }
+    return "";
+}
+
+const std::string kToken = "vtscope-test-token-4f1c2d";  // the Collector's; must never be printed
+
+// The secret appears in none of what vtscope wrote: stderr, the summary, the local output.
+void expect_token_unprinted(const E2eRun& run) {
+    EXPECT_EQ(run.vtscope_stderr.find(kToken), std::string::npos) << "the token is on stderr";
+    EXPECT_EQ(run.summary.dump().find(kToken), std::string::npos) << "the token is in the summary JSON";
+    for (const std::string& line : run.lines) ASSERT_EQ(line.find(kToken), std::string::npos) << line;
+    for (const auto& session : run.sessions) EXPECT_EQ(session.stdout_text.find(kToken), std::string::npos);
+}
+
+// The error lines of a run's stderr.
+std::vector<std::string> error_lines(const std::string& err) {
+    std::vector<std::string> lines;
+    for (size_t at = err.find("vtscope: error:"); at != std::string::npos; at = err.find("vtscope: error:", at + 1))
+        lines.push_back(err.substr(at, err.find('\n', at) - at));
+    return lines;
+}
+
+// Sets an environment variable for one scope (vtscope inherits the test's environment).
+struct ScopedEnv {
+    std::string name;
+    ScopedEnv(std::string n, const std::string& value) : name(std::move(n)) { setenv(name.c_str(), value.c_str(), 1); }
+    ~ScopedEnv() { unsetenv(name.c_str()); }
+};
+
+}  // namespace
+
+class OtlpSecureExport : public OtlpExport {
+protected:
+    void SetUp() override {
+        OtlpExport::SetUp();
+        if (IsSkipped()) return;
+        std::string failed = make_test_ca(dir);
+        if (!failed.empty()) GTEST_FAIL() << failed;
+        setenv("VTSCOPE_TLS_DIR", dir.path("").c_str(), 1);
+        setenv("VTSCOPE_OTLP_TOKEN", kToken.c_str(), 1);
+        setenv("VTSCOPE_OTLP_GRPC_PORT", std::to_string(grpc_port).c_str(), 1);
+    }
+    std::string https() const { return "https://127.0.0.1:" + std::to_string(port); }
+    std::string ca() const { return dir.path("ca.pem"); }
+    // A trace of the demo service that cannot deliver: one error line naming the endpoint and
+    // cause, exit 1, and the local output complete (every event a line, none lost).
+    // base: the endpoint's base URL when not https() (the gRPC receiver's port).
+    void expect_one_clear_line(const std::vector<std::string>& options, const std::string& cause,
+                               const std::string& base = "");
+    std::string grpc_https() const { return "https://127.0.0.1:" + std::to_string(grpc_port); }
+    ::testing::AssertionResult grpc_listening() {
+        if (vtscope::testing::wait_until([&] { return port_open(grpc_port); }, 30s, 50ms))
+            return ::testing::AssertionSuccess();
+        return ::testing::AssertionFailure() << "the Collector's gRPC receiver does not listen on " << grpc_port;
+    }
+
+    int grpc_port = free_port();
+};
+
+// Logs over TLS (the generated CA), with the token from OTEL_EXPORTER_OTLP_HEADERS (percent-encoded)
+// and gzip bodies: the Collector's records are exactly vtscope's own lines.
+TEST_F(OtlpSecureExport, LogsOverTlsTokenGzipEqualLocalLines) {
+    ASSERT_TRUE(start("config-auth.yaml"));
+    ScopedEnv headers("OTEL_EXPORTER_OTLP_HEADERS", "Authorization=Bearer%20" + kToken);
+    E2eRun run = vtscope::testing::run_marker_harness(
+        {}, {"--threads", "16", "--markers", "8", "--mode", "concurrent"},
+        {"--otlp", https(), "--otlp-certificate", ca(), "--otlp-compression", "gzip", "--service", "otlp-secure"});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    CollectorLogs logs = collector_logs(collector.finish());
+    std::printf("vtscope lines %zu, Collector log records %zu, delivered %.0f, requests %.0f\n", run.lines.size(),
+                logs.keys.size(), number(run.summary, "/otlp/delivered"), number(run.summary, "/otlp/requests"));
+    EXPECT_GE(run.expected.size(), 128u);
+    EXPECT_EQ(logs.keys, local_keys(run.lines));
+    EXPECT_EQ(number(run.summary, "/otlp/dropped"), 0) << run.vtscope_stderr;
+    EXPECT_EQ(text(run.summary, "/otlp/endpoint"), https() + "/v1/logs");
+    expect_reconciled(run.summary, run.lines, logs);
+    expect_token_unprinted(run);
+}
+
+// block exports logs and metrics: over TLS with the CA and gzip from the environment and the
+// token from --otlp-header, every interval arrives as a record and the last histogram counts them.
+TEST_F(OtlpSecureExport, BlockLogsAndMetricsOverTlsTokenGzip) {
+    ASSERT_TRUE(start("config-auth.yaml"));
+    ScopedEnv certificate("OTEL_EXPORTER_OTLP_CERTIFICATE", ca());
+    ScopedEnv compression("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip");
+    DemoRun run =
+        run_demo("block", 4,
+                 {"--threshold", "0.1", "--otlp", https(), "--otlp-header", "Authorization=Bearer " + kToken}, [] {});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    std::vector<std::string> out = collector.finish();
+    CollectorLogs logs = collector_logs(out);
+    const nlohmann::json& log_counts = at(run.summary, "/otlp_signals/logs");
+    std::printf("block lines %zu, Collector log records %zu, delivered %.0f\n", run.lines.size(), logs.keys.size(),
+                number(log_counts, "/delivered"));
+    EXPECT_GT(run.lines.size(), 0u) << "no interval: the test shows nothing";
+    EXPECT_EQ(number(log_counts, "/dropped"), 0);
+    EXPECT_EQ(number(log_counts, "/records"), static_cast<double>(run.lines.size()));
+    EXPECT_EQ(logs.keys.size(), run.lines.size());
+    CollectorMetrics m = collector_metrics(out);
+    ASSERT_NE(m.last, nullptr) << "no metric export";
+    double counted = 0;
+    for (const Json* p : points_of(*m.last, "vtscope.block.duration", "histogram"))
+        counted += std::stod(vtscope::json_string(vtscope::json_at((*p), "count")));
+    EXPECT_EQ(counted, static_cast<double>(run.lines.size()));
+    EXPECT_EQ(number(run.summary, "/otlp_signals/metrics/dropped"), 0);
+    expect_token_unprinted(run);
+}
+
+void OtlpSecureExport::expect_one_clear_line(const std::vector<std::string>& options, const std::string& cause,
+                                             const std::string& base) {
+    std::vector<std::string> all = {"--otlp-timeout", "2"};
+    all.insert(all.end(), options.begin(), options.end());
+    DemoRun run = run_demo("trace", 3, all, [] {});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    std::printf("stderr:\n%s", run.vtscope_stderr.c_str());
+    EXPECT_EQ(run.vtscope_exit, 1) << run.vtscope_stderr;
+    std::vector<std::string> errors = error_lines(run.vtscope_stderr);
+    ASSERT_EQ(errors.size(), 1u) << run.vtscope_stderr;
+    EXPECT_EQ(errors[0].rfind("vtscope: error: otlp: ", 0), 0u) << errors[0];
+    EXPECT_NE(errors[0].find(" not delivered to " + (base.empty() ? https() : base) + "/v1/logs"), std::string::npos)
+        << errors[0];
+    EXPECT_NE(errors[0].find(cause), std::string::npos) << errors[0];
+    // Nothing lost locally: every event is a line, and every line was handed to the exporter.
+    EXPECT_EQ(number(run.summary, "/lost"), 0);
+    EXPECT_GT(run.lines.size(), 0u);
+    EXPECT_EQ(number(run.summary, "/events"), static_cast<double>(run.lines.size()));
+    EXPECT_EQ(number(run.summary, "/otlp/records"), static_cast<double>(run.lines.size()));
+    EXPECT_EQ(number(run.summary, "/otlp/delivered"), 0);
+    EXPECT_EQ(number(run.summary, "/otlp/dropped_failed"), static_cast<double>(run.lines.size()));
+    expect_token_unprinted(run);
+}
+
+// A wrong token: the Collector answers 401, which no retry changes.
+TEST_F(OtlpSecureExport, WrongTokenIsOneClearLine) {
+    ASSERT_TRUE(start("config-auth.yaml"));
+    expect_one_clear_line(
+        {"--otlp", https(), "--otlp-certificate", ca(), "--otlp-header", "Authorization=Bearer not-" + kToken},
+        "HTTP 401 Unauthorized");
+    EXPECT_TRUE(collector_logs(collector.finish()).keys.empty());
+}
+
+// gRPC with TLS (the generated CA), the token as metadata and gzip message compression; the
+// protocol from the logs' own variable (OTEL_EXPORTER_OTLP_LOGS_PROTOCOL) and an endpoint without
+// a scheme, which gRPC makes TLS (exporter specification, "insecure"): the Collector's records are
+// exactly vtscope's own lines.
+TEST_F(OtlpSecureExport, GrpcLogsOverTlsTokenGzipEqualLocalLines) {
+    ASSERT_TRUE(start("config-auth.yaml"));
+    ASSERT_TRUE(grpc_listening());
+    ScopedEnv protocol("OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", "grpc");
+    E2eRun run = vtscope::testing::run_marker_harness(
+        {}, {"--threads", "16", "--markers", "8", "--mode", "concurrent"},
+        {"--otlp", "127.0.0.1:" + std::to_string(grpc_port), "--otlp-certificate", ca(), "--otlp-compression", "gzip",
+         "--otlp-header", "Authorization=Bearer " + kToken, "--service", "otlp-secure-grpc"});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    CollectorLogs logs = collector_logs(collector.finish());
+    std::printf("gRPC: vtscope lines %zu, Collector log records %zu, delivered %.0f, requests %.0f\n", run.lines.size(),
+                logs.keys.size(), number(run.summary, "/otlp/delivered"), number(run.summary, "/otlp/requests"));
+    EXPECT_GE(run.expected.size(), 128u);
+    EXPECT_EQ(logs.keys, local_keys(run.lines));
+    EXPECT_EQ(number(run.summary, "/otlp/dropped"), 0) << run.vtscope_stderr;
+    EXPECT_EQ(text(run.summary, "/otlp/endpoint"), grpc_https() + "/v1/logs");
+    expect_reconciled(run.summary, run.lines, logs);
+    expect_token_unprinted(run);
+}
+
+// A wrong token over gRPC: UNAUTHENTICATED, which no retry changes; nothing lost locally.
+TEST_F(OtlpSecureExport, GrpcWrongTokenIsOneClearLine) {
+    ASSERT_TRUE(start("config-auth.yaml"));
+    ASSERT_TRUE(grpc_listening());
+    expect_one_clear_line({"--otlp", grpc_https(), "--otlp-protocol", "grpc", "--otlp-certificate", ca(),
+                           "--otlp-header", "Authorization=Bearer not-" + kToken},
+                          "gRPC UNAUTHENTICATED", grpc_https());
+    EXPECT_TRUE(collector_logs(collector.finish()).keys.empty());
+}
+
+// No --otlp-certificate: the system's CAs do not know the test's, so TLS verification fails.
+TEST_F(OtlpSecureExport, UnknownCaIsOneClearLine) {
+    ASSERT_TRUE(start("config-auth.yaml"));
+    expect_one_clear_line({"--otlp", https(), "--otlp-header", "Authorization=Bearer " + kToken},
+                          "TLS: the receiver's certificate is not trusted");
+    EXPECT_TRUE(collector_logs(collector.finish()).keys.empty());
+}
+
+// No Collector at all on the port: every attempt is refused until the final flush gives up.
+TEST_F(OtlpSecureExport, CollectorDownIsOneClearLine) {
+    expect_one_clear_line(
+        {"--otlp", https(), "--otlp-certificate", ca(), "--otlp-header", "Authorization=Bearer " + kToken},
+        "cannot connect");
+}
+
+// Mutual TLS (config-mtls.yaml): with the client certificate and key from the environment, the
+// Collector's records are exactly vtscope's lines.
+TEST_F(OtlpSecureExport, LogsOverMutualTlsEqualLocalLines) {
+    ASSERT_TRUE(start("config-mtls.yaml"));
+    ScopedEnv certificate("OTEL_EXPORTER_OTLP_LOGS_CLIENT_CERTIFICATE", dir.path("client.pem"));
+    ScopedEnv key("OTEL_EXPORTER_OTLP_CLIENT_KEY", dir.path("client-key.pem"));
+    E2eRun run = vtscope::testing::run_marker_harness(
+        {}, {"--threads", "16", "--markers", "8", "--mode", "concurrent"},
+        {"--otlp", https(), "--otlp-certificate", ca(), "--otlp-header", "Authorization=Bearer " + kToken});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_EQ(run.vtscope_exit, 0) << run.vtscope_stderr;
+    CollectorLogs logs = collector_logs(collector.finish());
+    std::printf("vtscope lines %zu, Collector log records %zu\n", run.lines.size(), logs.keys.size());
+    EXPECT_EQ(logs.keys, local_keys(run.lines));
+    EXPECT_EQ(number(run.summary, "/otlp/dropped"), 0) << run.vtscope_stderr;
+    expect_token_unprinted(run);
+}
+
+// The same Collector without a client certificate: the handshake is refused, one clear line.
+TEST_F(OtlpSecureExport, MutualTlsWithoutClientCertificateIsOneClearLine) {
+    ASSERT_TRUE(start("config-mtls.yaml"));
+    expect_one_clear_line(
+        {"--otlp", https(), "--otlp-certificate", ca(), "--otlp-header", "Authorization=Bearer " + kToken},
+        "alert certificate required");
+    EXPECT_TRUE(collector_logs(collector.finish()).keys.empty());
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The consumer's process-context decoder (consumer/src/channels/process_context.cpp) on payloads it did
 // not encode itself: a ProcessContext built and serialised by libprotobuf from the
-// opentelemetry-proto message definitions (native/tests/proto), and the payload libvtscope's
+// messages generated from opentelemetry-proto (cmake/OtlpProto.cmake), and the payload libvtscope's
 // writer publishes (native/src/otel_ctx.cpp).
 #include <gtest/gtest.h>
 
@@ -9,10 +9,15 @@
 #include <vector>
 
 #include "otel_ctx.h"
-#include "otep4719_process_context.pb.h"
+#include "opentelemetry/proto/processcontext/v1development/process_context.pb.h"
 #include "channels/process_context.h"
 
-namespace pb = vtscope::test::otep4719;
+// The generated messages of opentelemetry-proto 1.11.0 (cmake/OtlpProto.cmake).
+namespace pb {
+using opentelemetry::proto::common::v1::AnyValue;
+using opentelemetry::proto::common::v1::KeyValue;
+using opentelemetry::proto::processcontext::v1development::ProcessContext;
+}  // namespace pb
 
 namespace {
 

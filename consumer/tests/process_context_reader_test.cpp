@@ -73,8 +73,10 @@ TEST(ProcessContextDecoder, ResourceAttributesOfEachKind) {
     uint8_t raw[8];
     std::memcpy(raw, &d, 8);
     any_double.insert(any_double.end(), raw, raw + 8);
+    Bytes array;  // ArrayValue { values: [ "x" ] }
+    put_len(array, 1, any_string("x"));
     Bytes any_array;
-    put_len(any_array, 5, any_string("x"));  // an array value: skipped
+    put_len(any_array, 5, array);  // an array value: skipped
     Bytes payload = process_context({key_value("service.name", any_string("svc")), key_value("n", any_int(-3)),
                                      key_value("b", any_bool), key_value("d", any_double),
                                      key_value("skipped", any_array), key_value("service.name", any_string("last"))});
@@ -182,7 +184,7 @@ TEST(ProcessContextDecoder, KeysAndValuesAreBoundedAndWellFormed) {
     std::string long_key(kMaxProcessContextKeyBytes + 1, 'k');
     std::string long_value(kMaxProcessContextValueBytes + 100, 'v');
     std::vector<Bytes> kvs = {key_value(long_key, any_string("dropped")), key_value("long", any_string(long_value)),
-                              key_value("bad\xff", any_string("a\xc3")), key_value("svc", any_string("one"))};
+                              key_value("svc", any_string("one"))};
     for (size_t i = 0; i < kMaxProcessContextAttributes; i++)
         kvs.push_back(key_value("x" + std::to_string(i), any_int(1)));
     kvs.push_back(key_value("svc", any_string("two")));  // a kept key repeated past the cap: still the last one
@@ -191,10 +193,24 @@ TEST(ProcessContextDecoder, KeysAndValuesAreBoundedAndWellFormed) {
     ASSERT_EQ(attributes->size(), kMaxProcessContextAttributes);
     EXPECT_EQ((*attributes)[0].key, "long");
     EXPECT_EQ((*attributes)[0].text, std::string(kMaxProcessContextValueBytes, 'v'));
-    EXPECT_EQ((*attributes)[1].key, "bad\xef\xbf\xbd");
-    EXPECT_EQ((*attributes)[1].text, "a\xef\xbf\xbd");
-    EXPECT_EQ((*attributes)[2].key, "svc");
-    EXPECT_EQ((*attributes)[2].text, "two");
+    EXPECT_EQ((*attributes)[1].key, "svc");
+    EXPECT_EQ((*attributes)[1].text, "two");
+}
+
+// A proto3 string must be UTF-8: the generated parser refuses a payload with one that is not
+// (as the Collector's decoder would refuse an export carrying it), whole, with one error.
+TEST(ProcessContextDecoder, StringsThatAreNotUtf8RefuseThePayload) {
+    for (const Bytes& kv : {key_value("bad\xff", any_string("ok")), key_value("ok", any_string("a\xc3"))}) {
+        auto attributes = decode_process_context_resource(process_context({key_value("svc", any_string("one")), kv}));
+        ASSERT_FALSE(attributes);
+        EXPECT_NE(attributes.error().message.find("malformed process context payload"), std::string::npos);
+    }
+    // A value cut at 4 KiB inside a character is made well-formed again.
+    std::string value(kMaxProcessContextValueBytes - 1, 'v');
+    value += "\xc3\xa9";  // U+00E9 across the cut
+    auto cut = decode_process_context_resource(process_context({key_value("cut", any_string(value))}));
+    ASSERT_TRUE(cut) << cut.error().message;
+    EXPECT_EQ(cut->at(0).text, std::string(kMaxProcessContextValueBytes - 1, 'v') + "\xef\xbf\xbd");
 }
 
 struct Header {

@@ -22,9 +22,14 @@
 #include <vector>
 
 #include "otel_ctx.h"
-#include "otep4719_process_context.pb.h"
+#include "opentelemetry/proto/processcontext/v1development/process_context.pb.h"
 
-namespace pb = vtscope::test::otep4719;
+// The generated messages of opentelemetry-proto 1.11.0 (cmake/OtlpProto.cmake).
+namespace pb {
+using opentelemetry::proto::common::v1::AnyValue;
+using opentelemetry::proto::common::v1::KeyValue;
+using opentelemetry::proto::processcontext::v1development::ProcessContext;
+}  // namespace pb
 using vtscope::native::ProcessContextHeader;
 
 namespace {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // OTEP 4719 process context as a reader decodes it: libprotobuf parses the payload with the
-// message definitions of opentelemetry-proto (proto/otep4719_process_context.proto, compiled by
+// messages generated from opentelemetry-proto 1.11.0's process_context.proto (cmake/OtlpProto.cmake,
 // protoc at build time), and the header is checked field by field, with its clock and the order
 // in which the publisher writes it.
 //
@@ -20,9 +20,14 @@
 #include <vector>
 
 #include "otel_ctx.h"
-#include "otep4719_process_context.pb.h"
+#include "opentelemetry/proto/processcontext/v1development/process_context.pb.h"
 
-namespace pb = vtscope::test::otep4719;
+// The generated messages of opentelemetry-proto 1.11.0 (cmake/OtlpProto.cmake).
+namespace pb {
+using opentelemetry::proto::common::v1::AnyValue;
+using opentelemetry::proto::common::v1::KeyValue;
+using opentelemetry::proto::processcontext::v1development::ProcessContext;
+}  // namespace pb
 using namespace vtscope::native;
 
 namespace {

@@ -1,198 +1,89 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "channels/process_context.h"
 
-#include <algorithm>
+#include <google/protobuf/arena.h>
+#include <google/protobuf/stubs/logging.h>
+
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 
+#include "opentelemetry/proto/processcontext/v1development/process_context.pb.h"
 #include "output/safe_text.h"
 
 namespace vtscope {
 namespace {
 
-// The protobuf wire format (protobuf.dev/programming-guides/encoding): a tag is a varint
-// (field number << 3 | wire type); VARINT 0, I64 1, LEN 2, SGROUP 3, EGROUP 4, I32 5.
-enum WireType : uint32_t { kVarint = 0, kI64 = 1, kLen = 2, kStartGroup = 3, kEndGroup = 4, kI32 = 5 };
-
-template <typename T>
-Status discard(const Expected<T>& value) {
-    return value ? ok_status() : Status(value.error());
-}
-
-class Reader {
-public:
-    explicit Reader(std::span<const uint8_t> bytes) : bytes_(bytes) {}
-    bool done() const { return at_ >= bytes_.size(); }
-
-    Expected<uint64_t> varint() {
-        uint64_t value = 0;
-        for (int shift = 0; shift < 64; shift += 7) {
-            if (at_ >= bytes_.size()) return make_error("truncated varint");
-            uint8_t b = bytes_[at_++];
-            value |= static_cast<uint64_t>(b & 0x7f) << shift;
-            if (!(b & 0x80)) return value;
-        }
-        return make_error("varint longer than 10 bytes");
-    }
-
-    Expected<std::span<const uint8_t>> fixed(size_t n) {
-        if (bytes_.size() - at_ < n) return make_error("truncated fixed-size field");
-        auto out = bytes_.subspan(at_, n);
-        at_ += n;
-        return out;
-    }
-
-    Expected<std::span<const uint8_t>> length_delimited() {
-        auto n = varint();
-        if (!n) return n.error();
-        if (*n > bytes_.size() - at_) return make_error("length " + std::to_string(*n) + " past the end");
-        return fixed(static_cast<size_t>(*n));
-    }
-
-    struct Tag {
-        uint32_t field;
-        uint32_t wire;
-    };
-    Expected<Tag> tag() {
-        auto t = varint();
-        if (!t) return t.error();
-        if (*t >> 3 == 0 || *t >> 3 > 0x1fffffff) return make_error("invalid field number");
-        return Tag{static_cast<uint32_t>(*t >> 3), static_cast<uint32_t>(*t & 7)};
-    }
-
-    // Skips the value of a field of this wire type; groups (deprecated, never in these messages)
-    // and the unassigned wire types 6 and 7 are errors.
-    Status skip(uint32_t wire) {
-        switch (wire) {
-            case kVarint: return discard(varint());
-            case kI64: return discard(fixed(8));
-            case kLen: return discard(length_delimited());
-            case kI32: return discard(fixed(4));
-            case kStartGroup:
-            case kEndGroup: return make_error("group fields are not supported");
-            default: return make_error("unknown wire type " + std::to_string(wire));
-        }
-    }
-
-private:
-    std::span<const uint8_t> bytes_;
-    size_t at_ = 0;
-};
+namespace common_pb = opentelemetry::proto::common::v1;
 
 // A string of the payload, cut to max bytes and made well-formed UTF-8: it goes into OTLP
 // exports, whose protobuf string fields a receiver (the Collector's Go decoder) refuses whole
-// when they are not UTF-8.
-std::string as_string(std::span<const uint8_t> bytes, size_t max = kMaxProcessContextValueBytes) {
-    std::string_view view(reinterpret_cast<const char*>(bytes.data()), std::min(bytes.size(), max));
-    return valid_utf8(view);
+// when they are not UTF-8. (The generated parser already refuses a payload whose strings are
+// not UTF-8, but a cut may split a character.)
+std::string as_string(const std::string& bytes, size_t max = kMaxProcessContextValueBytes) {
+    return valid_utf8(std::string_view(bytes).substr(0, max));
 }
 
-// AnyValue; nullopt for the kinds a resource attribute of vtscope's exports does not take.
-Expected<std::optional<OtlpAttribute>> decode_any_value(std::span<const uint8_t> bytes, const std::string& key) {
-    Reader r(bytes);
-    std::optional<OtlpAttribute> value;  // the last of the oneof wins, as in protobuf
-    while (!r.done()) {
-        auto tag = r.tag();
-        if (!tag) return tag.error();
-        if (tag->field == 1 && tag->wire == kLen) {
-            auto s = r.length_delimited();
-            if (!s) return s.error();
-            value = OtlpAttribute::string(key, as_string(*s));
-        } else if (tag->field == 2 && tag->wire == kVarint) {
-            auto v = r.varint();
-            if (!v) return v.error();
-            value = OtlpAttribute::boolean(key, *v != 0);
-        } else if (tag->field == 3 && tag->wire == kVarint) {
-            auto v = r.varint();
-            if (!v) return v.error();
-            value = OtlpAttribute::integer(key, static_cast<int64_t>(*v));  // int64: two's complement
-        } else if (tag->field == 4 && tag->wire == kI64) {
-            auto v = r.fixed(8);
-            if (!v) return v.error();
-            double d = 0;
-            std::memcpy(&d, v->data(), sizeof(d));  // little-endian on x86_64, as the wire
+// An AnyValue as a resource attribute of vtscope's exports; nullopt for the kinds one does not
+// take (arrays, maps, bytes, string table references) and for an unset value.
+std::optional<OtlpAttribute> attribute_of(const std::string& key, const common_pb::AnyValue& value) {
+    switch (value.value_case()) {
+        case common_pb::AnyValue::kStringValue: return OtlpAttribute::string(key, as_string(value.string_value()));
+        case common_pb::AnyValue::kBoolValue: return OtlpAttribute::boolean(key, value.bool_value());
+        case common_pb::AnyValue::kIntValue: return OtlpAttribute::integer(key, value.int_value());
+        case common_pb::AnyValue::kDoubleValue: {
             char buf[32];
-            std::snprintf(buf, sizeof(buf), "%.17g", d);
-            value = OtlpAttribute::string(key, buf);
-        } else {
-            if (auto s = r.skip(tag->wire); !s) return s.error();
-            if (tag->field >= 5 && tag->field <= 8) value.reset();  // array, kvlist, bytes, strindex
+            std::snprintf(buf, sizeof(buf), "%.17g", value.double_value());
+            return OtlpAttribute::string(key, buf);
         }
+        default: return std::nullopt;
     }
-    return value;
-}
-
-Expected<std::optional<OtlpAttribute>> decode_key_value(std::span<const uint8_t> bytes) {
-    Reader r(bytes);
-    std::string key;
-    std::span<const uint8_t> any;
-    bool have_value = false;
-    while (!r.done()) {
-        auto tag = r.tag();
-        if (!tag) return tag.error();
-        if ((tag->field == 1 || tag->field == 2) && tag->wire == kLen) {
-            auto s = r.length_delimited();
-            if (!s) return s.error();
-            if (tag->field == 1) {
-                key = as_string(*s, kMaxProcessContextKeyBytes + 1);
-            } else {
-                any = *s;
-                have_value = true;
-            }
-        } else if (auto s = r.skip(tag->wire); !s) {
-            return s.error();
-        }
-    }
-    // A key longer than any resource attribute's (service.instance.id is 19 bytes) is not kept.
-    if (key.empty() || key.size() > kMaxProcessContextKeyBytes || !have_value) return std::optional<OtlpAttribute>();
-    return decode_any_value(any, key);
-}
-
-// Calls each(bytes) for every LEN field `field` of message bytes, skipping the others.
-template <typename Each>
-Status for_each_field(std::span<const uint8_t> bytes, uint32_t field, Each each) {
-    Reader r(bytes);
-    while (!r.done()) {
-        auto tag = r.tag();
-        if (!tag) return tag.error();
-        if (tag->field == field && tag->wire == kLen) {
-            auto s = r.length_delimited();
-            if (!s) return s.error();
-            if (auto status = each(*s); !status) return status;
-        } else if (auto s = r.skip(tag->wire); !s) {
-            return s;
-        }
-    }
-    return ok_status();
 }
 
 }  // namespace
 
 Expected<std::vector<OtlpAttribute>> decode_process_context_resource(std::span<const uint8_t> payload) {
+    // The generated message of opentelemetry-proto's processcontext/v1development (the payload's
+    // own schema), parsed by libprotobuf: a malformed payload (truncated, a length past the end,
+    // an invalid wire type, strings that are not UTF-8, nesting past protobuf's recursion limit
+    // of 100) fails the parse. On an arena: a hostile 1 MiB of tiny messages costs one release.
+    // The silencer keeps libprotobuf's own log lines (its UTF-8 complaint) off vtscope's stderr:
+    // the error below says it once.
+    google::protobuf::Arena arena;
+    auto* context =
+        google::protobuf::Arena::CreateMessage<opentelemetry::proto::processcontext::v1development::ProcessContext>(
+            &arena);
+    bool parsed = false;
+    {
+        google::protobuf::LogSilencer silence;
+        parsed = payload.size() <= static_cast<size_t>(INT32_MAX) &&
+                 context->ParseFromArray(payload.data(), static_cast<int>(payload.size()));
+    }
+    if (!parsed)
+        return make_error(
+            "malformed process context payload: not a protobuf ProcessContext (opentelemetry-proto "
+            "processcontext/v1development)");
     std::vector<OtlpAttribute> attributes;
     // Each key's place in attributes: a repeated key is found in constant time, so a payload of
     // distinct keys costs linear work (a scan per key cost 9.6 s of CPU on 1 MiB of them).
     std::unordered_map<std::string, size_t> index;
-    // ProcessContext.resource (1) -> Resource.attributes (1, repeated KeyValue). A repeated
-    // message field may also come in several pieces: they concatenate.
-    Status status = for_each_field(payload, 1, [&](std::span<const uint8_t> resource) {
-        return for_each_field(resource, 1, [&](std::span<const uint8_t> kv) -> Status {
-            auto attribute = decode_key_value(kv);
-            if (!attribute) return attribute.error();
-            if (!*attribute) return ok_status();
-            if (auto it = index.find((*attribute)->key); it != index.end()) {
-                attributes[it->second] = std::move(**attribute);  // a repeated key: the last one, as SDKs merge
-                return ok_status();
-            }
-            if (attributes.size() == kMaxProcessContextAttributes) return ok_status();  // the first ones are kept
-            index.emplace((*attribute)->key, attributes.size());
-            attributes.push_back(std::move(**attribute));
-            return ok_status();
-        });
-    });
-    if (!status) return make_error("malformed process context payload: " + status.error().message);
+    for (const common_pb::KeyValue& kv : context->resource().attributes()) {
+        // A key longer than any resource attribute's (service.instance.id is 19 bytes) is not kept.
+        if (kv.key().empty() || kv.key().size() > kMaxProcessContextKeyBytes || !kv.has_value()) continue;
+        std::optional<OtlpAttribute> attribute =
+            attribute_of(as_string(kv.key(), kMaxProcessContextKeyBytes), kv.value());
+        if (!attribute) continue;
+        if (auto it = index.find(attribute->key); it != index.end()) {
+            attributes[it->second] = std::move(*attribute);  // a repeated key: the last one, as SDKs merge
+            continue;
+        }
+        if (attributes.size() == kMaxProcessContextAttributes) continue;  // the first ones are kept
+        index.emplace(attribute->key, attributes.size());
+        attributes.push_back(std::move(*attribute));
+    }
     return attributes;
 }
 

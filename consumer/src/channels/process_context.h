@@ -9,7 +9,8 @@
 //   char signature[8] = "OTEL_CTX"; u32 version = 2; u32 payload_size;
 //   u64 monotonic_published_at_ns (0 while being written or updated); u64 payload (address)
 // and the payload a protobuf opentelemetry.proto.processcontext.v1development.ProcessContext
-// (opentelemetry-proto 7f6408c): field 1 the Resource, field 2 the context's own attributes.
+// (opentelemetry-proto 1.11.0, decoded with its generated message: cmake/OtlpProto.cmake):
+// field 1 the Resource, field 2 the context's own attributes.
 #pragma once
 
 #include <sys/types.h>
@@ -34,11 +35,10 @@ constexpr size_t kMaxProcessContextAttributes = 128;
 constexpr size_t kMaxProcessContextKeyBytes = 256;
 constexpr size_t kMaxProcessContextValueBytes = 4096;
 
-// The resource attributes of a ProcessContext payload: Resource (field 1) -> KeyValue (field 1)
-// -> key (1) and AnyValue (2) of kind string (1), bool (2), int64 (3) or double (4, as a string
-// attribute, its shortest decimal form); other kinds (arrays, maps, bytes) are skipped, as are
-// unknown fields of any wire type. An error names what is malformed (a truncated varint, a
-// length past the end, a group or an unknown wire type).
+// The resource attributes of a ProcessContext payload: its resource's KeyValues whose AnyValue
+// is a string, bool, int64 or double (as a string attribute, %.17g); other kinds (arrays, maps,
+// bytes) are skipped, as are unknown fields. An error when the payload is not a ProcessContext
+// message (truncated, a length past the end, a bad wire type, a string that is not UTF-8).
 Expected<std::vector<OtlpAttribute>> decode_process_context_resource(std::span<const uint8_t> payload);
 
 // The start of the target's OTEL_CTX mapping in its maps, or nullopt.

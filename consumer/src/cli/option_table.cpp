@@ -109,8 +109,9 @@ Expected<Options> parse_command(const CommandSpec& spec, const std::vector<std::
         auto match = match_option(spec, args, i);
         if (!match) return match.error();
         const std::string long_name = "--" + match->option->name;
-        // A flag may be repeated (it says the same thing twice); a second value would silently win.
-        if (match->option->kind != ValueKind::kFlag && !seen.insert(long_name).second)
+        // A flag may be repeated (it says the same thing twice); a second value would silently win,
+        // except for an option whose values add up.
+        if (match->option->kind != ValueKind::kFlag && !match->option->repeatable && !seen.insert(long_name).second)
             return make_error(long_name + " given twice (" + spec.name + " takes one)");
         auto applied = match->option->apply(options, long_name, match->value);
         if (!applied) return applied.error();

@@ -34,6 +34,7 @@ struct OptionSpec {
     ValueKind kind = ValueKind::kFlag;
     std::vector<std::string> choices;  // kEnum: the values, for the completion
     ApplyFn apply;
+    bool repeatable = false;  // may be given more than once, each value applied (--otlp-header)
 };
 
 // A table entry: its long name, short letter (0: none), value name ("" for a flag), kind, how it

@@ -11,6 +11,7 @@
 
 #include "channels/identity_channels.h"
 #include "cli/option_table.h"
+#include "otlp/otlp_config.h"
 
 namespace vtscope {
 
@@ -62,6 +63,16 @@ std::vector<OptionSpec> session_option_specs(Field<std::optional<double>> durati
     };
 }
 
+namespace {
+
+// A member of the OtlpOptions a Field reaches.
+template <typename T>
+Field<T> nested(Field<OtlpOptions> field, T OtlpOptions::*member) {
+    return [field, member](Options& o) -> T& { return field(o).*member; };
+}
+
+}  // namespace
+
 std::vector<OptionSpec> otlp_option_specs(Field<OtlpOptions> field, const std::string& signals) {
     auto text = [field](std::string OtlpOptions::*member, const char* what) -> ApplyFn {
         return [field, member, what](Options& o, const std::string& name, const std::string& value) -> Status {
@@ -80,18 +91,63 @@ std::vector<OptionSpec> otlp_option_specs(Field<OtlpOptions> field, const std::s
         auto seconds = parse_seconds(value, name, 3600);
         if (!seconds) return seconds.error();
         field(o).timeout_seconds = *seconds;
+        field(o).timeout_given = true;
         return ok_status();
     };
+    ApplyFn protocol = [field](Options& o, const std::string& name, const std::string& value) -> Status {
+        if (auto p = parse_otlp_protocol(value); !p) return make_error(name + ": " + p.error().message);
+        field(o).protocol = value;
+        return ok_status();
+    };
+    // The error never quotes the value: it is a credential.
+    ApplyFn header = [field](Options& o, const std::string& name, const std::string& value) -> Status {
+        auto h = parse_otlp_header_option(value, name);
+        if (!h) return h.error();
+        field(o).headers.push_back(*h);
+        return ok_status();
+    };
+    OptionSpec header_option =
+        option("otlp-header", 0, "NAME=VALUE", ValueKind::kText, header,
+               "send the header NAME: VALUE with every export, e.g. Authorization=Bearer TOKEN (repeatable; "
+               "replaces one of the same name from the environment; the value is never printed)",
+               "$OTEL_EXPORTER_OTLP_<SIGNAL>_HEADERS, else $OTEL_EXPORTER_OTLP_HEADERS");
+    header_option.repeatable = true;
     return {
         option("otlp", 0, "URL", ValueKind::kText, text(&OtlpOptions::endpoint, "a URL (http://HOST[:PORT])"),
-               "also export to an OpenTelemetry Collector over OTLP/HTTP (JSON); " + signals + "; default port 4318",
+               "also export to an OpenTelemetry Collector over OTLP; " + signals +
+                   "; default port 4317 for grpc, 4318 for http/protobuf and http/json",
                "$OTEL_EXPORTER_OTLP_ENDPOINT; no export when unset"),
+        option("otlp-protocol", 0, "PROTOCOL", ValueKind::kEnum, protocol,
+               "the OTLP transport: grpc, http/protobuf (binary protobuf over HTTP) or http/json",
+               "$OTEL_EXPORTER_OTLP_<SIGNAL>_PROTOCOL, else $OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf",
+               {"grpc", "http/protobuf", "http/json"}),
         option("service", 0, "NAME", ValueKind::kText, text(&OtlpOptions::service, "a name"),
                "the resource's service.name (by default the target's OTEP 4719 process context, then "
                "$OTEL_SERVICE_NAME, then service.name in $OTEL_RESOURCE_ATTRIBUTES, then unknown_service)"),
         option("otlp-queue", 0, "N", ValueKind::kInteger, queue,
                "log records held for export at most (beyond: dropped, counted)", "65536"),
-        option("otlp-timeout", 0, "SEC", ValueKind::kSeconds, timeout, "per request, and for the final flush", "10"),
+        option("otlp-timeout", 0, "SEC", ValueKind::kSeconds, timeout, "per request, and for the final flush",
+               "$OTEL_EXPORTER_OTLP_<SIGNAL>_TIMEOUT, else $OTEL_EXPORTER_OTLP_TIMEOUT (milliseconds), else 10"),
+        header_option,
+        option("otlp-compression", 0, "KIND", ValueKind::kEnum,
+               apply_enum(nested(field, &OtlpOptions::compression), {"gzip", "none"}),
+               "compress the request bodies (gzip: Content-Encoding: gzip over HTTP, grpc-encoding: gzip over gRPC)",
+               "$OTEL_EXPORTER_OTLP_<SIGNAL>_COMPRESSION, else $OTEL_EXPORTER_OTLP_COMPRESSION, else none",
+               {"gzip", "none"}),
+        option("otlp-certificate", 0, "FILE", ValueKind::kPath, apply_path(nested(field, &OtlpOptions::certificate)),
+               "verify the receiver's TLS certificate with the CA certificates in FILE (PEM) instead of the system's",
+               "$OTEL_EXPORTER_OTLP_<SIGNAL>_CERTIFICATE, else $OTEL_EXPORTER_OTLP_CERTIFICATE"),
+        option("otlp-client-certificate", 0, "FILE", ValueKind::kPath,
+               apply_path(nested(field, &OtlpOptions::client_certificate)),
+               "mTLS: present the certificate (chain) in FILE (PEM) to the receiver; with --otlp-client-key",
+               "$OTEL_EXPORTER_OTLP_<SIGNAL>_CLIENT_CERTIFICATE, else $OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE"),
+        option("otlp-client-key", 0, "FILE", ValueKind::kPath, apply_path(nested(field, &OtlpOptions::client_key)),
+               "mTLS: the private key (PEM) of --otlp-client-certificate",
+               "$OTEL_EXPORTER_OTLP_<SIGNAL>_CLIENT_KEY, else $OTEL_EXPORTER_OTLP_CLIENT_KEY"),
+        option("otlp-insecure", 0, "", ValueKind::kFlag, apply_flag(nested(field, &OtlpOptions::insecure)),
+               "plaintext for a gRPC endpoint given without a scheme (OTLP exporter specification); an http:// or "
+               "https:// URL says itself, and certificates are always verified",
+               "$OTEL_EXPORTER_OTLP_<SIGNAL>_INSECURE, else $OTEL_EXPORTER_OTLP_INSECURE, else false"),
     };
 }
 

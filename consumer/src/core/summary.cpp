@@ -101,6 +101,9 @@ std::string render_summary_text(const Summary& s) {
             u(e.dropped_queue_full), u(e.dropped_failed), u(e.rejected), u(e.retries));
         if (!e.last_error.empty() && e.dropped() > 0)
             text += "vtscope: otlp " + e.signal + ": last failed attempt: " + terminal_safe(e.last_error) + "\n";
+        if (!e.partial_error.empty())
+            text += "vtscope: otlp " + e.signal +
+                    ": the receiver's partial success: " + terminal_safe(e.partial_error) + "\n";
     }
     return text;
 }
@@ -121,7 +124,8 @@ OrderedJson export_json(const ExportCounts& e) {
             {"requests", e.requests},
             {"retries", e.retries},
             {"flush_timed_out", e.flush_timed_out},
-            {"last_error", text_or_null(!e.last_error.empty(), e.last_error)}};
+            {"last_error", text_or_null(!e.last_error.empty(), e.last_error)},
+            {"partial_error", text_or_null(!e.partial_error.empty(), e.partial_error)}};
 }
 
 OrderedJson writer_json(const Summary& s) {

@@ -42,6 +42,7 @@ struct ExportCounts {
     uint64_t requests = 0;            // requests that got a 2xx
     uint64_t retries = 0;             // attempts that failed retryably (429/502/503/504, no connection, timeout)
     std::string last_error;           // the last failed attempt, empty if none
+    std::string partial_error;        // the receiver's last partialSuccess errorMessage, empty if none
     bool flush_timed_out = false;     // the final flush ended at its deadline with records left
     uint64_t dropped() const { return dropped_queue_full + dropped_failed + rejected; }
 };

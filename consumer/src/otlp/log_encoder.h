@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The logs signal: the syscall entries of `vtscope trace` and the blocking intervals of `vtscope
-// block` as an ExportLogsServiceRequest (the protobuf JSON mapping: ids as hex, 64-bit integers as
-// strings).
+// block` as an ExportLogsServiceRequest (the generated message of opentelemetry-proto's
+// logs_service.proto; otlp_protocol.h encodes it for the wire).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 
 #include "../../bpf/block.h"
 #include "../../bpf/syscalls.h"
+#include "opentelemetry/proto/collector/logs/v1/logs_service.pb.h"
 #include "otlp/otlp_model.h"
 
 namespace vtscope {
@@ -27,8 +28,8 @@ using OtlpLogEvent = std::variant<vtscope_syscall_event, BlockLogEvent>;
 // ExportLogsServiceRequest: one log record per event. Event times are CLOCK_MONOTONIC; adding
 // realtime_offset_ns gives Unix time. observed_ns is the Unix time of the export. syscall_names:
 // the names of a syscall event's syscall_index (--syscalls).
-std::string encode_logs_request(const std::vector<OtlpAttribute>& resource, std::span<const OtlpLogEvent> events,
-                                const std::vector<std::string>& syscall_names, int64_t realtime_offset_ns,
-                                uint64_t observed_ns);
+opentelemetry::proto::collector::logs::v1::ExportLogsServiceRequest encode_logs_request(
+    const std::vector<OtlpAttribute>& resource, std::span<const OtlpLogEvent> events,
+    const std::vector<std::string>& syscall_names, int64_t realtime_offset_ns, uint64_t observed_ns);
 
 }  // namespace vtscope

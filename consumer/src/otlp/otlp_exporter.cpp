@@ -13,19 +13,34 @@
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <thread>
 
 #include "channels/process_context.h"
+#include "otlp/grpc_transport.h"
+#include "otlp/otlp_http.h"
+#include "otlp/otlp_response.h"
 #include "output/diagnostics.h"
+#include "output/safe_text.h"
 
 namespace vtscope {
 namespace {
 
+// The failure a summary names. A server that refuses the TLS handshake (mutual TLS without a
+// client certificate) closes the connection: one attempt reads its alert ("alert certificate
+// required"), the next may only see the socket already gone ("getpeername() failed with errno
+// 107"). The TLS cause is kept over such a bare connection error, so the line says why.
+std::string telling_error(const std::string& previous, const std::string& next) {
+    auto has = [](const std::string& text, const char* part) { return text.find(part) != std::string::npos; };
+    bool tls_before = has(previous, "certificate") || has(previous, "SSL") || has(previous, "TLS");
+    bool bare_now = has(next, "getpeername") || has(next, "Connection reset") || has(next, "Recv failure") ||
+                    has(next, "Send failure");
+    return tls_before && bare_now ? previous : next;
+}
+
 using Clock = std::chrono::steady_clock;
 constexpr size_t kMaxBatch = 2048;
 constexpr std::chrono::milliseconds kLinger{200};
-constexpr std::chrono::milliseconds kFirstBackoff{100};
-constexpr std::chrono::milliseconds kMaxBackoff{5000};
 
 int64_t clock_ns(clockid_t clock) {
     timespec ts{};
@@ -39,12 +54,7 @@ size_t collect_body(char* data, size_t size, size_t n, void* user) {
     return size * n;
 }
 
-struct Reply {
-    bool delivered = false;
-    bool retryable = false;
-    uint64_t rejected = 0;
-    std::string error;  // when not delivered
-};
+using Reply = OtlpReply;
 
 }  // namespace
 
@@ -54,6 +64,9 @@ struct OtlpExporter::State {
     uint64_t start_unix_ns = 0;
     CURL* curl = nullptr;
     curl_slist* headers = nullptr;
+    std::unique_ptr<OtlpTransport> grpc;    // protocol grpc; else curl
+    char curl_error[CURL_ERROR_SIZE] = {};  // libcurl's detail of a failed transfer
+    std::minstd_rand jitter{std::random_device{}()};
 
     std::mutex mu;
     std::condition_variable cv;
@@ -71,39 +84,66 @@ struct OtlpExporter::State {
         if (curl) curl_easy_cleanup(curl);
     }
 
-    // One POST; any transport failure (no connection, timeout, reset) is retryable.
-    Reply post(const std::string& body, std::chrono::milliseconds timeout) {
+    // One POST. A transport failure is retryable unless TLS verification failed (otlp_http.h);
+    // every error text has the header values taken out, in case a receiver echoes one.
+    Reply post(const std::string& payload, std::chrono::milliseconds timeout) {
+        Reply reply;
         std::string response;
-        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
-        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, payload.data());
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(payload.size()));
         curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(std::max<int64_t>(1, timeout.count())));
         curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response);
-        Reply reply;
+        curl_error[0] = '\0';
         CURLcode rc = curl_easy_perform(curl);
         if (rc != CURLE_OK) {
-            reply.retryable = true;
-            reply.error = curl_easy_strerror(rc);
+            OtlpFailure f = describe_transport_error(rc, curl_easy_strerror(rc), curl_error);
+            reply.retryable = f.retryable;
+            reply.error = redact_header_values(f.text, config.transport.headers);
             return reply;
         }
         long code = 0;
         curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
         if (code >= 200 && code < 300) {
+            OtlpPartialSuccess partial =
+                partial_success_in_response(config.transport.signal, config.transport.protocol, response);
             reply.delivered = true;
-            reply.rejected = rejected_in_response(response);
+            reply.rejected = partial.rejected;
+            reply.partial_message = partial.message;
             return reply;
         }
-        reply.retryable = code == 429 || code == 502 || code == 503 || code == 504;
-        reply.error = "HTTP " + std::to_string(code);
-        if (!response.empty()) reply.error += ": " + response.substr(0, 200);
+        // libcurl parses Retry-After's both forms, seconds and an HTTP-date (as seconds from now);
+        // 0 when absent (CURLINFO_RETRY_AFTER, libcurl 7.66).
+        curl_off_t retry_after = 0;
+        if ((code == 429 || code == 503) && curl_easy_getinfo(curl, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK &&
+            retry_after > 0)
+            reply.retry_after = static_cast<long>(retry_after);
+        OtlpFailure f =
+            describe_http_status(code, error_text_in_body(config.transport.protocol, response), reply.retry_after);
+        reply.retryable = f.retryable;
+        reply.error = redact_header_values(f.text, config.transport.headers);
         return reply;
     }
 
-    // Posts body until it is delivered, a reply is not retryable, the final flush's deadline
+    // The OTLP/HTTP body: the request encoded once for every attempt, gzipped when the settings
+    // say (Content-Encoding: gzip). gRPC encodes (and compresses) it itself.
+    Expected<std::string> http_body(const google::protobuf::Message& request) const {
+        std::string body = encode_otlp_body(request, config.transport.protocol).bytes;
+        if (config.transport.compression != OtlpCompression::kGzip) return body;
+        return gzip_compress(body);
+    }
+
+    // Sends request until it is delivered, a reply is not retryable, the final flush's deadline
     // passes or (metrics) a newer snapshot makes it moot. nullopt: superseded.
-    std::optional<Reply> send(const std::string& body, bool superseded_by_snapshot) {
-        auto backoff = kFirstBackoff;
+    std::optional<Reply> send(const google::protobuf::Message& request, bool superseded_by_snapshot) {
+        Expected<std::string> body = grpc ? Expected<std::string>(std::string()) : http_body(request);
+        if (!body) {
+            Reply failed;
+            failed.error = body.error().message;
+            return failed;
+        }
+        auto backoff = kOtlpFirstBackoff;
         while (true) {
-            auto timeout = config.timeout;
+            auto timeout = config.transport.timeout;
             if (stopping.load(std::memory_order_acquire)) {
                 auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
                 if (left.count() <= 0) {
@@ -114,13 +154,14 @@ struct OtlpExporter::State {
                 }
                 timeout = std::min(timeout, left);
             }
-            Reply reply = post(body, timeout);
+            Reply reply = grpc ? grpc->send(request, timeout) : post(*body, timeout);
             if (reply.delivered || !reply.retryable) return reply;
             std::unique_lock lock(mu);
             counts.retries++;
-            counts.last_error = reply.error;
+            counts.last_error = telling_error(counts.last_error, reply.error);
             if (superseded_by_snapshot && snapshot) return std::nullopt;
-            auto wake = Clock::now() + backoff;
+            double unit = std::uniform_real_distribution<double>(0.0, 1.0)(jitter);
+            auto wake = Clock::now() + otlp_retry_wait(backoff, reply.retry_after, unit);
             const bool was_stopping = stopping.load(std::memory_order_acquire);
             if (was_stopping) {
                 if (deadline <= Clock::now()) return reply;
@@ -130,7 +171,7 @@ struct OtlpExporter::State {
             cv.wait_until(lock, wake, [&] {
                 return (superseded_by_snapshot && snapshot.has_value()) || (!was_stopping && stopping.load());
             });
-            backoff = std::min(backoff * 2, kMaxBackoff);
+            backoff = std::min(backoff * 2, kOtlpMaxBackoff);
         }
     }
 
@@ -175,16 +216,16 @@ struct OtlpExporter::State {
             lock.unlock();
             uint64_t now_unix = static_cast<uint64_t>(clock_ns(CLOCK_REALTIME));
             if (!batch.empty()) {
-                std::string body =
+                auto request =
                     encode_logs_request(config.resource, batch, config.syscall_names, realtime_offset_ns, now_unix);
-                std::optional<Reply> reply = send(body, false);
+                std::optional<Reply> reply = send(request, false);
                 lock.lock();
                 account(*reply, batch.size());
                 lock.unlock();
             }
             if (have_totals) {
-                std::string body = totals(config.resource, start_unix_ns, now_unix);
-                std::optional<Reply> reply = send(body, true);
+                std::unique_ptr<google::protobuf::Message> request = totals(config.resource, start_unix_ns, now_unix);
+                std::optional<Reply> reply = send(*request, true);
                 lock.lock();
                 if (reply) account(*reply, 1);  // superseded: the newer snapshot carries its totals
                 lock.unlock();
@@ -195,39 +236,71 @@ struct OtlpExporter::State {
 
     // Under mu.
     void account(const Reply& reply, uint64_t n) {
-        if (config.signal == "metrics") counts.records += n;  // logs count at offer
+        if (config.transport.signal == "metrics") counts.records += n;  // logs count at offer
         if (reply.delivered) {
             uint64_t rejected = std::min<uint64_t>(reply.rejected, n);
             counts.requests++;
             counts.delivered += n - rejected;
             counts.rejected += rejected;
+            if (!reply.partial_message.empty())
+                counts.partial_error =
+                    redact_header_values(terminal_safe(reply.partial_message), config.transport.headers);
         } else {
             counts.dropped_failed += n;
-            if (!reply.error.empty()) counts.last_error = reply.error;
+            if (!reply.error.empty()) counts.last_error = telling_error(counts.last_error, reply.error);
         }
     }
 };
+
+namespace {
+
+// The handle's fixed options: the URL, the headers (the secret ones included: libcurl only sends
+// them), TLS as the settings say (libcurl verifies the peer and the host name by default, and
+// nothing here turns that off).
+void set_up_handle(CURL* c, const OtlpSignalConfig& t, curl_slist* headers, char* error_buffer) {
+    curl_easy_setopt(c, CURLOPT_URL, t.endpoint.c_str());
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_POST, 1L);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect_body);
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "vtscope");
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_buffer);
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (!t.certificate.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, t.certificate.c_str());
+    if (!t.client_certificate.empty()) curl_easy_setopt(c, CURLOPT_SSLCERT, t.client_certificate.c_str());
+    if (!t.client_key.empty()) curl_easy_setopt(c, CURLOPT_SSLKEY, t.client_key.c_str());
+}
+
+}  // namespace
 
 Expected<std::unique_ptr<OtlpExporter>> OtlpExporter::start(OtlpExporterConfig config) {
     static const bool curl_ready = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
     if (!curl_ready) return make_error("otlp: cannot initialise libcurl");
     auto state = std::make_unique<State>();
+    if (config.transport.protocol == OtlpProtocol::kGrpc) {
+        auto grpc = GrpcTransport::create(config.transport, config.protocol_headers);
+        if (!grpc) return grpc.error();
+        state->grpc = std::move(*grpc);
+    }
     state->curl = curl_easy_init();
     if (!state->curl) return make_error("otlp: cannot create a libcurl handle");
-    state->headers = curl_slist_append(nullptr, "Content-Type: application/json");
-    for (const std::string& header : config.headers) state->headers = curl_slist_append(state->headers, header.c_str());
-    CURL* c = state->curl;
-    curl_easy_setopt(c, CURLOPT_URL, config.endpoint.c_str());
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, state->headers);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_POST, 1L);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect_body);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "vtscope");
+    std::vector<std::string> lines = {
+        std::string("Content-Type: ") +
+        (config.transport.protocol == OtlpProtocol::kHttpJson ? "application/json" : "application/x-protobuf")};
+    if (config.transport.compression == OtlpCompression::kGzip) lines.push_back("Content-Encoding: gzip");
+    lines.insert(lines.end(), config.protocol_headers.begin(), config.protocol_headers.end());
+    for (const OtlpHeader& h : config.transport.headers) lines.push_back(h.name + ": " + h.value);
+    for (const std::string& line : lines) {
+        curl_slist* appended = curl_slist_append(state->headers, line.c_str());
+        if (!appended) return make_error("otlp: cannot allocate the request's headers");
+        state->headers = appended;
+    }
+    set_up_handle(state->curl, config.transport, state->headers, state->curl_error);
     state->config = std::move(config);
     state->realtime_offset_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
     state->start_unix_ns = static_cast<uint64_t>(clock_ns(CLOCK_REALTIME));
-    state->counts.signal = state->config.signal;
-    state->counts.endpoint = state->config.endpoint;
+    state->counts.signal = state->config.transport.signal;
+    state->counts.endpoint = display_endpoint(state->config.transport.endpoint);
     State* raw = state.get();
     state->thread = std::thread([raw] { raw->run(); });
     return std::unique_ptr<OtlpExporter>(new OtlpExporter(std::move(state)));
@@ -257,7 +330,8 @@ void OtlpExporter::offer(const OtlpLogEvent& event) {
 void OtlpExporter::publish(std::vector<OtlpMetric> metrics) {
     publish([metrics = std::move(metrics)](const std::vector<OtlpAttribute>& resource, uint64_t start_unix_ns,
                                            uint64_t now_unix_ns) {
-        return encode_metrics_request(resource, metrics, start_unix_ns, now_unix_ns);
+        using Request = opentelemetry::proto::collector::metrics::v1::ExportMetricsServiceRequest;
+        return std::make_unique<Request>(encode_metrics_request(resource, metrics, start_unix_ns, now_unix_ns));
     });
 }
 
@@ -273,7 +347,7 @@ void OtlpExporter::shutdown() {
     if (s.joined) return;
     {
         std::lock_guard lock(s.mu);
-        s.deadline = Clock::now() + s.config.timeout;
+        s.deadline = Clock::now() + s.config.transport.timeout;
         s.stopping.store(true, std::memory_order_release);
         s.cv.notify_one();
     }
@@ -286,12 +360,22 @@ ExportCounts OtlpExporter::counts() const {
     return state_->counts;
 }
 
+const OtlpSignalConfig& OtlpExporter::transport() const { return state_->config.transport; }
+
 Expected<std::unique_ptr<OtlpSession>> OtlpSession::start(const OtlpOptions& options, pid_t pid, Signals signals,
                                                           std::vector<std::string> syscall_names) {
     EnvLookup env = [](const char* name) -> const char* { return std::getenv(name); };
-    auto endpoints = resolve_otlp_endpoints(options.endpoint, env);
-    if (!endpoints) return endpoints.error();
-    if (!*endpoints) return std::unique_ptr<OtlpSession>();
+    // Only the signals this command sends: another signal's settings are not its concern.
+    std::vector<OtlpSignalConfig> transports;
+    for (const auto& [wanted, name] : {std::pair{signals.logs, "logs"}, std::pair{signals.metrics, "metrics"},
+                                       std::pair{signals.profiles, "profiles"}}) {
+        if (!wanted) continue;
+        auto transport = resolve_otlp_signal(options, env, name);
+        if (!transport) return transport.error();
+        if (!*transport) return std::unique_ptr<OtlpSession>();
+        transports.push_back(std::move(**transport));
+    }
+    if (transports.empty()) return std::unique_ptr<OtlpSession>();
     char host[256] = {};
     if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
     // The application's own resource, when it publishes an OTEP 4719 process context. One that
@@ -314,34 +398,29 @@ Expected<std::unique_ptr<OtlpSession>> OtlpSession::start(const OtlpOptions& opt
     // application's own telemetry does not carry; one line says so, and how to fix it.
     if (std::string line = service_name_fallback_line(source, (*resource)[0].text, why_not_target); !line.empty())
         diagnostics::print_formatted(line);
-    std::unique_ptr<OtlpSession> session(new OtlpSession(options));
+    std::unique_ptr<OtlpSession> session(new OtlpSession());
     session->service_name_ = (*resource)[0].text;
     session->service_name_source_ = source;
-    auto start_signal = [&](const char* signal, const std::string& endpoint, std::vector<std::string> headers) {
+    auto start_signal = [&](const OtlpSignalConfig& transport, std::vector<std::string> protocol_headers) {
         OtlpExporterConfig config;
-        config.signal = signal;
-        config.headers = std::move(headers);
-        config.endpoint = endpoint;
+        config.transport = transport;
+        config.protocol_headers = std::move(protocol_headers);
         config.resource = *resource;
         config.syscall_names = syscall_names;
         config.queue_capacity = options.queue;
-        config.timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000));
         return OtlpExporter::start(std::move(config));
     };
-    if (signals.logs) {
-        auto exporter = start_signal("logs", (*endpoints)->logs, {});
+    for (const OtlpSignalConfig& transport : transports) {
+        if (transport.signal == "profiles") continue;
+        auto exporter = start_signal(transport, {});
         if (!exporter) return exporter.error();
-        session->logs_ = std::move(*exporter);
-    }
-    if (signals.metrics) {
-        auto exporter = start_signal("metrics", (*endpoints)->metrics, {});
-        if (!exporter) return exporter.error();
-        session->metrics_ = std::move(*exporter);
+        (transport.signal == "logs" ? session->logs_ : session->metrics_) = std::move(*exporter);
     }
     if (signals.profiles) {
         // The version of the development-stage profiles schema this encoding follows: the
-        // receiver rejects any other (pdata v1.71.0 internal/otlp/profiles_version.go).
-        auto exporter = start_signal("profiles", (*endpoints)->profiles, {"otlp-profiles-development-version: 1"});
+        // receiver rejects any other (pdata v1.71.0 internal/otlp/profiles_version.go), as an
+        // HTTP header or gRPC metadata alike.
+        auto exporter = start_signal(transports.back(), {"otlp-profiles-development-version: 1"});
         if (!exporter) return exporter.error();
         session->profiles_ = std::move(*exporter);
     }
@@ -366,7 +445,8 @@ void OtlpSession::summarise(Summary& summary) const {
         if (e.dropped_failed == 0) continue;
         char within[64] = "";
         if (e.flush_timed_out)
-            std::snprintf(within, sizeof(within), " within the final flush's %g s", options_.timeout_seconds);
+            std::snprintf(within, sizeof(within), " within the final flush's %g s",
+                          static_cast<double>(exporter->transport().timeout.count()) / 1000);
         failures += (failures.empty() ? "" : "; ") + std::to_string(e.dropped_failed) +
                     (e.signal == "logs" ? " log records" : " " + e.signal.substr(0, e.signal.size() - 1) + " exports") +
                     " not delivered to " + e.endpoint + within +

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The OTLP/HTTP exporter of --otlp: its own thread, a bounded queue, batches, retries with
+// The OTLP exporter of --otlp (OTLP/HTTP with libcurl, or gRPC: grpc_transport.h): its own thread, a bounded queue, batches, retries with
 // backoff; the drain path only hands it events (offer) or a snapshot of totals (publish) and
 // returns: it never waits on the network, and what does not fit in the queue is dropped and
 // counted (ExportCounts in the summary).
@@ -8,8 +8,12 @@
 //   batches  at most 2048 log records per request, sent when 2048 are waiting or 200 ms after
 //            the first one was queued
 //   retries  429, 502, 503, 504, no connection and timeouts are retried with exponential backoff
-//            (100 ms doubling to 5 s) for as long as the session runs; other replies drop the
-//            batch (counted). Each attempt has the --otlp-timeout (10 s, OTLP's default).
+//            (100 ms doubling to 5 s, jittered; a Retry-After of 429/503 within those bounds) for
+//            as long as the session runs; other replies (401, 403, 400, ...) and TLS verification
+//            failures drop the batch (counted). Each attempt has the timeout (10 s, OTLP's default).
+//   transport headers (secret: never printed; gRPC metadata), gzip (Content-Encoding, or gRPC's
+//            message compression), a custom CA and mTLS, as the signal's OtlpSignalConfig says,
+//            over any of the three protocols.
 //   finish   shutdown() sends what is queued for at most --otlp-timeout more; what is left then
 //            is dropped and counted, and last_error says why.
 // A request that times out after the receiver got it is sent again (OTLP is at-least-once); a
@@ -25,22 +29,25 @@
 
 #include "core/expected.h"
 #include "otlp/otlp_encoding.h"
+#include "otlp/otlp_config.h"
 #include "otlp/otlp_options.h"
+#include "otlp/otlp_protocol.h"
+#include "otlp/otlp_transport.h"
 #include "core/summary.h"
 
 namespace vtscope {
 
-using OtlpSnapshot = std::function<std::string(const std::vector<OtlpAttribute>& resource, uint64_t start_unix_ns,
-                                               uint64_t now_unix_ns)>;
+// A metrics or profiles request (Export*ServiceRequest), made when it is sent.
+using OtlpSnapshot = std::function<std::unique_ptr<google::protobuf::Message>(
+    const std::vector<OtlpAttribute>& resource, uint64_t start_unix_ns, uint64_t now_unix_ns)>;
 
 struct OtlpExporterConfig {
-    std::string signal;    // "logs", "metrics" or "profiles"
-    std::string endpoint;  // full URL
+    // signal, endpoint, protocol, headers, timeout, compression, TLS (otlp_config.h)
+    OtlpSignalConfig transport;
     std::vector<OtlpAttribute> resource;
-    std::vector<std::string> syscall_names;  // logs: names of a syscall event's syscall_index
-    std::vector<std::string> headers;        // HTTP headers beyond Content-Type ("Name: value")
+    std::vector<std::string> syscall_names;     // logs: names of a syscall event's syscall_index
+    std::vector<std::string> protocol_headers;  // vtscope's own headers (gRPC: metadata) ("Name: value")
     size_t queue_capacity = 65536;
-    std::chrono::milliseconds timeout{10000};
 };
 
 class OtlpExporter {
@@ -54,12 +61,13 @@ public:
     void offer(const OtlpLogEvent& event);
     // metrics: the cumulative metrics since start; replaces a snapshot not yet sent.
     void publish(std::vector<OtlpMetric> metrics);
-    // metrics, profiles: a request body made by the exporter thread when it sends (from the
+    // metrics, profiles: a request made by the exporter thread when it sends (from the
     // resource, the exporter's start and the time of sending); replaces one not yet sent.
     void publish(OtlpSnapshot snapshot);
     // Sends what is pending (at most the timeout more), stops and joins the thread.
     void shutdown();
     ExportCounts counts() const;
+    const OtlpSignalConfig& transport() const;
 
     struct State;
 
@@ -91,8 +99,7 @@ public:
     void summarise(Summary& summary) const;
 
 private:
-    OtlpSession(const OtlpOptions& options) : options_(options) {}
-    OtlpOptions options_;
+    OtlpSession() = default;
     std::string service_name_;  // the resource's service.name, and where it came from
     ServiceNameSource service_name_source_ = ServiceNameSource::kDefault;
     std::unique_ptr<OtlpExporter> logs_, metrics_, profiles_;

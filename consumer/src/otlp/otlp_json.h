@@ -1,28 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
-// The parts of the OTLP/HTTP JSON encoding every signal shares (the protobuf JSON mapping of the
-// OTLP protos: 64-bit integers as strings): attributes, and the resource and scope around a
-// request's items.
+// The OTLP JSON encoding of a request (http/json): protobuf's JSON printer (the proto3 JSON
+// mapping: lowerCamelCase names, 64-bit integers as strings), with the two differences the OTLP
+// specification makes (protocol/otlp.md, "JSON Protobuf Encoding"): trace and span ids are hex
+// strings, not base64, and enums are integers, not names.
 #pragma once
 
-#include <cstdint>
-#include <nlohmann/json.hpp>
-#include <string>
-#include <string_view>
-#include <vector>
+#include <google/protobuf/message.h>
 
-#include "otlp/otlp_model.h"
+#include <string>
 
 namespace vtscope {
 
-// {"key":..,"value":{"stringValue"|"intValue"|"boolValue":..}}
-nlohmann::ordered_json attribute_json(const OtlpAttribute& attribute);
-nlohmann::ordered_json string_attribute(std::string_view key, std::string_view value);
-nlohmann::ordered_json int_attribute(std::string_view key, int64_t value);
-nlohmann::ordered_json bool_attribute(std::string_view key, bool value);
+// The request's OTLP JSON text.
+std::string otlp_json(const google::protobuf::Message& request);
 
-// {"resourceSIGNAL":[{"resource":{"attributes":[..]},"scopeSIGNAL":[{"scope":{"name":"vtscope"},
-// ITEMS:items}]}]}, SIGNAL "Logs", "Metrics" or "Profiles".
-nlohmann::ordered_json export_request(const std::string& signal, const std::vector<OtlpAttribute>& resource,
-                                      const char* items_key, nlohmann::ordered_json items);
+// The id fix-up applied to the printer's compact output: the base64 value of every traceId,
+// spanId, parentSpanId and profileId field rewritten as lowercase hex.
+std::string hex_ids_in_json(const std::string& proto3_json);
 
 }  // namespace vtscope

@@ -5,14 +5,13 @@
 #include <tuple>
 
 #include "../../bpf/attribution.h"
-#include "otlp/otlp_json.h"
+#include "otlp/otlp_message.h"
 #include "output/event_format.h"
-#include "output/json_io.h"
 
 namespace vtscope {
 namespace {
 
-using nlohmann::ordered_json;
+namespace profiles_pb = opentelemetry::proto::profiles::v1development;
 
 // A table of the profiles dictionary: values interned to their index, entry 0 reserved.
 template <typename Key>
@@ -31,20 +30,27 @@ private:
     std::vector<Key> keys_;
 };
 
-// Entry 0 is the reserved empty value; the others as write makes them.
-template <typename Key, typename Write>
-ordered_json table_json(const Table<Key>& table, Write write) {
-    ordered_json out = ordered_json::array();
-    out.push_back(ordered_json::object());
-    for (size_t i = 1; i < table.keys().size(); i++) out.push_back(write(table.keys()[i]));
-    return out;
+// Entry 0 is the reserved empty value (an empty message); the others as write fills them.
+template <typename Key, typename Entry, typename Write>
+void fill_table(const Table<Key>& table, google::protobuf::RepeatedPtrField<Entry>* out, Write write) {
+    out->Reserve(static_cast<int>(table.keys().size()));
+    out->Add();
+    for (size_t i = 1; i < table.keys().size(); i++) write(table.keys()[i], out->Add());
 }
 
-struct Sample {
-    int32_t stack, link;
-    std::vector<int32_t> attributes;
-    uint64_t cpu_ns;
-};
+// Hex (as ProfileRow keeps trace contexts) back to the bytes the proto's bytes fields hold.
+std::string hex_bytes(const std::string& hex) {
+    auto nibble = [](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return 0;
+    };
+    std::string out;
+    for (size_t i = 0; i + 1 < hex.size(); i += 2)
+        out.push_back(static_cast<char>(nibble(hex[i]) * 16 + nibble(hex[i + 1])));
+    return out;
+}
 
 // The request's dictionary, filled as the samples are interned.
 struct Dictionary {
@@ -53,21 +59,23 @@ struct Dictionary {
     Table<int32_t> locations{0};             // by function index (one line each)
     Table<std::vector<int32_t>> stacks{{}};  // location indices, leaf first
     Table<std::pair<std::string, std::string>> links{{"", ""}};
-    // (key string index, kind, value): kind 0 string (value's string), 1 int, 2 bool.
+    // (key string index, attribute: key left empty, the kind and value its own).
     Table<std::tuple<int32_t, int, std::string>> attributes{{0, 0, ""}};
 
-    Sample intern(const ProfileRow& row);
-    ordered_json to_json() const;
+    void intern(const ProfileRow& row, profiles_pb::Sample* sample);
+    void fill(profiles_pb::ProfilesDictionary* out) const;
 };
 
-Sample Dictionary::intern(const ProfileRow& row) {
+void Dictionary::intern(const ProfileRow& row, profiles_pb::Sample* sample) {
     std::vector<int32_t> stack;
     for (auto frame = row.frames.rbegin(); frame != row.frames.rend(); ++frame)
         stack.push_back(locations.index(functions.index(strings.index(*frame))));
-    Sample sample{stacks.index(stack), 0, {}, row.cpu_ns};
-    if (row.status == VTSCOPE_STATUS_OK) sample.link = links.index({row.trace_id, row.span_id});
+    sample->set_stack_index(stacks.index(stack));
+    sample->add_values(static_cast<int64_t>(row.cpu_ns));
+    if (row.status == VTSCOPE_STATUS_OK) sample->set_link_index(links.index({row.trace_id, row.span_id}));
+    // kind 0 string, 1 int (its decimal text), 2 bool ("true"/"false").
     auto attribute = [&](const char* key, int kind, std::string value) {
-        sample.attributes.push_back(attributes.index({strings.index(key), kind, std::move(value)}));
+        sample->add_attribute_indices(attributes.index({strings.index(key), kind, std::move(value)}));
     };
     bool identity = row.status == VTSCOPE_STATUS_OK || row.status == VTSCOPE_STATUS_NO_CONTEXT ||
                     row.status == VTSCOPE_STATUS_CONTEXT_UNKNOWN;
@@ -77,62 +85,57 @@ Sample Dictionary::intern(const ProfileRow& row) {
     }
     attribute("vtscope.os_thread.id", 1, std::to_string(row.tid));
     attribute("vtscope.status", 0, status_name(row.status));
-    return sample;
 }
 
-ordered_json Dictionary::to_json() const {
-    ordered_json d;
-    d["stringTable"] = strings.keys();
-    d["functionTable"] = table_json(functions, [](int32_t name) { return ordered_json{{"nameStrindex", name}}; });
-    d["locationTable"] = table_json(locations, [](int32_t function) {
-        return ordered_json{{"lines", ordered_json::array({ordered_json{{"functionIndex", function}}})}};
+void Dictionary::fill(profiles_pb::ProfilesDictionary* d) const {
+    for (const std::string& s : strings.keys()) d->add_string_table(s);
+    fill_table(functions, d->mutable_function_table(),
+               [](int32_t name, profiles_pb::Function* f) { f->set_name_strindex(name); });
+    fill_table(locations, d->mutable_location_table(),
+               [](int32_t function, profiles_pb::Location* l) { l->add_lines()->set_function_index(function); });
+    fill_table(stacks, d->mutable_stack_table(), [](const std::vector<int32_t>& stack, profiles_pb::Stack* s) {
+        for (int32_t location : stack) s->add_location_indices(location);
     });
-    d["stackTable"] = table_json(stacks, [](const std::vector<int32_t>& stack) {
-        return ordered_json{{"locationIndices", stack}};
-    });
-    d["linkTable"] = table_json(links, [](const std::pair<std::string, std::string>& link) {
-        return ordered_json{{"traceId", link.first}, {"spanId", link.second}};
-    });
-    d["attributeTable"] = table_json(attributes, [](const std::tuple<int32_t, int, std::string>& a) {
-        const auto& [key, kind, value] = a;
-        ordered_json v;
-        if (kind == 0) v["stringValue"] = value;
-        if (kind == 1) v["intValue"] = value;
-        if (kind == 2) v["boolValue"] = value == "true";
-        return ordered_json{{"keyStrindex", key}, {"value", std::move(v)}};
-    });
-    return d;
-}
-
-ordered_json sample_json(const Sample& sample) {
-    ordered_json s;
-    s["stackIndex"] = sample.stack;
-    s["values"] = ordered_json::array({std::to_string(sample.cpu_ns)});
-    s["attributeIndices"] = sample.attributes;
-    if (sample.link) s["linkIndex"] = sample.link;
-    return s;
+    fill_table(links, d->mutable_link_table(),
+               [](const std::pair<std::string, std::string>& link, profiles_pb::Link* l) {
+                   l->set_trace_id(hex_bytes(link.first));
+                   l->set_span_id(hex_bytes(link.second));
+               });
+    fill_table(attributes, d->mutable_attribute_table(),
+               [](const std::tuple<int32_t, int, std::string>& a, profiles_pb::KeyValueAndUnit* kv) {
+                   const auto& [key, kind, value] = a;
+                   kv->set_key_strindex(key);
+                   if (kind == 0) kv->mutable_value()->set_string_value(value);
+                   if (kind == 1) kv->mutable_value()->set_int_value(std::stoll(value));
+                   if (kind == 2) kv->mutable_value()->set_bool_value(value == "true");
+               });
 }
 
 }  // namespace
 
-std::string encode_profiles_request(const std::vector<OtlpAttribute>& resource, std::span<const ProfileRow> rows,
-                                    uint64_t period_ns, uint64_t start_ns, uint64_t now_ns,
-                                    const std::string& profile_id_hex) {
+opentelemetry::proto::collector::profiles::v1development::ExportProfilesServiceRequest encode_profiles_request(
+    const std::vector<OtlpAttribute>& resource, std::span<const ProfileRow> rows, uint64_t period_ns, uint64_t start_ns,
+    uint64_t now_ns, const std::string& profile_id_hex) {
+    opentelemetry::proto::collector::profiles::v1development::ExportProfilesServiceRequest request;
+    profiles_pb::ResourceProfiles* resource_profiles = request.add_resource_profiles();
+    set_resource(resource_profiles->mutable_resource(), resource);
+    profiles_pb::ScopeProfiles* scope_profiles = resource_profiles->add_scope_profiles();
+    set_scope(scope_profiles->mutable_scope());
+    profiles_pb::Profile* profile = scope_profiles->add_profiles();
     Dictionary dictionary;
     const int32_t cpu = dictionary.strings.index("cpu"), nanoseconds = dictionary.strings.index("nanoseconds");
-    ordered_json samples = ordered_json::array();
-    for (const ProfileRow& row : rows) samples.push_back(sample_json(dictionary.intern(row)));
-    ordered_json profile;
-    profile["sampleType"] = {{"typeStrindex", cpu}, {"unitStrindex", nanoseconds}};
-    profile["periodType"] = {{"typeStrindex", cpu}, {"unitStrindex", nanoseconds}};
-    profile["period"] = std::to_string(period_ns);
-    profile["timeUnixNano"] = std::to_string(start_ns);
-    profile["durationNano"] = std::to_string(now_ns > start_ns ? now_ns - start_ns : 0);
-    profile["profileId"] = profile_id_hex;
-    profile["samples"] = std::move(samples);
-    ordered_json request = export_request("Profiles", resource, "profiles", ordered_json::array({std::move(profile)}));
-    request["dictionary"] = dictionary.to_json();
-    return json_text(request);
+    profile->mutable_samples()->Reserve(static_cast<int>(rows.size()));
+    for (const ProfileRow& row : rows) dictionary.intern(row, profile->add_samples());
+    profile->mutable_sample_type()->set_type_strindex(cpu);
+    profile->mutable_sample_type()->set_unit_strindex(nanoseconds);
+    profile->mutable_period_type()->set_type_strindex(cpu);
+    profile->mutable_period_type()->set_unit_strindex(nanoseconds);
+    profile->set_period(static_cast<int64_t>(period_ns));
+    profile->set_time_unix_nano(start_ns);
+    profile->set_duration_nano(now_ns > start_ns ? now_ns - start_ns : 0);
+    profile->set_profile_id(hex_bytes(profile_id_hex));
+    dictionary.fill(request.mutable_dictionary());
+    return request;
 }
 
 }  // namespace vtscope

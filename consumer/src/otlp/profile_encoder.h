@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/profile_model.h"
+#include "opentelemetry/proto/collector/profiles/v1development/profiles_service.pb.h"
 #include "otlp/otlp_model.h"
 
 namespace vtscope {
@@ -18,9 +19,10 @@ namespace vtscope {
 // the request's dictionary, entry 0 of each table the empty value the format reserves. A row
 // is one sample: its stack (leaf first), its CPU time in nanoseconds (sample type and period
 // type cpu/nanoseconds, period period_ns), its thread and attribution as attributes, and its
-// trace context as a link. The profile spans [start_ns, now_ns] (Unix times).
-std::string encode_profiles_request(const std::vector<OtlpAttribute>& resource, std::span<const ProfileRow> rows,
-                                    uint64_t period_ns, uint64_t start_ns, uint64_t now_ns,
-                                    const std::string& profile_id_hex);
+// trace context as a link. The profile spans [start_ns, now_ns] (Unix times). The message is
+// opentelemetry-proto 1.11.0's, the same fields as pdata v1.71.0 decodes.
+opentelemetry::proto::collector::profiles::v1development::ExportProfilesServiceRequest encode_profiles_request(
+    const std::vector<OtlpAttribute>& resource, std::span<const ProfileRow> rows, uint64_t period_ns, uint64_t start_ns,
+    uint64_t now_ns, const std::string& profile_id_hex);
 
 }  // namespace vtscope

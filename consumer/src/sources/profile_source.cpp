@@ -262,7 +262,8 @@ private:
         id.erase(std::remove(id.begin(), id.end(), '-'), id.end());  // 16 random bytes as hex
         otlp_->profiles()->publish([rows = rows_, period_ns, id](const std::vector<OtlpAttribute>& resource,
                                                                  uint64_t start_ns, uint64_t now_ns) {
-            return encode_profiles_request(resource, rows, period_ns, start_ns, now_ns, id);
+            using Request = opentelemetry::proto::collector::profiles::v1development::ExportProfilesServiceRequest;
+            return std::make_unique<Request>(encode_profiles_request(resource, rows, period_ns, start_ns, now_ns, id));
         });
     }
 
