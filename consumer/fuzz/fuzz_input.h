@@ -14,6 +14,20 @@
 
 namespace vtscope::fuzz {
 
+// text cut at every separator (an input of sections, or the NUL-separated arguments of a
+// /proc/PID/cmdline); n separators give n + 1 parts, empty ones included.
+inline std::vector<std::string> split(std::string_view text, char separator) {
+    std::vector<std::string> parts;
+    size_t pos = 0;
+    while (pos <= text.size()) {
+        size_t end = text.find(separator, pos);
+        if (end == std::string_view::npos) end = text.size();
+        parts.emplace_back(text.substr(pos, end - pos));
+        pos = end + 1;
+    }
+    return parts;
+}
+
 // Takes fixed-size values off the front of the input; what is left is the tail.
 class FuzzInput {
 public:

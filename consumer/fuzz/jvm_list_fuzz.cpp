@@ -14,21 +14,12 @@
 
 #include "jvm/jvm_discovery.h"
 #include "output/jvm_list.h"
+#include "fuzz_input.h"
 #include "utf8_check.h"
 
 namespace {
 
-std::vector<std::string> split(std::string_view text, char separator) {
-    std::vector<std::string> parts;
-    size_t pos = 0;
-    while (pos <= text.size()) {
-        size_t end = text.find(separator, pos);
-        if (end == std::string_view::npos) end = text.size();
-        parts.emplace_back(text.substr(pos, end - pos));
-        pos = end + 1;
-    }
-    return parts;
-}
+using vtscope::fuzz::split;
 
 void check_line(const std::string& line) {
     if (!vtscope::fuzz::is_strict_utf8(line) || !vtscope::fuzz::terminal_printable(line)) std::abort();

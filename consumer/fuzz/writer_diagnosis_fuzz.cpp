@@ -10,22 +10,13 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz_input.h"
 #include "utf8_check.h"
 #include "channels/writer_diagnosis.h"
 
 namespace {
 
-std::vector<std::string> split(std::string_view text, char separator) {
-    std::vector<std::string> parts;
-    size_t pos = 0;
-    while (pos <= text.size()) {
-        size_t end = text.find(separator, pos);
-        if (end == std::string_view::npos) end = text.size();
-        parts.emplace_back(text.substr(pos, end - pos));
-        pos = end + 1;
-    }
-    return parts;
-}
+using vtscope::fuzz::split;
 
 void check_sentence(const std::string& sentence) {
     if (!vtscope::fuzz::is_strict_utf8(sentence) || !vtscope::fuzz::terminal_printable(sentence)) std::abort();
