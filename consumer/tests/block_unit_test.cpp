@@ -135,7 +135,8 @@ TEST(BlockOptions, DefaultsAndValues) {
 
 TEST(BlockOptions, BadInput) {
     EXPECT_FALSE(vtscope::parse_options({"block"}));
-    EXPECT_FALSE(vtscope::parse_options({"block", "--pid", "x"}));
+    EXPECT_FALSE(vtscope::parse_options({"block", "--pid", "0"}));
+    EXPECT_EQ(vtscope::parse_options({"block", "--pid", "x"})->block.pid_name, "x");  // a name, resolved at run
     EXPECT_FALSE(vtscope::parse_options({"block", "--pid", "1", "--threshold", "-3"}));
     EXPECT_FALSE(vtscope::parse_options({"block", "--pid", "1", "--threshold"}));
     EXPECT_FALSE(vtscope::parse_options({"block", "--pid", "1", "--duration", "0"}));

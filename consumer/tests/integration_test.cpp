@@ -253,7 +253,9 @@ void expect_one_line_error(const std::vector<std::string>& argv, const std::stri
 
 TEST(BadInput, OptionsAndPids) {
     expect_one_line_error({kVtscope, "trace"}, "trace needs --pid PID", 2);
-    expect_one_line_error({kVtscope, "trace", "--pid", "abc"}, "invalid pid", 2);
+    expect_one_line_error({kVtscope, "trace", "--pid", "0"}, "invalid pid", 2);
+    // Not a number: a name, which no JVM of the host matches.
+    expect_one_line_error({kVtscope, "trace", "--pid", "no.such.Jvm"}, "no JVM matches 'no.such.Jvm'");
     expect_one_line_error({kVtscope, "bogus"}, "unknown command 'bogus'", 2);
     expect_one_line_error({kVtscope, "stat", "--pid", "1", "--pid", "2"}, "--pid given twice", 2);
     expect_one_line_error({kVtscope, "trace", "--pid", "1", "--duration", "1e8"}, "at most 10000000", 2);

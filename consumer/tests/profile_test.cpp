@@ -387,7 +387,8 @@ TEST(Profile, BadInput) {
         std::string needle;
     } cases[] = {
         {{"profile"}, "profile needs --pid PID"},
-        {{"profile", "--pid", "abc"}, "invalid pid"},
+        {{"profile", "--pid", "-3"}, "invalid pid"},
+        {{"profile", "--pid", "no.such.Jvm"}, "no JVM matches 'no.such.Jvm'"},
         {{"profile", "--pid", "1", "--hz", "0"}, "invalid --hz: '0'"},
         {{"profile", "--pid", "1", "--by", "thread"}, "invalid --by: 'thread'"},
         {{"profile", "--pid", "1", "--bogus"}, "unknown option for profile: '--bogus'"},
