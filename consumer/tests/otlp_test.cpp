@@ -960,9 +960,11 @@ TEST_F(OtlpSecureExport, BlockLogsAndMetricsOverTlsTokenGzip) {
     EXPECT_EQ(logs.keys.size(), run.lines.size());
     CollectorMetrics m = collector_metrics(out);
     ASSERT_NE(m.last, nullptr) << "no metric export";
+    // Every reported interval in one of the two histograms: blocking or waiting for a CPU.
     double counted = 0;
-    for (const Json* p : points_of(*m.last, "vtscope.block.duration", "histogram"))
-        counted += std::stod(vtscope::json_string(vtscope::json_at((*p), "count")));
+    for (const char* metric : {"vtscope.block.duration", "vtscope.block.cpu_wait"})
+        for (const Json* p : points_of(*m.last, metric, "histogram"))
+            counted += std::stod(vtscope::json_string(vtscope::json_at((*p), "count")));
     EXPECT_EQ(counted, static_cast<double>(run.lines.size()));
     EXPECT_EQ(number(run.summary, "/otlp_signals/metrics/dropped"), 0);
     expect_token_unprinted(run);
