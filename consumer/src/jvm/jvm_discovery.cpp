@@ -96,9 +96,9 @@ std::string service_name_of(const std::vector<std::string>& arguments, const std
 }
 
 // Seconds since the process started: /proc/PID/stat's starttime (field 22, clock ticks after
-// boot, proc(5)) against /proc/uptime. Fields are counted after the last ')', which ends the
-// command name the process chose.
-double uptime_of(pid_t pid) {
+// boot, proc(5)) against boot_seconds (/proc/uptime's first field). Fields are counted after the
+// last ')', which ends the command name the process chose.
+double uptime_of(pid_t pid, double boot_seconds) {
     std::string stat = read_proc("/proc/" + std::to_string(pid) + "/stat");
     size_t paren = stat.rfind(')');
     if (paren == std::string::npos) return 0;
@@ -108,7 +108,6 @@ double uptime_of(pid_t pid) {
         while (*p && *p != ' ') p++;
     }
     unsigned long long start_ticks = std::strtoull(p, nullptr, 10);
-    double boot_seconds = std::strtod(read_proc("/proc/uptime").c_str(), nullptr);
     double started = static_cast<double>(start_ticks) / static_cast<double>(sysconf(_SC_CLK_TCK));
     return boot_seconds > started ? boot_seconds - started : 0;
 }
@@ -186,6 +185,7 @@ std::vector<JvmProcess> find_jvms() {
     std::vector<JvmProcess> jvms;
     DIR* proc = opendir("/proc");
     if (!proc) return jvms;
+    const double boot_seconds = std::strtod(read_proc("/proc/uptime").c_str(), nullptr);  // once for all
     while (dirent* entry = readdir(proc)) {
         char* end = nullptr;
         long pid = std::strtol(entry->d_name, &end, 10);
@@ -200,7 +200,7 @@ std::vector<JvmProcess> find_jvms() {
         jvm.main = java_main(arguments);
         jvm.service_name = service_name_of(arguments, split_nul(read_proc(dir + "/environ")));
         jvm.java_version = java_version_of(jvm.pid, libjvm->path);
-        jvm.uptime_seconds = uptime_of(jvm.pid);
+        jvm.uptime_seconds = uptime_of(jvm.pid, boot_seconds);
         jvm.writer = writer_of(*maps, arguments);
         jvms.push_back(std::move(jvm));
     }
